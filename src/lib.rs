@@ -1,0 +1,5 @@
+//! tstlab: a terminal workbench for text style transfer research.
+//!
+//! Library crate; the binary in `main.rs` is a thin CLI/TUI front end.
+
+pub mod store;
