@@ -1,0 +1,519 @@
+//! Read queries: what the TUI screens and the CLI listings show.
+
+use super::{Error, Result, Store};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DatasetSummary {
+    pub id: i64,
+    pub name: String,
+    pub task: String,
+    pub origin: String,
+    pub directions: i64,
+    pub items: i64,
+    pub references: i64,
+    pub systems: i64,
+    pub outputs: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct DirectionSummary {
+    pub id: i64,
+    pub dataset: String,
+    pub source_style: String,
+    pub target_style: String,
+    pub items: i64,
+    pub references: i64,
+    pub outputs: i64,
+    pub systems: i64,
+}
+
+impl DirectionSummary {
+    pub fn label(&self) -> String {
+        format!("{}->{}", self.source_style, self.target_style)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SystemSummary {
+    pub id: i64,
+    pub dataset: String,
+    pub name: String,
+    pub kind: String,
+    pub runs: i64,
+    pub outputs: i64,
+}
+
+/// How an item list is ordered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ItemSort {
+    #[default]
+    Index,
+    SourceLength,
+    Outputs,
+    References,
+}
+
+impl ItemSort {
+    pub const ALL: [ItemSort; 4] = [
+        ItemSort::Index,
+        ItemSort::SourceLength,
+        ItemSort::Outputs,
+        ItemSort::References,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemSort::Index => "index",
+            ItemSort::SourceLength => "length",
+            ItemSort::Outputs => "outputs",
+            ItemSort::References => "references",
+        }
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            ItemSort::Index => "i.split, i.idx",
+            ItemSort::SourceLength => "length(i.source), i.idx",
+            ItemSort::Outputs => "n_out DESC, i.idx",
+            ItemSort::References => "n_ref DESC, i.idx",
+        }
+    }
+}
+
+/// Which items to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ItemFilter {
+    #[default]
+    All,
+    WithReferences,
+    WithoutReferences,
+    /// Items where some system's output equals the source.
+    WithCopies,
+}
+
+impl ItemFilter {
+    pub const ALL: [ItemFilter; 4] = [
+        ItemFilter::All,
+        ItemFilter::WithReferences,
+        ItemFilter::WithoutReferences,
+        ItemFilter::WithCopies,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ItemFilter::All => "all",
+            ItemFilter::WithReferences => "with refs",
+            ItemFilter::WithoutReferences => "no refs",
+            ItemFilter::WithCopies => "copied by a system",
+        }
+    }
+
+    fn sql(self) -> &'static str {
+        match self {
+            ItemFilter::All => "1",
+            ItemFilter::WithReferences => "EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id)",
+            ItemFilter::WithoutReferences => {
+                "NOT EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id)"
+            }
+            ItemFilter::WithCopies => {
+                "EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id AND o.text = i.source)"
+            }
+        }
+    }
+}
+
+/// One page of an item list.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ItemQuery {
+    pub direction_id: i64,
+    /// Case-insensitive substring of the source, a reference or an output.
+    pub search: String,
+    pub filter: ItemFilter,
+    pub sort: ItemSort,
+    pub offset: i64,
+    pub limit: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ItemRow {
+    pub id: i64,
+    pub split: String,
+    pub idx: i64,
+    pub source: String,
+    pub references: i64,
+    pub outputs: i64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Score {
+    pub metric: String,
+    pub config: String,
+    pub value: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct OutputView {
+    pub output_id: i64,
+    pub system_id: i64,
+    pub system: String,
+    pub kind: String,
+    pub run_id: i64,
+    pub text: String,
+    pub scores: Vec<Score>,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ItemDetail {
+    pub id: i64,
+    pub dataset: String,
+    pub direction_id: i64,
+    pub source_style: String,
+    pub target_style: String,
+    pub split: String,
+    pub idx: i64,
+    pub source: String,
+    pub context: Option<String>,
+    pub references: Vec<String>,
+    pub outputs: Vec<OutputView>,
+}
+
+impl ItemDetail {
+    /// `dataset/source->target/idx`, the address `tstlab show` takes.
+    pub fn address(&self) -> String {
+        let split = if self.split == "test" {
+            String::new()
+        } else {
+            format!("{}:", self.split)
+        };
+        format!(
+            "{}/{}->{}/{}{}",
+            self.dataset, self.source_style, self.target_style, split, self.idx
+        )
+    }
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Counts {
+    pub datasets: i64,
+    pub directions: i64,
+    pub items: i64,
+    pub references: i64,
+    pub systems: i64,
+    pub outputs: i64,
+    pub scores: i64,
+    pub judgments: i64,
+}
+
+impl Store {
+    pub fn counts(&self) -> Result<Counts> {
+        let n = |table: &str| -> Result<i64> {
+            Ok(self
+                .conn
+                .query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0))?)
+        };
+        Ok(Counts {
+            datasets: n("datasets")?,
+            directions: n("directions")?,
+            items: n("items")?,
+            references: n("refs")?,
+            systems: n("systems")?,
+            outputs: n("outputs")?,
+            scores: n("scores")?,
+            judgments: n("judgments")?,
+        })
+    }
+
+    pub fn datasets(&self) -> Result<Vec<DatasetSummary>> {
+        let mut st = self.conn.prepare(
+            "SELECT d.id, d.name, d.task, d.origin,
+               (SELECT COUNT(*) FROM directions x WHERE x.dataset_id = d.id),
+               (SELECT COUNT(*) FROM items i JOIN directions x ON i.direction_id = x.id
+                  WHERE x.dataset_id = d.id),
+               (SELECT COUNT(*) FROM refs r JOIN items i ON r.item_id = i.id
+                  JOIN directions x ON i.direction_id = x.id WHERE x.dataset_id = d.id),
+               (SELECT COUNT(*) FROM systems s WHERE s.dataset_id = d.id),
+               (SELECT COUNT(*) FROM outputs o JOIN runs u ON o.run_id = u.id
+                  JOIN systems s ON u.system_id = s.id WHERE s.dataset_id = d.id)
+             FROM datasets d ORDER BY d.name",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(DatasetSummary {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                task: r.get(2)?,
+                origin: r.get(3)?,
+                directions: r.get(4)?,
+                items: r.get(5)?,
+                references: r.get(6)?,
+                systems: r.get(7)?,
+                outputs: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    pub fn dataset_id(&self, name: &str) -> Result<i64> {
+        self.conn
+            .query_row("SELECT id FROM datasets WHERE name = ?1", [name], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("dataset {name:?}")))
+    }
+
+    pub fn directions(&self, dataset_id: i64) -> Result<Vec<DirectionSummary>> {
+        let mut st = self.conn.prepare(
+            "SELECT x.id, d.name, s.name, t.name,
+               (SELECT COUNT(*) FROM items i WHERE i.direction_id = x.id),
+               (SELECT COUNT(*) FROM refs r JOIN items i ON r.item_id = i.id
+                  WHERE i.direction_id = x.id),
+               (SELECT COUNT(*) FROM outputs o JOIN items i ON o.item_id = i.id
+                  WHERE i.direction_id = x.id),
+               (SELECT COUNT(DISTINCT u.system_id) FROM outputs o JOIN items i ON o.item_id = i.id
+                  JOIN runs u ON o.run_id = u.id WHERE i.direction_id = x.id)
+             FROM directions x JOIN datasets d ON x.dataset_id = d.id
+             JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+             WHERE x.dataset_id = ?1 ORDER BY x.id",
+        )?;
+        let rows = st.query_map([dataset_id], |r| {
+            Ok(DirectionSummary {
+                id: r.get(0)?,
+                dataset: r.get(1)?,
+                source_style: r.get(2)?,
+                target_style: r.get(3)?,
+                items: r.get(4)?,
+                references: r.get(5)?,
+                outputs: r.get(6)?,
+                systems: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Finds a direction by `source->target` (also `source:target` or `source>target`).
+    pub fn direction_id(&self, dataset_id: i64, spec: &str) -> Result<i64> {
+        let (s, t) = split_direction(spec).ok_or_else(|| {
+            Error::Invalid(format!(
+                "direction {spec:?} is not of the form source->target"
+            ))
+        })?;
+        self.conn
+            .query_row(
+                "SELECT x.id FROM directions x JOIN styles s ON x.source_style_id = s.id
+                 JOIN styles t ON x.target_style_id = t.id
+                 WHERE x.dataset_id = ?1 AND s.name = ?2 AND t.name = ?3",
+                params![dataset_id, s, t],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("direction {spec:?}")))
+    }
+
+    pub fn systems(&self, dataset_id: Option<i64>) -> Result<Vec<SystemSummary>> {
+        let mut st = self.conn.prepare(
+            "SELECT s.id, d.name, s.name, s.kind,
+               (SELECT COUNT(*) FROM runs u WHERE u.system_id = s.id),
+               (SELECT COUNT(*) FROM outputs o JOIN runs u ON o.run_id = u.id
+                  WHERE u.system_id = s.id)
+             FROM systems s JOIN datasets d ON s.dataset_id = d.id
+             WHERE ?1 IS NULL OR s.dataset_id = ?1 ORDER BY d.name, s.name",
+        )?;
+        let rows = st.query_map([dataset_id], |r| {
+            Ok(SystemSummary {
+                id: r.get(0)?,
+                dataset: r.get(1)?,
+                name: r.get(2)?,
+                kind: r.get(3)?,
+                runs: r.get(4)?,
+                outputs: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// One page of items and the total number matching.
+    pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
+        let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
+        let search = if q.search.is_empty() {
+            "1"
+        } else {
+            "(lower(i.source) LIKE ?2 ESCAPE '\\'
+              OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id
+                        AND lower(r.text) LIKE ?2 ESCAPE '\\')
+              OR EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id
+                        AND lower(o.text) LIKE ?2 ESCAPE '\\'))"
+        };
+        let filter = q.filter.sql();
+        let total: i64 = self.conn.query_row(
+            &format!(
+                "SELECT COUNT(*) FROM items i WHERE i.direction_id = ?1 AND {search} AND {filter}
+                 AND ?2 = ?2"
+            ),
+            params![q.direction_id, pattern],
+            |r| r.get(0),
+        )?;
+        let mut st = self.conn.prepare(&format!(
+            "SELECT i.id, i.split, i.idx, i.source,
+               (SELECT COUNT(*) FROM refs r WHERE r.item_id = i.id) AS n_ref,
+               (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id) AS n_out
+             FROM items i WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2
+             ORDER BY {} LIMIT ?3 OFFSET ?4",
+            q.sort.sql()
+        ))?;
+        let limit = if q.limit <= 0 { -1 } else { q.limit };
+        let rows = st.query_map(params![q.direction_id, pattern, limit, q.offset], |r| {
+            Ok(ItemRow {
+                id: r.get(0)?,
+                split: r.get(1)?,
+                idx: r.get(2)?,
+                source: r.get(3)?,
+                references: r.get(4)?,
+                outputs: r.get(5)?,
+            })
+        })?;
+        Ok((total, rows.collect::<Result<_, _>>()?))
+    }
+
+    /// Finds an item by `dataset/source->target/idx` (idx may be `split:idx`), or `#id`.
+    pub fn find_item(&self, address: &str) -> Result<i64> {
+        if let Some(id) = address.strip_prefix('#') {
+            let id: i64 = id
+                .parse()
+                .map_err(|_| Error::Invalid(format!("item id {address:?} is not a number")))?;
+            return self
+                .conn
+                .query_row("SELECT id FROM items WHERE id = ?1", [id], |r| r.get(0))
+                .optional()?
+                .ok_or_else(|| Error::NotFound(format!("item {address}")));
+        }
+        let parts: Vec<&str> = address.rsplitn(3, '/').collect();
+        let [idx, direction, dataset] = parts[..] else {
+            return Err(Error::Invalid(format!(
+                "item address {address:?} is not DATASET/SOURCE->TARGET/N or #ID"
+            )));
+        };
+        let (split, idx) = idx.split_once(':').unwrap_or(("test", idx));
+        let idx: i64 = idx.parse().map_err(|_| {
+            Error::Invalid(format!("item number {idx:?} in {address:?} is not a number"))
+        })?;
+        let dataset_id = self.dataset_id(dataset)?;
+        let direction_id = self.direction_id(dataset_id, direction)?;
+        self.conn
+            .query_row(
+                "SELECT id FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
+                params![direction_id, split, idx],
+                |r| r.get(0),
+            )
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("item {address}")))
+    }
+
+    /// The item before or after `item_id` in its direction (by split and index).
+    pub fn neighbour_item(&self, item_id: i64, forward: bool) -> Result<Option<i64>> {
+        let sql = if forward {
+            "SELECT n.id FROM items i JOIN items n ON n.direction_id = i.direction_id
+             WHERE i.id = ?1 AND (n.split, n.idx) > (i.split, i.idx)
+             ORDER BY n.split, n.idx LIMIT 1"
+        } else {
+            "SELECT n.id FROM items i JOIN items n ON n.direction_id = i.direction_id
+             WHERE i.id = ?1 AND (n.split, n.idx) < (i.split, i.idx)
+             ORDER BY n.split DESC, n.idx DESC LIMIT 1"
+        };
+        Ok(self.conn.query_row(sql, [item_id], |r| r.get(0)).optional()?)
+    }
+
+    /// An item with its references, every system's output and their scores.
+    pub fn item_detail(&self, item_id: i64) -> Result<ItemDetail> {
+        let mut d = self
+            .conn
+            .query_row(
+                "SELECT i.id, d.name, x.id, s.name, t.name, i.split, i.idx, i.source, i.context
+                 FROM items i JOIN directions x ON i.direction_id = x.id
+                 JOIN datasets d ON x.dataset_id = d.id
+                 JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+                 WHERE i.id = ?1",
+                [item_id],
+                |r| {
+                    Ok(ItemDetail {
+                        id: r.get(0)?,
+                        dataset: r.get(1)?,
+                        direction_id: r.get(2)?,
+                        source_style: r.get(3)?,
+                        target_style: r.get(4)?,
+                        split: r.get(5)?,
+                        idx: r.get(6)?,
+                        source: r.get(7)?,
+                        context: r.get(8)?,
+                        references: Vec::new(),
+                        outputs: Vec::new(),
+                    })
+                },
+            )
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("item #{item_id}")))?;
+        let mut st = self
+            .conn
+            .prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+        d.references = st
+            .query_map([item_id], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        // The latest run of each system that has an output for this item.
+        let mut st = self.conn.prepare_cached(
+            "SELECT o.id, s.id, s.name, s.kind, o.run_id, o.text
+             FROM outputs o JOIN runs u ON o.run_id = u.id JOIN systems s ON u.system_id = s.id
+             WHERE o.item_id = ?1 AND o.run_id = (
+               SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON o2.run_id = u2.id
+               WHERE o2.item_id = ?1 AND u2.system_id = s.id)
+             ORDER BY CASE s.kind WHEN 'human' THEN 1 ELSE 0 END, s.name",
+        )?;
+        d.outputs = st
+            .query_map([item_id], |r| {
+                Ok(OutputView {
+                    output_id: r.get(0)?,
+                    system_id: r.get(1)?,
+                    system: r.get(2)?,
+                    kind: r.get(3)?,
+                    run_id: r.get(4)?,
+                    text: r.get(5)?,
+                    scores: Vec::new(),
+                })
+            })?
+            .collect::<Result<_, _>>()?;
+        let mut st = self.conn.prepare_cached(
+            "SELECT metric, config, value FROM scores WHERE output_id = ?1 ORDER BY metric, config",
+        )?;
+        for o in &mut d.outputs {
+            o.scores = st
+                .query_map([o.output_id], |r| {
+                    Ok(Score {
+                        metric: r.get(0)?,
+                        config: r.get(1)?,
+                        value: r.get(2)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+        }
+        Ok(d)
+    }
+}
+
+/// Splits `a->b`, `a:b` or `a>b` into its two styles.
+pub fn split_direction(spec: &str) -> Option<(&str, &str)> {
+    let (s, t) = spec
+        .split_once("->")
+        .or_else(|| spec.split_once('>'))
+        .or_else(|| spec.split_once(':'))?;
+    let (s, t) = (s.trim(), t.trim());
+    (!s.is_empty() && !t.is_empty()).then_some((s, t))
+}
+
+fn escape_like(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,161 @@
+use super::*;
+use serde_json::json;
+
+/// The schema as SQLite reports it, comparable across files.
+fn schema_dump(store: &Store) -> Vec<(String, String, String)> {
+    let mut st = store
+        .conn()
+        .prepare("SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn upgraded_store_equals_fresh_store_from_every_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = Store::open(&dir.path().join("fresh.sqlite")).unwrap();
+    assert_eq!(fresh.version().unwrap(), schema::VERSION);
+    for old in 0..schema::VERSION {
+        let path = dir.path().join(format!("v{old}.sqlite"));
+        let s = Store::open_at_version(&path, old).unwrap();
+        assert_eq!(s.version().unwrap(), old);
+        drop(s);
+        let upgraded = Store::open(&path).unwrap();
+        assert_eq!(upgraded.version().unwrap(), schema::VERSION);
+        assert_eq!(schema_dump(&upgraded), schema_dump(&fresh), "upgrade from v{old}");
+    }
+}
+
+#[test]
+fn newer_store_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let s = Store::open(&path).unwrap();
+    s.conn()
+        .pragma_update(None, "user_version", (schema::VERSION + 1) as i64)
+        .unwrap();
+    drop(s);
+    let err = Store::open(&path).err().expect("must refuse");
+    assert!(matches!(err, Error::TooNew { .. }), "{err}");
+}
+
+#[test]
+fn pragmas_are_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Store::open(&dir.path().join("s.sqlite")).unwrap();
+    let mode: String = s.conn().query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    let fk: i64 = s.conn().query_row("PRAGMA foreign_keys", [], |r| r.get(0)).unwrap();
+    assert_eq!(fk, 1);
+    let busy: i64 = s.conn().query_row("PRAGMA busy_timeout", [], |r| r.get(0)).unwrap();
+    assert!(busy >= 1000);
+}
+
+fn sample(store: &mut Store) -> (i64, i64) {
+    let mut w = store.writer().unwrap();
+    let d = w.dataset("yelp", "sentiment", "test").unwrap();
+    let x = w.direction(d, "negative", "positive").unwrap();
+    let i = w.item(x, "test", 1, "the food was cold .", None).unwrap();
+    assert!(w.reference(i, "the food was warm .", "r0").unwrap());
+    assert!(!w.reference(i, "the food was warm .", "r1").unwrap(), "duplicate refs are merged");
+    w.reference(i, "the food was hot .", "r1").unwrap();
+    let s = w.system(d, "copy", "baseline").unwrap();
+    let run = w.import_run(s, &json!({"format": "test"})).unwrap();
+    let (o, put) = w.output(run, i, "the food was cold .", None).unwrap();
+    assert_eq!(put, Put::Added);
+    let h = w.metric_config("bleu", &json!({"tok": "13a"})).unwrap();
+    w.score(o, "bleu", &h, Some(12.5), None).unwrap();
+    w.commit().unwrap();
+    (i, o)
+}
+
+#[test]
+fn write_then_read_an_item() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (item, _) = sample(&mut s);
+    let d = s.item_detail(item).unwrap();
+    assert_eq!(d.address(), "yelp/negative->positive/1");
+    assert_eq!(d.references, ["the food was warm .", "the food was hot ."]);
+    assert_eq!(d.outputs.len(), 1);
+    assert_eq!(d.outputs[0].system, "copy");
+    assert_eq!(d.outputs[0].scores[0].value, Some(12.5));
+    assert_eq!(s.find_item("yelp/negative->positive/1").unwrap(), item);
+    assert_eq!(s.find_item("yelp/negative:positive/1").unwrap(), item);
+    assert_eq!(s.find_item(&format!("#{item}")).unwrap(), item);
+    assert!(matches!(s.find_item("yelp/negative->positive/2"), Err(Error::NotFound(_))));
+    assert!(matches!(s.find_item("nope"), Err(Error::Invalid(_))));
+    let ds = s.datasets().unwrap();
+    assert_eq!((ds[0].items, ds[0].references, ds[0].systems, ds[0].outputs), (1, 2, 1, 1));
+}
+
+#[test]
+fn changed_output_replaces_text_and_drops_stale_scores() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (item, out) = sample(&mut s);
+    let mut w = s.writer().unwrap();
+    let (o2, put) = w.output(1, item, "the food was cold .", None).unwrap();
+    assert_eq!((o2, put), (out, Put::Unchanged));
+    let (o3, put) = w.output(1, item, "the food was great .", None).unwrap();
+    assert_eq!((o3, put), (out, Put::Replaced));
+    w.commit().unwrap();
+    assert!(s.item_detail(item).unwrap().outputs[0].scores.is_empty());
+}
+
+#[test]
+fn conflicting_source_is_an_error_and_rollback_leaves_store_unchanged() {
+    let mut s = Store::open_in_memory().unwrap();
+    sample(&mut s);
+    let before = s.counts().unwrap();
+    {
+        let mut w = s.writer().unwrap();
+        let d = w.dataset("yelp", "", "").unwrap();
+        let x = w.direction(d, "negative", "positive").unwrap();
+        w.item(x, "test", 2, "a new item", None).unwrap();
+        let err = w.item(x, "test", 1, "another text", None).unwrap_err();
+        assert!(err.to_string().contains("different source"), "{err}");
+        // dropped without commit
+    }
+    assert_eq!(s.counts().unwrap(), before);
+}
+
+#[test]
+fn item_pages_search_filter_sort() {
+    let mut s = Store::open_in_memory().unwrap();
+    let mut w = s.writer().unwrap();
+    let d = w.dataset("demo", "", "").unwrap();
+    let x = w.direction(d, "a", "b").unwrap();
+    for n in 1..=25 {
+        let i = w.item(x, "test", n, &format!("sentence number {n}"), None).unwrap();
+        if n % 5 == 0 {
+            w.reference(i, &format!("REF {n}"), "").unwrap();
+        }
+    }
+    w.commit().unwrap();
+    let mut q = ItemQuery { direction_id: x, limit: 10, ..Default::default() };
+    let (total, page) = s.items(&q).unwrap();
+    assert_eq!((total, page.len(), page[0].idx), (25, 10, 1));
+    q.offset = 20;
+    assert_eq!(s.items(&q).unwrap().1.len(), 5);
+    q.offset = 0;
+    q.search = "NUMBER 2".into();
+    let (total, page) = s.items(&q).unwrap();
+    assert_eq!(total, 7); // 2, 20..25
+    assert_eq!(page[0].idx, 2);
+    q.search = "ref 1".into();
+    assert_eq!(s.items(&q).unwrap().0, 2, "search covers references (REF 10, REF 15)");
+    q.search.clear();
+    q.filter = ItemFilter::WithReferences;
+    assert_eq!(s.items(&q).unwrap().0, 5);
+    q.filter = ItemFilter::All;
+    q.sort = ItemSort::References;
+    assert_eq!(s.items(&q).unwrap().1[0].idx, 5);
+    q.search = "100%_".into();
+    assert_eq!(s.items(&q).unwrap().0, 0, "LIKE wildcards are escaped");
+    let first = s.find_item("demo/a->b/1").unwrap();
+    let second = s.neighbour_item(first, true).unwrap().unwrap();
+    assert_eq!(s.item_detail(second).unwrap().idx, 2);
+    assert_eq!(s.neighbour_item(first, false).unwrap(), None);
+}

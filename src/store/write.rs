@@ -1,0 +1,361 @@
+//! Writes, always inside one transaction: importers, runs and scorers build on `Writer`.
+
+use super::{Error, Result};
+use rusqlite::{OptionalExtension, Transaction, params};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+
+/// System kinds stored in `systems.kind`.
+pub const KINDS: &[&str] = &["system", "baseline", "human", "local"];
+
+/// An all-or-nothing write. Dropping it without `commit` rolls everything back.
+pub struct Writer<'a> {
+    tx: Transaction<'a>,
+    datasets: HashMap<String, i64>,
+    styles: HashMap<(i64, String), i64>,
+    directions: HashMap<(i64, i64, i64), i64>,
+}
+
+/// What `Writer::output` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Put {
+    Added,
+    Unchanged,
+    Replaced,
+}
+
+impl<'a> Writer<'a> {
+    pub(super) fn new(tx: Transaction<'a>) -> Result<Self> {
+        Ok(Writer {
+            tx,
+            datasets: HashMap::new(),
+            styles: HashMap::new(),
+            directions: HashMap::new(),
+        })
+    }
+
+    /// The transaction, for writes this type does not cover.
+    pub fn tx(&self) -> &Transaction<'a> {
+        &self.tx
+    }
+
+    pub fn commit(self) -> Result<()> {
+        Ok(self.tx.commit()?)
+    }
+
+    /// Gets or creates a dataset; `task` and `origin` are filled in when empty.
+    pub fn dataset(&mut self, name: &str, task: &str, origin: &str) -> Result<i64> {
+        if let Some(&id) = self.datasets.get(name) {
+            return Ok(id);
+        }
+        check_name("dataset", name)?;
+        self.tx.execute(
+            "INSERT INTO datasets(name, task, origin) VALUES (?1, ?2, ?3)
+             ON CONFLICT(name) DO UPDATE SET
+               task = CASE WHEN task = '' THEN excluded.task ELSE task END,
+               origin = CASE WHEN origin = '' THEN excluded.origin ELSE origin END",
+            params![name, task, origin],
+        )?;
+        let id = self
+            .tx
+            .query_row("SELECT id FROM datasets WHERE name = ?1", [name], |r| r.get(0))?;
+        self.datasets.insert(name.to_owned(), id);
+        Ok(id)
+    }
+
+    pub fn style(&mut self, dataset_id: i64, name: &str) -> Result<i64> {
+        let key = (dataset_id, name.to_owned());
+        if let Some(&id) = self.styles.get(&key) {
+            return Ok(id);
+        }
+        check_name("style", name)?;
+        self.tx.execute(
+            "INSERT OR IGNORE INTO styles(dataset_id, name) VALUES (?1, ?2)",
+            params![dataset_id, name],
+        )?;
+        let id = self.tx.query_row(
+            "SELECT id FROM styles WHERE dataset_id = ?1 AND name = ?2",
+            params![dataset_id, name],
+            |r| r.get(0),
+        )?;
+        self.styles.insert(key, id);
+        Ok(id)
+    }
+
+    /// Gets or creates the direction `source -> target` (and both styles).
+    pub fn direction(&mut self, dataset_id: i64, source: &str, target: &str) -> Result<i64> {
+        if source == target {
+            return Err(Error::Invalid(format!(
+                "a direction needs two different styles, got {source:?} -> {target:?}"
+            )));
+        }
+        let s = self.style(dataset_id, source)?;
+        let t = self.style(dataset_id, target)?;
+        if let Some(&id) = self.directions.get(&(dataset_id, s, t)) {
+            return Ok(id);
+        }
+        self.tx.execute(
+            "INSERT OR IGNORE INTO directions(dataset_id, source_style_id, target_style_id)
+             VALUES (?1, ?2, ?3)",
+            params![dataset_id, s, t],
+        )?;
+        let id = self.tx.query_row(
+            "SELECT id FROM directions WHERE dataset_id = ?1 AND source_style_id = ?2
+             AND target_style_id = ?3",
+            params![dataset_id, s, t],
+            |r| r.get(0),
+        )?;
+        self.directions.insert((dataset_id, s, t), id);
+        Ok(id)
+    }
+
+    /// Gets or creates item `idx` of a direction and split. An existing item must have the same
+    /// source text: importing a second file over a dataset merges only when the sources agree.
+    pub fn item(
+        &mut self,
+        direction_id: i64,
+        split: &str,
+        idx: i64,
+        source: &str,
+        context: Option<&str>,
+    ) -> Result<i64> {
+        let found: Option<(i64, String)> = self
+            .tx
+            .prepare_cached(
+                "SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
+            )?
+            .query_row(params![direction_id, split, idx], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((id, old)) = found {
+            if old != source {
+                return Err(Error::Invalid(format!(
+                    "item {idx} ({split}) already holds a different source: {old:?}, not {source:?}"
+                )));
+            }
+            return Ok(id);
+        }
+        self.tx
+            .prepare_cached(
+                "INSERT INTO items(direction_id, split, idx, source, context)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![direction_id, split, idx, source, context])?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    /// Adds a reference unless the item already has one with the same text.
+    /// Returns whether it was added.
+    pub fn reference(&mut self, item_id: i64, text: &str, origin: &str) -> Result<bool> {
+        let exists: bool = self
+            .tx
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM refs WHERE item_id = ?1 AND text = ?2)")?
+            .query_row(params![item_id, text], |r| r.get(0))?;
+        if exists {
+            return Ok(false);
+        }
+        self.tx
+            .prepare_cached(
+                "INSERT INTO refs(item_id, idx, text, origin) VALUES
+                 (?1, (SELECT COALESCE(MAX(idx), -1) + 1 FROM refs WHERE item_id = ?1), ?2, ?3)",
+            )?
+            .execute(params![item_id, text, origin])?;
+        Ok(true)
+    }
+
+    /// Gets or creates a system of a dataset.
+    pub fn system(&mut self, dataset_id: i64, name: &str, kind: &str) -> Result<i64> {
+        check_name("system", name)?;
+        if !KINDS.contains(&kind) {
+            return Err(Error::Invalid(format!(
+                "system kind {kind:?} is not one of {KINDS:?}"
+            )));
+        }
+        self.tx.execute(
+            "INSERT OR IGNORE INTO systems(dataset_id, name, kind) VALUES (?1, ?2, ?3)",
+            params![dataset_id, name, kind],
+        )?;
+        Ok(self.tx.query_row(
+            "SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2",
+            params![dataset_id, name],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// Starts a new run of a system with its manifest.
+    pub fn new_run(&mut self, system_id: i64, manifest: &Value, status: &str) -> Result<i64> {
+        self.tx.execute(
+            "INSERT INTO runs(system_id, manifest, status) VALUES (?1, ?2, ?3)",
+            params![system_id, manifest.to_string(), status],
+        )?;
+        Ok(self.tx.last_insert_rowid())
+    }
+
+    /// The run imported outputs go into: the system's latest run, or a new one.
+    pub fn import_run(&mut self, system_id: i64, manifest: &Value) -> Result<i64> {
+        let latest: Option<i64> = self
+            .tx
+            .query_row(
+                "SELECT MAX(id) FROM runs WHERE system_id = ?1",
+                [system_id],
+                |r| r.get(0),
+            )?;
+        match latest {
+            Some(id) => Ok(id),
+            None => self.new_run(system_id, manifest, "done"),
+        }
+    }
+
+    /// Stores a system's output for an item. A changed text replaces the old one and drops its
+    /// now stale scores.
+    pub fn output(&mut self, run_id: i64, item_id: i64, text: &str, raw: Option<&str>) -> Result<(i64, Put)> {
+        let found: Option<(i64, String)> = self
+            .tx
+            .prepare_cached("SELECT id, text FROM outputs WHERE run_id = ?1 AND item_id = ?2")?
+            .query_row(params![run_id, item_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        match found {
+            Some((id, old)) if old == text => Ok((id, Put::Unchanged)),
+            Some((id, _)) => {
+                self.tx
+                    .prepare_cached("UPDATE outputs SET text = ?2, raw = ?3 WHERE id = ?1")?
+                    .execute(params![id, text, raw])?;
+                self.tx
+                    .prepare_cached("DELETE FROM scores WHERE output_id = ?1")?
+                    .execute([id])?;
+                Ok((id, Put::Replaced))
+            }
+            None => {
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO outputs(run_id, item_id, text, raw) VALUES (?1, ?2, ?3, ?4)",
+                    )?
+                    .execute(params![run_id, item_id, text, raw])?;
+                Ok((self.tx.last_insert_rowid(), Put::Added))
+            }
+        }
+    }
+
+    /// Registers a metric configuration and returns its hash (the key scores are cached under).
+    pub fn metric_config(&mut self, metric: &str, config: &Value) -> Result<String> {
+        let hash = config_hash(metric, config);
+        self.tx
+            .prepare_cached(
+                "INSERT OR IGNORE INTO metric_configs(hash, metric, config) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![hash, metric, config.to_string()])?;
+        Ok(hash)
+    }
+
+    /// Stores (or overwrites) one score. `value` None records "computed, undefined".
+    pub fn score(
+        &mut self,
+        output_id: i64,
+        metric: &str,
+        config_hash: &str,
+        value: Option<f64>,
+        detail: Option<&str>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT OR REPLACE INTO scores(output_id, metric, config, value, detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![output_id, metric, config_hash, value, detail])?;
+        Ok(())
+    }
+
+    pub fn annotator(&mut self, name: &str) -> Result<i64> {
+        check_name("annotator", name)?;
+        self.tx
+            .execute("INSERT OR IGNORE INTO annotators(name) VALUES (?1)", [name])?;
+        Ok(self
+            .tx
+            .query_row("SELECT id FROM annotators WHERE name = ?1", [name], |r| r.get(0))?)
+    }
+
+    /// Gets or creates a campaign; an existing one must have the same dataset and mode.
+    pub fn campaign(&mut self, name: &str, dataset_id: i64, mode: &str, config: &Value) -> Result<i64> {
+        check_name("campaign", name)?;
+        let found: Option<(i64, i64, String)> = self
+            .tx
+            .query_row(
+                "SELECT id, dataset_id, mode FROM campaigns WHERE name = ?1",
+                [name],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()?;
+        match found {
+            Some((id, d, m)) if d == dataset_id && m == mode => Ok(id),
+            Some(_) => Err(Error::Invalid(format!(
+                "campaign {name:?} already exists for another dataset or mode"
+            ))),
+            None => {
+                self.tx.execute(
+                    "INSERT INTO campaigns(name, dataset_id, mode, config) VALUES (?1, ?2, ?3, ?4)",
+                    params![name, dataset_id, mode, config.to_string()],
+                )?;
+                Ok(self.tx.last_insert_rowid())
+            }
+        }
+    }
+
+    /// Stores (or overwrites) one human judgment.
+    pub fn judgment(&mut self, j: &Judgment<'_>) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(campaign_id, annotator_id, item_id, system_id, aspect)
+                 DO UPDATE SET value = excluded.value,
+                   created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            )?
+            .execute(params![
+                j.campaign_id,
+                j.annotator_id,
+                j.item_id,
+                j.system_id,
+                j.aspect,
+                j.value
+            ])?;
+        Ok(())
+    }
+
+    /// Records an import and what it reported.
+    pub fn log_import(&mut self, format: &str, paths: &[String], summary: &Value) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO imports(format, paths, summary) VALUES (?1, ?2, ?3)",
+            params![format, serde_json::to_string(paths)?, summary.to_string()],
+        )?;
+        Ok(())
+    }
+}
+
+/// One human judgment to store.
+#[derive(Debug, Clone)]
+pub struct Judgment<'s> {
+    pub campaign_id: i64,
+    pub annotator_id: i64,
+    pub item_id: i64,
+    pub system_id: i64,
+    pub aspect: &'s str,
+    pub value: f64,
+}
+
+/// A short stable hash of a metric id and its configuration.
+pub fn config_hash(metric: &str, config: &Value) -> String {
+    let mut h = Sha256::new();
+    h.update(metric.as_bytes());
+    h.update([0]);
+    h.update(config.to_string().as_bytes());
+    hex::encode(&h.finalize()[..8])
+}
+
+fn check_name(what: &str, name: &str) -> Result<()> {
+    if name.trim().is_empty() || name.trim() != name || name.contains(['\t', '\n', '\r']) {
+        return Err(Error::Invalid(format!(
+            "{what} name {name:?} is empty, has outer spaces or control characters"
+        )));
+    }
+    Ok(())
+}
