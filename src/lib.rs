@@ -3,4 +3,5 @@
 //! Library crate; the binary in `main.rs` is a thin CLI/TUI front end.
 
 pub mod paths;
+pub mod import;
 pub mod store;

@@ -144,6 +144,37 @@ impl<'a> Writer<'a> {
         Ok(self.tx.last_insert_rowid())
     }
 
+    /// The item of a direction with exactly this source text (the lowest index if several).
+    pub fn item_by_source(&mut self, direction_id: i64, source: &str) -> Result<Option<i64>> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT id FROM items WHERE direction_id = ?1 AND source = ?2
+                 ORDER BY split, idx LIMIT 1",
+            )?
+            .query_row(params![direction_id, source], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Item `idx` of a direction and split, if it exists.
+    pub fn item_by_idx(&mut self, direction_id: i64, split: &str, idx: i64) -> Result<Option<i64>> {
+        Ok(self
+            .tx
+            .prepare_cached("SELECT id FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3")?
+            .query_row(params![direction_id, split, idx], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// The next free item index of a direction and split (1 for an empty one).
+    pub fn next_idx(&mut self, direction_id: i64, split: &str) -> Result<i64> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "SELECT COALESCE(MAX(idx), 0) + 1 FROM items WHERE direction_id = ?1 AND split = ?2",
+            )?
+            .query_row(params![direction_id, split], |r| r.get(0))?)
+    }
+
     /// Adds a reference unless the item already has one with the same text.
     /// Returns whether it was added.
     pub fn reference(&mut self, item_id: i64, text: &str, origin: &str) -> Result<bool> {

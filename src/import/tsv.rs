@@ -1,0 +1,344 @@
+//! tstlab's own formats, each as TSV (a header line, tab-separated) or JSON Lines (one object a
+//! line; chosen by a `.jsonl`/`.json` extension). Columns/keys:
+//!
+//! - `items`: `direction`, `source`, `reference` (repeatable in TSV; `references` array in JSONL),
+//!   optional `idx`, `split` (default `test`), `context`, `dataset`.
+//! - `outputs`: `direction`, `idx` or `source`, `system`, `output`, optional `raw`, `kind`
+//!   (system, baseline, human, local), `split`, `dataset`.
+//! - `scores`: `direction`, `idx` or `source`, `system`, `metric`, `value`, optional `config`.
+//! - `judgments`: `direction`, `idx` or `source`, `system`, `annotator`, `aspect`, `value`,
+//!   optional `campaign` (default `imported`).
+//!
+//! `direction` is `source_style->target_style`. The dataset comes from `--dataset` or a
+//! `dataset` column. Items given without `idx` are matched by source text, else appended.
+
+use super::text::TextFile;
+use super::{Format, ImportError, Options, Summary};
+use crate::store::{Judgment, Put, Writer, split_direction};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+pub fn formats() -> Vec<Format> {
+    vec![
+        Format {
+            name: "items",
+            about: "tstlab items: direction, source, references (TSV or JSONL)",
+            run: import_items,
+        },
+        Format {
+            name: "outputs",
+            about: "tstlab outputs: direction, idx or source, system, output (TSV or JSONL)",
+            run: import_outputs,
+        },
+        Format {
+            name: "scores",
+            about: "tstlab per-output scores: direction, idx or source, system, metric, value",
+            run: import_scores,
+        },
+        Format {
+            name: "judgments",
+            about: "tstlab human judgments: direction, idx or source, system, annotator, aspect, value",
+            run: import_judgments,
+        },
+    ]
+}
+
+/// One input record with its location.
+struct Row<'p> {
+    path: &'p Path,
+    line: usize,
+    map: Map<String, Value>,
+}
+
+impl Row<'_> {
+    fn err(&self, reason: impl Into<String>) -> ImportError {
+        ImportError::at_line(self.path, self.line, reason)
+    }
+
+    fn opt_str(&self, key: &str) -> Result<Option<String>, ImportError> {
+        match self.map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) if s.is_empty() => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::Number(n)) => Ok(Some(n.to_string())),
+            Some(other) => Err(self.err(format!("field {key:?} must be text, got {other}"))),
+        }
+    }
+
+    fn str(&self, key: &str) -> Result<String, ImportError> {
+        self.opt_str(key)?
+            .ok_or_else(|| self.err(format!("missing field {key:?}")))
+    }
+
+    fn opt_int(&self, key: &str) -> Result<Option<i64>, ImportError> {
+        match self.opt_str(key)? {
+            None => Ok(None),
+            Some(s) => s
+                .trim()
+                .parse()
+                .map(Some)
+                .map_err(|_| self.err(format!("field {key:?} must be an integer, got {s:?}"))),
+        }
+    }
+
+    fn number(&self, key: &str) -> Result<f64, ImportError> {
+        let s = self.str(key)?;
+        let v: f64 = s
+            .trim()
+            .parse()
+            .map_err(|_| self.err(format!("field {key:?} must be a number, got {s:?}")))?;
+        if !v.is_finite() {
+            return Err(self.err(format!("field {key:?} is not finite: {s:?}")));
+        }
+        Ok(v)
+    }
+
+    fn references(&self) -> Result<Vec<String>, ImportError> {
+        let mut out = Vec::new();
+        for key in ["references", "reference"] {
+            match self.map.get(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::String(s)) => out.push(s.clone()),
+                Some(Value::Array(a)) => {
+                    for v in a {
+                        match v {
+                            Value::String(s) => out.push(s.clone()),
+                            other => return Err(self.err(format!("reference must be text, got {other}"))),
+                        }
+                    }
+                }
+                Some(other) => return Err(self.err(format!("{key:?} must be text or a list, got {other}"))),
+            }
+        }
+        out.retain(|r| !r.trim().is_empty());
+        Ok(out)
+    }
+}
+
+/// Reads every path as TSV or JSONL rows; notices go to `summary`.
+fn read_rows<'p>(paths: &'p [PathBuf], summary: &mut Summary) -> Result<Vec<Row<'p>>, ImportError> {
+    let mut rows = Vec::new();
+    for path in paths {
+        let file = TextFile::read(path)?;
+        summary.notices.extend(file.notices.iter().cloned());
+        let json = matches!(
+            path.extension().and_then(|e| e.to_str()),
+            Some("jsonl" | "json" | "ndjson")
+        );
+        if json {
+            for (i, line) in file.lines.iter().enumerate() {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let value: Value = serde_json::from_str(line).map_err(|e| {
+                    ImportError::at_line(path, i + 1, format!("invalid JSON: {e}"))
+                })?;
+                let Value::Object(map) = value else {
+                    return Err(ImportError::at_line(path, i + 1, "expected a JSON object"));
+                };
+                rows.push(Row { path, line: i + 1, map });
+            }
+        } else {
+            let Some(header) = file.lines.first() else {
+                return Err(ImportError::new(path, None, "empty file: a header line is needed"));
+            };
+            let cols: Vec<String> = header.split('\t').map(|c| c.trim().to_lowercase()).collect();
+            for (i, line) in file.lines.iter().enumerate().skip(1) {
+                if line.trim().is_empty() {
+                    continue;
+                }
+                let cells: Vec<&str> = line.split('\t').collect();
+                if cells.len() > cols.len() {
+                    return Err(ImportError::at_line(
+                        path,
+                        i + 1,
+                        format!("{} fields but the header has {} columns", cells.len(), cols.len()),
+                    ));
+                }
+                let mut map = Map::new();
+                let mut refs = Vec::new();
+                for (c, cell) in cols.iter().zip(&cells) {
+                    if c == "reference" || c == "references" {
+                        refs.push(Value::String(cell.to_string()));
+                    } else {
+                        map.insert(c.clone(), Value::String(cell.to_string()));
+                    }
+                }
+                map.insert("references".into(), Value::Array(refs));
+                rows.push(Row { path, line: i + 1, map });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// Resolves a row's dataset and direction, creating them when `create`.
+fn direction_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut Summary) -> Result<i64, ImportError> {
+    let dataset = match (row.opt_str("dataset")?, &opts.dataset) {
+        (Some(d), _) => d,
+        (None, Some(d)) => d.clone(),
+        (None, None) => return Err(row.err("no dataset: give --dataset or a \"dataset\" column")),
+    };
+    let spec = row.str("direction")?;
+    let (s, t) = split_direction(&spec)
+        .ok_or_else(|| row.err(format!("direction {spec:?} is not source->target")))?;
+    let d = w
+        .dataset(&dataset, "", "tstlab")
+        .map_err(|e| row.err(e.to_string()))?;
+    if !summary.datasets.contains(&dataset) {
+        summary.datasets.push(dataset);
+    }
+    w.direction(d, s, t).map_err(|e| row.err(e.to_string()))
+}
+
+fn dataset_of(w: &mut Writer<'_>, direction_id: i64) -> rusqlite::Result<i64> {
+    w.tx()
+        .query_row("SELECT dataset_id FROM directions WHERE id = ?1", [direction_id], |r| r.get(0))
+}
+
+/// The existing item a row points at, by `idx` or by `source`.
+fn item_of(w: &mut Writer<'_>, row: &Row<'_>, direction_id: i64) -> Result<i64, ImportError> {
+    let split = row.opt_str("split")?.unwrap_or_else(|| "test".into());
+    let found = if let Some(idx) = row.opt_int("idx")? {
+        w.item_by_idx(direction_id, &split, idx)
+            .map_err(|e| row.err(e.to_string()))?
+            .ok_or_else(|| row.err(format!("no item {idx} ({split}) in this direction")))?
+    } else if let Some(src) = row.opt_str("source")? {
+        w.item_by_source(direction_id, &src)
+            .map_err(|e| row.err(e.to_string()))?
+            .ok_or_else(|| row.err(format!("no item with source {src:?} in this direction")))?
+    } else {
+        return Err(row.err("needs an \"idx\" or a \"source\" field"));
+    };
+    Ok(found)
+}
+
+fn import_items(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
+    let mut summary = Summary::default();
+    for row in read_rows(paths, &mut summary)? {
+        let x = direction_of(w, &row, opts, &mut summary)?;
+        let source = row.str("source")?;
+        let split = row.opt_str("split")?.unwrap_or_else(|| "test".into());
+        let context = row.opt_str("context")?;
+        let err = |e: crate::store::Error| row.err(e.to_string());
+        let item = match row.opt_int("idx")? {
+            Some(idx) => {
+                let existed = w.item_by_idx(x, &split, idx).map_err(err)?.is_some();
+                let id = w.item(x, &split, idx, &source, context.as_deref()).map_err(err)?;
+                summary.items += usize::from(!existed);
+                id
+            }
+            None => match w.item_by_source(x, &source).map_err(err)? {
+                Some(id) => id,
+                None => {
+                    let idx = w.next_idx(x, &split).map_err(err)?;
+                    summary.items += 1;
+                    w.item(x, &split, idx, &source, context.as_deref()).map_err(err)?
+                }
+            },
+        };
+        for r in row.references()? {
+            summary.references += usize::from(w.reference(item, &r, "tstlab").map_err(err)?);
+        }
+    }
+    Ok(summary)
+}
+
+fn import_outputs(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
+    let mut summary = Summary::default();
+    let mut systems = BTreeSet::new();
+    let manifest = json!({"imported_from": paths_json(paths), "format": "outputs"});
+    for row in read_rows(paths, &mut summary)? {
+        let x = direction_of(w, &row, opts, &mut summary)?;
+        let item = item_of(w, &row, x)?;
+        let name = row.str("system")?;
+        let kind = row.opt_str("kind")?.unwrap_or_else(|| "system".into());
+        let output = row.str("output")?;
+        let raw = row.opt_str("raw")?;
+        let err = |e: crate::store::Error| row.err(e.to_string());
+        let d = dataset_of(w, x).map_err(|e| row.err(e.to_string()))?;
+        let sys = w.system(d, &name, &kind).map_err(err)?;
+        let run = w.import_run(sys, &manifest).map_err(err)?;
+        let (_, put) = w.output(run, item, &output, raw.as_deref()).map_err(err)?;
+        summary.outputs += usize::from(put != Put::Unchanged);
+        systems.insert(sys);
+    }
+    summary.systems = systems.len();
+    Ok(summary)
+}
+
+/// The output of `system` for the row's item.
+fn output_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut Summary) -> Result<(i64, i64, i64), ImportError> {
+    let x = direction_of(w, row, opts, summary)?;
+    let item = item_of(w, row, x)?;
+    let name = row.str("system")?;
+    let d = dataset_of(w, x).map_err(|e| row.err(e.to_string()))?;
+    let found: Option<(i64, Option<i64>)> = w
+        .tx()
+        .query_row(
+            "SELECT s.id, (SELECT o.id FROM outputs o JOIN runs u ON o.run_id = u.id
+               WHERE u.system_id = s.id AND o.item_id = ?3 ORDER BY o.run_id DESC LIMIT 1)
+             FROM systems s WHERE s.dataset_id = ?1 AND s.name = ?2",
+            rusqlite::params![d, name, item],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .ok();
+    let (sys, out) = found.ok_or_else(|| row.err(format!("no system {name:?} in this dataset")))?;
+    Ok((item, sys, out.unwrap_or(-1)))
+}
+
+fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
+    let mut summary = Summary::default();
+    for row in read_rows(paths, &mut summary)? {
+        let (_, _, out) = output_of(w, &row, opts, &mut summary)?;
+        if out < 0 {
+            return Err(row.err("that system has no output for this item"));
+        }
+        let metric = row.str("metric")?;
+        let config = row.opt_str("config")?.unwrap_or_else(|| "imported".into());
+        let value = row.number("value")?;
+        let err = |e: crate::store::Error| row.err(e.to_string());
+        let hash = w
+            .metric_config(&metric, &json!({"imported": config}))
+            .map_err(err)?;
+        w.score(out, &metric, &hash, Some(value), None).map_err(err)?;
+        summary.scores += 1;
+    }
+    Ok(summary)
+}
+
+fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
+    let mut summary = Summary::default();
+    for row in read_rows(paths, &mut summary)? {
+        let (item, sys, _) = output_of(w, &row, opts, &mut summary)?;
+        let annotator = row.str("annotator")?;
+        let aspect = row.str("aspect")?;
+        let value = row.number("value")?;
+        let campaign = row.opt_str("campaign")?.unwrap_or_else(|| "imported".into());
+        let err = |e: crate::store::Error| row.err(e.to_string());
+        let d: i64 = w
+            .tx()
+            .query_row("SELECT dataset_id FROM systems WHERE id = ?1", [sys], |r| r.get(0))
+            .map_err(|e| row.err(e.to_string()))?;
+        let c = w
+            .campaign(&campaign, d, "imported", &json!({"imported_from": paths_json(paths)}))
+            .map_err(err)?;
+        let a = w.annotator(&annotator).map_err(err)?;
+        w.judgment(&Judgment {
+            campaign_id: c,
+            annotator_id: a,
+            item_id: item,
+            system_id: sys,
+            aspect: &aspect,
+            value,
+        })
+        .map_err(err)?;
+        summary.judgments += 1;
+    }
+    Ok(summary)
+}
+
+fn paths_json(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().map(|p| p.display().to_string()).collect()
+}
