@@ -3,5 +3,8 @@
 //! Library crate; the binary in `main.rs` is a thin CLI/TUI front end.
 
 pub mod paths;
+pub mod cli;
+pub mod demo;
+pub mod diff;
 pub mod import;
 pub mod store;

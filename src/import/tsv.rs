@@ -116,11 +116,15 @@ impl Row<'_> {
     }
 }
 
-/// Reads every path as TSV or JSONL rows; notices go to `summary`.
-fn read_rows<'p>(paths: &'p [PathBuf], summary: &mut Summary) -> Result<Vec<Row<'p>>, ImportError> {
+fn read_files(paths: &[PathBuf]) -> Result<Vec<TextFile>, ImportError> {
+    paths.iter().map(|p| TextFile::read(p)).collect()
+}
+
+/// Parses files as TSV or JSONL rows (by extension); notices go to `summary`.
+fn read_rows<'p>(files: &'p [TextFile], summary: &mut Summary) -> Result<Vec<Row<'p>>, ImportError> {
     let mut rows = Vec::new();
-    for path in paths {
-        let file = TextFile::read(path)?;
+    for file in files {
+        let path = file.path.as_path();
         summary.notices.extend(file.notices.iter().cloned());
         let json = matches!(
             path.extension().and_then(|e| e.to_str()),
@@ -215,8 +219,13 @@ fn item_of(w: &mut Writer<'_>, row: &Row<'_>, direction_id: i64) -> Result<i64, 
 }
 
 fn import_items(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
+    items_from(w, &read_files(paths)?, opts)
+}
+
+/// Imports items from files already read (the demo data is built into the binary).
+pub fn items_from(w: &mut Writer<'_>, files: &[TextFile], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
-    for row in read_rows(paths, &mut summary)? {
+    for row in read_rows(files, &mut summary)? {
         let x = direction_of(w, &row, opts, &mut summary)?;
         let source = row.str("source")?;
         let split = row.opt_str("split")?.unwrap_or_else(|| "test".into());
@@ -249,7 +258,7 @@ fn import_outputs(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resu
     let mut summary = Summary::default();
     let mut systems = BTreeSet::new();
     let manifest = json!({"imported_from": paths_json(paths), "format": "outputs"});
-    for row in read_rows(paths, &mut summary)? {
+    for row in read_rows(&read_files(paths)?, &mut summary)? {
         let x = direction_of(w, &row, opts, &mut summary)?;
         let item = item_of(w, &row, x)?;
         let name = row.str("system")?;
@@ -290,7 +299,7 @@ fn output_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut Su
 
 fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
-    for row in read_rows(paths, &mut summary)? {
+    for row in read_rows(&read_files(paths)?, &mut summary)? {
         let (_, _, out) = output_of(w, &row, opts, &mut summary)?;
         if out < 0 {
             return Err(row.err("that system has no output for this item"));
@@ -310,7 +319,7 @@ fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resul
 
 fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
-    for row in read_rows(paths, &mut summary)? {
+    for row in read_rows(&read_files(paths)?, &mut summary)? {
         let (item, sys, _) = output_of(w, &row, opts, &mut summary)?;
         let annotator = row.str("annotator")?;
         let aspect = row.str("aspect")?;

@@ -1,0 +1,147 @@
+use crate::store::Store;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ExportFormat {
+    Csv,
+    Jsonl,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ExportArgs {
+    /// Only this dataset.
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Only this direction (SOURCE->TARGET); needs --dataset.
+    #[arg(long, requires = "dataset")]
+    pub direction: Option<String>,
+    /// Only these systems (repeatable).
+    #[arg(long)]
+    pub system: Vec<String>,
+    #[arg(long, value_enum, default_value = "csv")]
+    pub format: ExportFormat,
+    /// Write here instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// One exported output with its scores (`metric` or `metric@config` -> value).
+struct Row {
+    dataset: String,
+    direction: String,
+    split: String,
+    idx: i64,
+    source: String,
+    system: String,
+    kind: String,
+    output: String,
+    scores: BTreeMap<String, Option<f64>>,
+}
+
+pub fn run(store: &Store, args: ExportArgs) -> anyhow::Result<()> {
+    let dataset_id = args.dataset.as_deref().map(|d| store.dataset_id(d)).transpose()?;
+    let direction_id = match (dataset_id, &args.direction) {
+        (Some(d), Some(x)) => Some(store.direction_id(d, x)?),
+        _ => None,
+    };
+    let rows = collect(store, dataset_id, direction_id, &args.system)?;
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(
+            |e| anyhow::anyhow!("{}: cannot write: {e}", p.display()),
+        )?)),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    match args.format {
+        ExportFormat::Jsonl => {
+            for r in &rows {
+                let v = serde_json::json!({
+                    "dataset": r.dataset, "direction": r.direction, "split": r.split, "idx": r.idx,
+                    "source": r.source, "system": r.system, "kind": r.kind, "output": r.output,
+                    "scores": r.scores,
+                });
+                writeln!(out, "{v}")?;
+            }
+        }
+        ExportFormat::Csv => {
+            let metrics: std::collections::BTreeSet<&String> =
+                rows.iter().flat_map(|r| r.scores.keys()).collect();
+            let mut w = csv::Writer::from_writer(out);
+            let mut header = vec!["dataset", "direction", "split", "idx", "source", "system", "kind", "output"];
+            header.extend(metrics.iter().map(|m| m.as_str()));
+            w.write_record(&header)?;
+            for r in &rows {
+                let mut rec = vec![
+                    r.dataset.clone(),
+                    r.direction.clone(),
+                    r.split.clone(),
+                    r.idx.to_string(),
+                    r.source.clone(),
+                    r.system.clone(),
+                    r.kind.clone(),
+                    r.output.clone(),
+                ];
+                for m in &metrics {
+                    rec.push(match r.scores.get(*m) {
+                        Some(Some(v)) => v.to_string(),
+                        _ => String::new(),
+                    });
+                }
+                w.write_record(&rec)?;
+            }
+            w.flush()?;
+            return Ok(());
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn collect(store: &Store, dataset: Option<i64>, direction: Option<i64>, systems: &[String]) -> anyhow::Result<Vec<Row>> {
+    let conn = store.conn();
+    // Metrics with more than one config are named metric@config.
+    let multi: std::collections::HashSet<String> = {
+        let mut st = conn.prepare("SELECT metric FROM metric_configs GROUP BY metric HAVING COUNT(*) > 1")?;
+        st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+    };
+    let mut st = conn.prepare(
+        "SELECT o.id, d.name, s.name || '->' || t.name, i.split, i.idx, i.source, y.name, y.kind, o.text
+         FROM outputs o JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
+         JOIN datasets d ON x.dataset_id = d.id JOIN styles s ON x.source_style_id = s.id
+         JOIN styles t ON x.target_style_id = t.id JOIN runs u ON o.run_id = u.id
+         JOIN systems y ON u.system_id = y.id
+         WHERE (?1 IS NULL OR d.id = ?1) AND (?2 IS NULL OR x.id = ?2)
+         ORDER BY d.name, x.id, i.split, i.idx, y.name, o.run_id",
+    )?;
+    let mut scores = conn.prepare_cached("SELECT metric, config, value FROM scores WHERE output_id = ?1")?;
+    let mut rows = Vec::new();
+    let mut q = st.query(rusqlite::params![dataset, direction])?;
+    while let Some(r) = q.next()? {
+        let system: String = r.get(6)?;
+        if !systems.is_empty() && !systems.contains(&system) {
+            continue;
+        }
+        let id: i64 = r.get(0)?;
+        let mut map = BTreeMap::new();
+        let mut sq = scores.query([id])?;
+        while let Some(s) = sq.next()? {
+            let metric: String = s.get(0)?;
+            let config: String = s.get(1)?;
+            let key = if multi.contains(&metric) { format!("{metric}@{config}") } else { metric };
+            map.insert(key, s.get(2)?);
+        }
+        rows.push(Row {
+            dataset: r.get(1)?,
+            direction: r.get(2)?,
+            split: r.get(3)?,
+            idx: r.get(4)?,
+            source: r.get(5)?,
+            system,
+            kind: r.get(7)?,
+            output: r.get(8)?,
+            scores: map,
+        });
+    }
+    Ok(rows)
+}

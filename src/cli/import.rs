@@ -1,0 +1,46 @@
+use crate::import::{self, Options};
+use crate::store::Store;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// Input format (omit to list the formats).
+    pub format: Option<String>,
+    /// Files or folders to import.
+    pub paths: Vec<PathBuf>,
+    /// Dataset name (each format has a default).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
+    let Some(format) = args.format else {
+        let list: Vec<serde_json::Value> = import::formats()
+            .iter()
+            .map(|f| serde_json::json!({"format": f.name, "about": f.about}))
+            .collect();
+        if args.json {
+            return super::print_json(&list);
+        }
+        println!("formats:");
+        for f in import::formats() {
+            println!("  {:<16} {}", f.name, f.about);
+        }
+        return Ok(());
+    };
+    let opts = Options {
+        dataset: args.dataset,
+    };
+    let summary = import::import(store, &format, &args.paths, &opts)?;
+    if args.json {
+        return super::print_json(&summary);
+    }
+    for n in &summary.notices {
+        eprintln!("notice: {n}");
+    }
+    println!("{summary}");
+    Ok(())
+}
