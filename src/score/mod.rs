@@ -1,0 +1,161 @@
+//! Scoring outputs in the store: a `Scorer` computes one metric over batches of outputs; `run`
+//! feeds it only the outputs whose (metric, config hash) score is missing and commits each batch,
+//! so an interrupted scoring job keeps what it finished.
+
+use crate::store::{self, Store};
+use serde_json::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+/// One output with what metrics need to score it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub output_id: i64,
+    pub item_id: i64,
+    pub direction_id: i64,
+    pub source_style: String,
+    pub target_style: String,
+    pub system: String,
+    pub source: String,
+    pub references: Vec<String>,
+    pub text: String,
+}
+
+/// A metric computed per output.
+pub trait Scorer {
+    /// Metric id as stored, e.g. `s-bleu`.
+    fn metric(&self) -> String;
+    /// Everything that changes the value (tokenizer, model hash, ...); hashed into the cache key.
+    fn config(&self) -> Value;
+    /// One value per target (`None`: undefined for that output, e.g. no reference).
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>>;
+    /// Preferred batch size.
+    fn batch_size(&self) -> usize {
+        256
+    }
+}
+
+/// Which outputs to score.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    pub dataset_id: Option<i64>,
+    pub direction_id: Option<i64>,
+    pub systems: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub per_second: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Outcome {
+    pub metric: String,
+    pub config_hash: String,
+    pub cached: usize,
+    pub computed: usize,
+    pub undefined: usize,
+    pub cancelled: bool,
+}
+
+/// Outputs of the latest run of each system in the selection whose score for `hash` is missing,
+/// and how many already have one.
+pub fn missing(store: &Store, sel: &Selection, metric: &str, hash: &str) -> store::Result<(Vec<Target>, usize)> {
+    let conn = store.conn();
+    let mut st = conn.prepare(
+        "SELECT o.id, i.id, x.id, s.name, t.name, y.name, i.source, o.text,
+           EXISTS(SELECT 1 FROM scores c WHERE c.output_id = o.id AND c.metric = ?3 AND c.config = ?4)
+         FROM outputs o JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
+         JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+         JOIN runs u ON o.run_id = u.id JOIN systems y ON u.system_id = y.id
+         WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR x.id = ?2)
+           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
+                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
+         ORDER BY x.id, i.idx, y.name",
+    )?;
+    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+    let mut out = Vec::new();
+    let mut cached = 0;
+    let mut q = st.query(rusqlite::params![sel.dataset_id, sel.direction_id, metric, hash])?;
+    while let Some(r) = q.next()? {
+        let system: String = r.get(5)?;
+        if !sel.systems.is_empty() && !sel.systems.contains(&system) {
+            continue;
+        }
+        if r.get::<_, bool>(8)? {
+            cached += 1;
+            continue;
+        }
+        let item_id: i64 = r.get(1)?;
+        out.push(Target {
+            output_id: r.get(0)?,
+            item_id,
+            direction_id: r.get(2)?,
+            source_style: r.get(3)?,
+            target_style: r.get(4)?,
+            system,
+            source: r.get(6)?,
+            references: refs.query_map([item_id], |r| r.get(0))?.collect::<Result<_, _>>()?,
+            text: r.get(7)?,
+        });
+    }
+    Ok((out, cached))
+}
+
+/// Scores every missing output of the selection, committing batch by batch.
+pub fn run(
+    store: &mut Store,
+    scorer: &mut dyn Scorer,
+    sel: &Selection,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Outcome> {
+    let metric = scorer.metric();
+    let config = scorer.config();
+    let hash = store::config_hash(&metric, &config);
+    let (todo, cached) = missing(store, sel, &metric, &hash)?;
+    let mut outcome = Outcome {
+        metric: metric.clone(),
+        config_hash: hash.clone(),
+        cached,
+        computed: 0,
+        undefined: 0,
+        cancelled: false,
+    };
+    let started = Instant::now();
+    progress(Progress { done: 0, total: todo.len(), per_second: 0.0 });
+    for batch in todo.chunks(scorer.batch_size().max(1)) {
+        if cancel.load(Ordering::Relaxed) {
+            outcome.cancelled = true;
+            break;
+        }
+        let values = scorer.score(batch)?;
+        anyhow::ensure!(
+            values.len() == batch.len(),
+            "metric {metric} returned {} values for {} outputs",
+            values.len(),
+            batch.len()
+        );
+        let mut w = store.writer()?;
+        w.metric_config(&metric, &config)?;
+        for (t, v) in batch.iter().zip(&values) {
+            let v = v.filter(|x| x.is_finite());
+            outcome.undefined += usize::from(v.is_none());
+            w.score(t.output_id, &metric, &hash, v, None)?;
+        }
+        w.commit()?;
+        outcome.computed += batch.len();
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        progress(Progress {
+            done: outcome.computed,
+            total: todo.len(),
+            per_second: outcome.computed as f64 / secs,
+        });
+    }
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests;
