@@ -9,6 +9,7 @@
 //! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json; chat templates.
 //! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
 //! - `generate.rs`: the batched generator (`Generator`), prefix sharing, stop rules.
+//! - `lm_score.rs`: log-likelihood of texts (g-PPL, NLL appropriateness), batched.
 //! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
 
 pub mod bert;
@@ -18,6 +19,7 @@ pub mod gguf;
 pub mod hf;
 pub mod install;
 pub mod llama;
+pub mod lm_score;
 pub mod registry;
 pub mod sampling;
 pub mod tokenizer;
