@@ -16,6 +16,8 @@
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
+//! | `ppl` | g-PPL and NLL appropriateness under the local causal LM (`models::lm_score`) |
+//! | `judge` | LLM as judge with the local model: prompts, reply parsing, scorers |
 //! | `py` | the Python string/float behaviours the above reproduce |
 //!
 //! Conventions are named in every id: `sacre13a` / `sacrenone` (sacreBLEU 2.6.0, 0-100), `nltk`
@@ -46,10 +48,12 @@ pub mod chrf;
 pub mod family;
 pub mod hamming;
 pub mod intern;
+pub mod judge;
 pub mod keys;
 pub mod ngrams;
 pub mod nlgeval;
 pub mod nltk;
+pub mod ppl;
 pub mod py;
 pub mod scorers;
 pub mod tokenize;

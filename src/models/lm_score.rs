@@ -25,6 +25,7 @@ use candle_core::{D, Tensor};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// A sequence to score: every token from `first` (at least 1) on.
 #[derive(Debug, Clone, Copy)]
@@ -148,7 +149,7 @@ impl Nll {
 
 /// A causal LM scoring plain texts under the start-token convention of the module docs.
 pub struct TextLm {
-    generator: Generator,
+    generator: Arc<Generator>,
     start: Option<u32>,
     start_label: String,
     pub batching: Batching,
@@ -156,10 +157,10 @@ pub struct TextLm {
 
 impl TextLm {
     pub fn load(path: &Path) -> Result<TextLm> {
-        Ok(TextLm::new(Generator::load(path)?))
+        Ok(TextLm::new(Arc::new(Generator::load(path)?)))
     }
 
-    pub fn new(generator: Generator) -> TextLm {
+    pub fn new(generator: Arc<Generator>) -> TextLm {
         let tk = generator.tokenizer();
         let (start, start_label) = match (tk.adds_bos(), tk.bos_id(), tk.token_to_id("<|endoftext|>")) {
             (true, Some(b), _) => (Some(b), format!("bos ({}, add_bos_token)", label(&generator, b))),
@@ -169,7 +170,7 @@ impl TextLm {
         TextLm { generator, start, start_label, batching: Batching::default() }
     }
 
-    pub fn generator(&self) -> &Generator {
+    pub fn generator(&self) -> &Arc<Generator> {
         &self.generator
     }
 
