@@ -25,6 +25,8 @@ enum Command {
     Show(cli::show::ShowArgs),
     /// Export outputs and their scores as CSV or JSON Lines.
     Export(cli::export::ExportArgs),
+    /// Score a dataset's outputs with automatic metrics (cached: only missing scores are computed).
+    Score(cli::score::ScoreArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
     /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
@@ -92,6 +94,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Ls(a)) => cli::ls::run(&store, a),
         Some(Command::Show(a)) => cli::show::run(&store, a),
         Some(Command::Export(a)) => cli::export::run(&store, a),
+        Some(Command::Score(a)) => cli::score::run(&mut store, a),
         Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
         Some(Command::Plot(p)) => cli::plot::run(&store, p),
         Some(Command::Report(a)) => cli::report::run(&store, a),

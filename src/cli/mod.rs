@@ -14,6 +14,7 @@ pub mod metric;
 pub mod models;
 pub mod plot;
 pub mod report;
+pub mod score;
 pub mod show;
 
 use std::io::Write;

@@ -2,6 +2,8 @@
 //! feeds it only the outputs whose (metric, config hash) score is missing and commits each batch,
 //! so an interrupted scoring job keeps what it finished.
 
+pub mod plan;
+
 use crate::store::{self, Store};
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
