@@ -27,6 +27,8 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Score a dataset's outputs with automatic metrics (cached: only missing scores are computed).
     Score(cli::score::ScoreArgs),
+    /// The result table per direction in TSTBench's layout (text, CSV, Markdown, LaTeX, JSON).
+    Table(cli::table::TableArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
     /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
@@ -95,6 +97,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Show(a)) => cli::show::run(&store, a),
         Some(Command::Export(a)) => cli::export::run(&store, a),
         Some(Command::Score(a)) => cli::score::run(&mut store, a),
+        Some(Command::Table(a)) => cli::table::run(&store, a),
         Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
         Some(Command::Plot(p)) => cli::plot::run(&store, p),
         Some(Command::Report(a)) => cli::report::run(&store, a),

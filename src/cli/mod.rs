@@ -16,6 +16,7 @@ pub mod plot;
 pub mod report;
 pub mod score;
 pub mod show;
+pub mod table;
 
 use std::io::Write;
 

@@ -3,6 +3,8 @@
 //! so an interrupted scoring job keeps what it finished.
 
 pub mod plan;
+pub mod table;
+pub mod table_fmt;
 
 use crate::store::{self, Store};
 use serde_json::Value;
