@@ -12,5 +12,6 @@ pub mod demo;
 pub mod diff;
 pub mod import;
 pub mod jobs;
+pub mod models;
 pub mod store;
 pub mod tui;
