@@ -23,6 +23,8 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hyper {
     pub tokenizer: Tokenizer,
+    /// 1: unigrams only; 2: unigrams and bigrams (fastText's `wordNgrams`).
+    pub word_ngrams: usize,
     pub buckets: u64,
     pub dim: usize,
     pub epochs: usize,
@@ -35,9 +37,10 @@ impl Default for Hyper {
     fn default() -> Self {
         Hyper {
             tokenizer: Tokenizer::Words,
+            word_ngrams: 2,
             buckets: 1 << 22,
             dim: 32,
-            epochs: 10,
+            epochs: 5,
             batch_size: 16,
             lr: 0.02,
             weight_decay: 0.0,
@@ -75,6 +78,9 @@ pub fn features(hyper: &Hyper, text: &str) -> Vec<u64> {
     for t in &toks {
         out.push(fnv1a(format!("u\x1f{t}").as_bytes()) % hyper.buckets);
     }
+    if hyper.word_ngrams < 2 && !toks.is_empty() {
+        return out;
+    }
     let padded: Vec<&str> = std::iter::once("<s>").chain(toks.iter().map(String::as_str)).chain(["</s>"]).collect();
     for w in padded.windows(2) {
         out.push(fnv1a(format!("b\x1f{}\x1f{}", w[0], w[1]).as_bytes()) % hyper.buckets);
@@ -98,22 +104,35 @@ impl NgramClassifier {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let (n_rows, dim, n_labels) = (buckets.len(), hyper.dim, label_names.len());
         let bound = 1.0 / dim as f32;
-        let init: Vec<f32> = (0..n_rows * dim).map(|_| rng.random_range(-bound..bound)).collect();
+        let mut emb: Vec<f32> = (0..n_rows * dim).map(|_| rng.random_range(-bound..bound)).collect();
         let dev = Device::Cpu;
-        let emb = Var::from_tensor(&Tensor::from_vec(init, (n_rows, dim), &dev)?)?;
         let weight = Var::from_tensor(&Tensor::zeros((n_labels, dim), DType::F32, &dev)?)?;
         let bias = Var::from_tensor(&Tensor::zeros(n_labels, DType::F32, &dev)?)?;
         let params = ParamsAdamW { lr: hyper.lr, weight_decay: hyper.weight_decay, ..Default::default() };
-        let mut opt = AdamW::new(vec![emb.clone(), weight.clone(), bias.clone()], params)?;
+        let mut opt = AdamW::new(vec![weight.clone(), bias.clone()], params.clone())?;
+        let mut lazy = LazyAdamW::new(params, n_rows * dim);
         let mut order: Vec<usize> = (0..texts.len()).collect();
         for _ in 0..hyper.epochs {
             order.shuffle(&mut rng);
             for batch in order.chunks(hyper.batch_size) {
-                let (ids, mean, target) = batch_tensors(batch, &row_ids, labels, &dev)?;
-                let hidden = mean.matmul(&emb.as_tensor().index_select(&ids, 0)?)?;
+                let b = Batch::new(batch, &row_ids, labels);
+                // Only the rows this batch uses are a variable: the step is sparse, as fastText's.
+                let gathered: Vec<f32> = b.rows.iter().flat_map(|&r| emb[r as usize * dim..(r as usize + 1) * dim].iter().copied()).collect();
+                let part = Var::from_tensor(&Tensor::from_vec(gathered, (b.rows.len(), dim), &dev)?)?;
+                let n = b.local.len();
+                let feats = part
+                    .as_tensor()
+                    .index_select(&Tensor::from_vec(b.local, n, &dev)?, 0)?
+                    .broadcast_mul(&Tensor::from_vec(b.weights, (n, 1), &dev)?)?;
+                let seg = Tensor::from_vec(b.seg, n, &dev)?;
+                let hidden = Tensor::zeros((batch.len(), dim), DType::F32, &dev)?.index_add(&seg, &feats, 0)?;
                 let logits = hidden.matmul(&weight.as_tensor().t()?)?.broadcast_add(bias.as_tensor())?;
-                let loss = candle_nn::loss::cross_entropy(&logits, &target)?;
-                opt.backward_step(&loss)?;
+                let target = Tensor::from_vec(b.target, batch.len(), &dev)?;
+                let grads = candle_nn::loss::cross_entropy(&logits, &target)?.backward()?;
+                if let Some(g) = grads.get(part.as_tensor()) {
+                    lazy.step(&mut emb, &b.rows, &g.flatten_all()?.to_vec1()?, dim);
+                }
+                opt.step(&grads)?;
             }
         }
         Ok(NgramClassifier {
@@ -121,7 +140,7 @@ impl NgramClassifier {
             labels: label_names.to_vec(),
             rows,
             buckets,
-            emb: emb.as_tensor().flatten_all()?.to_vec1()?,
+            emb,
             weight: weight.as_tensor().flatten_all()?.to_vec1()?,
             bias: bias.as_tensor().to_vec1()?,
         })
@@ -200,24 +219,66 @@ impl NgramClassifier {
     }
 }
 
-/// Row ids of a batch, the [batch, features] matrix that averages them, and the labels.
-fn batch_tensors(batch: &[usize], row_ids: &[Vec<u32>], labels: &[usize], dev: &Device) -> Result<(Tensor, Tensor, Tensor)> {
-    let total: usize = batch.iter().map(|&i| row_ids[i].len()).sum();
-    let mut ids = Vec::with_capacity(total);
-    let mut mean = vec![0f32; batch.len() * total];
-    for (b, &i) in batch.iter().enumerate() {
-        let w = 1.0 / row_ids[i].len() as f32;
-        for &r in &row_ids[i] {
-            mean[b * total + ids.len()] = w;
-            ids.push(r);
+/// One mini-batch: the distinct embedding rows it uses, each feature's index into them, the
+/// text each feature belongs to, its weight in the mean (1 / features of the text), the labels.
+struct Batch {
+    rows: Vec<u32>,
+    local: Vec<u32>,
+    seg: Vec<u32>,
+    weights: Vec<f32>,
+    target: Vec<u32>,
+}
+
+impl Batch {
+    fn new(batch: &[usize], row_ids: &[Vec<u32>], labels: &[usize]) -> Batch {
+        let mut rows: Vec<u32> = batch.iter().flat_map(|&i| row_ids[i].iter().copied()).collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let mut b = Batch { rows, local: Vec::new(), seg: Vec::new(), weights: Vec::new(), target: Vec::new() };
+        for (k, &i) in batch.iter().enumerate() {
+            let w = 1.0 / row_ids[i].len() as f32;
+            for r in &row_ids[i] {
+                b.local.push(b.rows.binary_search(r).expect("a row of the batch") as u32);
+                b.seg.push(k as u32);
+                b.weights.push(w);
+            }
+            b.target.push(labels[i] as u32);
+        }
+        b
+    }
+}
+
+/// AdamW (candle's formulas: decoupled weight decay, bias-corrected moments) applied only to
+/// the embedding rows a step touched; the step count is global (as TensorFlow's LazyAdam).
+struct LazyAdamW {
+    p: ParamsAdamW,
+    t: i32,
+    m: Vec<f32>,
+    v: Vec<f32>,
+}
+
+impl LazyAdamW {
+    fn new(p: ParamsAdamW, n: usize) -> Self {
+        LazyAdamW { p, t: 0, m: vec![0.0; n], v: vec![0.0; n] }
+    }
+
+    fn step(&mut self, theta: &mut [f32], rows: &[u32], grad: &[f32], dim: usize) {
+        self.t += 1;
+        let p = &self.p;
+        let (b1, b2) = (p.beta1 as f32, p.beta2 as f32);
+        let scale_m = 1.0 / (1.0 - p.beta1.powi(self.t)) as f32;
+        let scale_v = 1.0 / (1.0 - p.beta2.powi(self.t)) as f32;
+        let (lr, decay, eps) = (p.lr as f32, (1.0 - p.lr * p.weight_decay) as f32, p.eps as f32);
+        for (k, &r) in rows.iter().enumerate() {
+            for j in 0..dim {
+                let (i, g) = (r as usize * dim + j, grad[k * dim + j]);
+                self.m[i] = self.m[i] * b1 + g * (1.0 - b1);
+                self.v[i] = self.v[i] * b2 + g * g * (1.0 - b2);
+                let update = (self.m[i] * scale_m) / ((self.v[i] * scale_v).sqrt() + eps);
+                theta[i] = theta[i] * decay - update * lr;
+            }
         }
     }
-    let target: Vec<u32> = batch.iter().map(|&i| labels[i] as u32).collect();
-    Ok((
-        Tensor::from_vec(ids, total, dev)?,
-        Tensor::from_vec(mean, (batch.len(), total), dev)?,
-        Tensor::from_vec(target, batch.len(), dev)?,
-    ))
 }
 
 impl StyleClassifier for NgramClassifier {
@@ -282,5 +343,8 @@ mod tests {
         assert_eq!(fnv1a(b""), 0xcbf29ce484222325);
         assert_eq!(fnv1a(b"a"), 0xaf63dc4c8601ec8c, "FNV-1a 64 test vector");
         assert_eq!(features(&h, "").len(), 1, "an empty text has the <s> </s> bigram");
+        let uni = Hyper { word_ngrams: 1, ..h.clone() };
+        assert_eq!(features(&uni, "a b"), f[..2]);
+        assert_eq!(features(&uni, "").len(), 1, "never no feature");
     }
 }
