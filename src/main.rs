@@ -27,6 +27,12 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
+    /// Style classifiers for ACC: train, list, eval, score.
+    #[command(subcommand)]
+    Classifier(cli::classifier::ClassifierCommand),
+    /// N-gram LMs (modified Kneser-Ney, KenLM-like) and d-PPL: estimate, query, train, list, score.
+    #[command(subcommand)]
+    Lm(cli::lm::LmCommand),
     /// Speed checks.
     #[command(subcommand)]
     Bench(Bench),
@@ -59,19 +65,23 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    if let Some(Command::Bench(b)) = cli.command {
-        return bench(b);
-    }
+    let command = match cli.command {
+        Some(Command::Bench(b)) => return bench(b),
+        // Commands that need no store.
+        Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
+        Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
+        other => other,
+    };
     let default = tstlab::paths::default_store();
     let path = cli.store.clone().unwrap_or_else(|| default.clone());
     let fresh = !path.exists();
     let mut store = Store::open(&path)?;
     // The first run on the default store gets the demo data.
-    if fresh && path == default && !matches!(cli.command, Some(Command::Demo)) {
+    if fresh && path == default && !matches!(command, Some(Command::Demo)) {
         let s = tstlab::demo::build(&mut store)?;
         eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
     }
-    match cli.command {
+    match command {
         None => {
             drop(store);
             tstlab::tui::run(&path)
@@ -85,6 +95,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{s}");
             Ok(())
         }
+        Some(Command::Classifier(c)) => cli::classifier::run(&mut store, c),
+        Some(Command::Lm(c)) => cli::lm::run(Some(&mut store), c),
         Some(Command::Bench(_)) => unreachable!("handled above"),
     }
 }

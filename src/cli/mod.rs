@@ -1,8 +1,11 @@
 //! Headless subcommands. Each module has its clap arguments and a `run`.
 
+pub mod classifier;
 pub mod export;
 pub mod import;
+pub mod lm;
 pub mod ls;
+pub mod score_table;
 pub mod show;
 
 use std::io::Write;

@@ -6,7 +6,8 @@
 //! held out the output's item source, so no output is judged by a model that saw its source;
 //! outputs of other items go to the final model.
 
-use super::style_classifier::{Kind, Manifest, group_key, read_manifest};
+use super::style_classifier::{Accuracy, Kind, Manifest, accuracy, group_key, read_manifest};
+use super::style_data::{Basis, Labelled, StyleData};
 use crate::models::classify::{ClassifierError, Result as CResult, StyleClassifier, argmax, format_err};
 use crate::models::embed_classifier::{EmbedClassifier, EmbedHyper, SentenceEncoder};
 use crate::models::ngram_classifier::{Hyper, NgramClassifier};
@@ -119,6 +120,33 @@ impl AccScorer {
             .zip(which)
             .map(|((p, t), (_, name))| (labels.iter().position(|l| l == t).map(|i| p[i]), labels[argmax(p)].clone(), name))
             .collect())
+    }
+}
+
+impl AccScorer {
+    /// Accuracy of the stored models under the scoring rule on a dataset's texts: the
+    /// training-split sources (test-source basis: each by its fold model, i.e. cross-validated)
+    /// or the held-out test sources, and the references (each by the model for its item).
+    pub fn evaluate(&mut self, data: &StyleData) -> CResult<(Accuracy, Accuracy)> {
+        let held: &[Labelled] = match data.basis {
+            Basis::TestSources => &data.sources,
+            Basis::TrainSplit => &data.held_out,
+        };
+        Ok((self.accuracy_on(held, &data.styles, "sources")?, self.accuracy_on(&data.references, &data.styles, "references")?))
+    }
+
+    fn accuracy_on(&mut self, set: &[Labelled], styles: &[String], what: &str) -> CResult<Accuracy> {
+        let mut pairs = Vec::with_capacity(set.len());
+        for chunk in set.chunks(256) {
+            let texts: Vec<&str> = chunk.iter().map(|t| t.text.as_str()).collect();
+            let groups: Vec<&str> = chunk.iter().map(|t| t.group.as_str()).collect();
+            let targets: Vec<&str> = chunk.iter().map(|t| styles[t.label].as_str()).collect();
+            for (t, (_, predicted, _)) in chunk.iter().zip(self.classify(&texts, &groups, &targets)?) {
+                let p = styles.iter().position(|s| *s == predicted).unwrap_or(usize::MAX);
+                pairs.push((p, t.label));
+            }
+        }
+        Ok(accuracy(&pairs, styles, &format!("{what}, re-evaluated from the stored models")))
     }
 }
 

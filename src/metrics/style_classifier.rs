@@ -331,7 +331,8 @@ pub fn train(data: &StyleData, fit: &mut dyn Fit, kind: Kind, opts: &TrainOption
     Ok(manifest)
 }
 
-fn accuracy(pairs: &[(usize, usize)], styles: &[String], how: &str) -> Accuracy {
+/// Accuracy of (predicted, true) label pairs, overall and per style.
+pub fn accuracy(pairs: &[(usize, usize)], styles: &[String], how: &str) -> Accuracy {
     let mut by: BTreeMap<String, (f64, usize)> = BTreeMap::new();
     for &(p, y) in pairs {
         let e = by.entry(styles[y].clone()).or_default();
