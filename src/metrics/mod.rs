@@ -12,3 +12,6 @@ pub mod acc;
 pub mod dppl;
 pub mod style_classifier;
 pub mod style_data;
+
+#[cfg(test)]
+mod style_tests;

@@ -22,6 +22,8 @@ pub trait SentenceEncoder {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EmbedHyper {
     pub epochs: usize,
+    /// Small data trains for more epochs: at least this many optimizer steps in all.
+    pub min_steps: usize,
     pub batch_size: usize,
     pub lr: f64,
     pub weight_decay: f64,
@@ -29,7 +31,7 @@ pub struct EmbedHyper {
 
 impl Default for EmbedHyper {
     fn default() -> Self {
-        EmbedHyper { epochs: 100, batch_size: 64, lr: 0.01, weight_decay: 0.01 }
+        EmbedHyper { epochs: 20, min_steps: 500, batch_size: 32, lr: 0.05, weight_decay: 0.01 }
     }
 }
 
@@ -57,7 +59,7 @@ impl EmbedClassifier {
         let mut opt = AdamW::new(vec![weight.clone(), bias.clone()], params)?;
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut order: Vec<usize> = (0..vectors.len()).collect();
-        for _ in 0..hyper.epochs {
+        for _ in 0..super::ngram_classifier::epochs(hyper.epochs, hyper.min_steps, vectors.len(), hyper.batch_size) {
             order.shuffle(&mut rng);
             for batch in order.chunks(hyper.batch_size) {
                 let x: Vec<f32> = batch.iter().flat_map(|&i| vectors[i].iter().copied()).collect();
@@ -177,7 +179,7 @@ mod tests {
         let mut enc = FakeEncoder { dim: 64 };
         let vecs = enc.embed(&texts).unwrap();
         let refs: Vec<&[f32]> = vecs.iter().map(Vec::as_slice).collect();
-        let hyper = EmbedHyper { epochs: 200, batch_size: 4, ..EmbedHyper::default() };
+        let hyper = EmbedHyper { epochs: 200, batch_size: 4, min_steps: 0, ..EmbedHyper::default() };
         let head = EmbedClassifier::train(&refs, &labels, &names, &hyper, 3).unwrap();
         assert_eq!(head, EmbedClassifier::train(&refs, &labels, &names, &hyper, 3).unwrap());
         let dir = tempfile::tempdir().unwrap();

@@ -28,6 +28,8 @@ pub struct Hyper {
     pub buckets: u64,
     pub dim: usize,
     pub epochs: usize,
+    /// Small data trains for more epochs: at least this many optimizer steps in all.
+    pub min_steps: usize,
     pub batch_size: usize,
     pub lr: f64,
     pub weight_decay: f64,
@@ -41,6 +43,7 @@ impl Default for Hyper {
             buckets: 1 << 22,
             dim: 32,
             epochs: 5,
+            min_steps: 300,
             batch_size: 16,
             lr: 0.02,
             weight_decay: 0.0,
@@ -112,7 +115,7 @@ impl NgramClassifier {
         let mut opt = AdamW::new(vec![weight.clone(), bias.clone()], params.clone())?;
         let mut lazy = LazyAdamW::new(params, n_rows * dim);
         let mut order: Vec<usize> = (0..texts.len()).collect();
-        for _ in 0..hyper.epochs {
+        for _ in 0..epochs(hyper.epochs, hyper.min_steps, texts.len(), hyper.batch_size) {
             order.shuffle(&mut rng);
             for batch in order.chunks(hyper.batch_size) {
                 let b = Batch::new(batch, &row_ids, labels);
@@ -217,6 +220,12 @@ impl NgramClassifier {
     pub fn rows(&self) -> usize {
         self.buckets.len()
     }
+}
+
+/// Epochs to run: `epochs`, or more to reach `min_steps` mini-batch steps.
+pub fn epochs(epochs: usize, min_steps: usize, n: usize, batch_size: usize) -> usize {
+    let per_epoch = n.div_ceil(batch_size).max(1);
+    epochs.max(min_steps.div_ceil(per_epoch))
 }
 
 /// One mini-batch: the distinct embedding rows it uses, each feature's index into them, the
