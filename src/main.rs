@@ -33,28 +33,36 @@ enum Command {
     /// N-gram LMs (modified Kneser-Ney, KenLM-like) and d-PPL: estimate, query, train, list, score.
     #[command(subcommand)]
     Lm(cli::lm::LmCommand),
-    /// Speed checks.
+    /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
+    Correlate(cli::correlate::CorrelateArgs),
+    /// Figures: heatmap, trade-off, Joint intervals (PNG or SVG).
     #[command(subcommand)]
-    Bench(Bench),
-}
-
-#[derive(Subcommand)]
-enum Bench {
-    /// Build a big synthetic store at PATH (unless it has one) and time the TUI's queries on it.
-    Store {
-        /// Outputs to generate (spread over the systems, one per item each).
-        #[arg(long, default_value_t = 100_000)]
-        outputs: usize,
-        #[arg(long, default_value_t = 10)]
-        systems: usize,
-        /// Repetitions per query (the median is shown).
-        #[arg(long, default_value_t = 5)]
-        runs: usize,
-        path: PathBuf,
+    Plot(cli::plot::PlotCommand),
+    /// Write a report folder (tables, CSVs, figures, index.md) for a dataset.
+    Report(cli::report::ReportArgs),
+    /// Human evaluation campaigns: create, progress, export/import an annotator's work, results.
+    #[command(subcommand)]
+    Campaign(cli::campaign::CampaignCommand),
+    /// Annotate: the TUI on one annotator's queue of a campaign (nothing else is shown).
+    Annotate(cli::annotate::AnnotateArgs),
+    /// Score files with a metric (sacreBLEU-compatible BLEU and chrF; no store needed).
+    Metric(cli::metric::MetricArgs),
+    /// Install, list and inspect models (no store needed).
+    Models(cli::models::ModelsArgs),
+    /// Throughput benchmarks.
+    Bench {
+        #[command(subcommand)]
+        command: cli::bench::BenchCommand,
     },
 }
 
 fn main() -> std::process::ExitCode {
+    // Piped into `head`, exit quietly like other command-line tools instead of panicking.
+    #[cfg(unix)]
+    // SAFETY: restoring the default SIGPIPE action before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -65,23 +73,25 @@ fn main() -> std::process::ExitCode {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
-    let command = match cli.command {
-        Some(Command::Bench(b)) => return bench(b),
-        // Commands that need no store.
+    // Subcommands that do not use the store.
+    let cli = match cli.command {
+        Some(Command::Metric(a)) => return cli::metric::run(a),
+        Some(Command::Models(a)) => return cli::models::run(a),
+        Some(Command::Bench { command }) => return cli::bench::run(command),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
-        other => other,
+        _ => cli,
     };
     let default = tstlab::paths::default_store();
     let path = cli.store.clone().unwrap_or_else(|| default.clone());
     let fresh = !path.exists();
     let mut store = Store::open(&path)?;
     // The first run on the default store gets the demo data.
-    if fresh && path == default && !matches!(command, Some(Command::Demo)) {
+    if fresh && path == default && !matches!(cli.command, Some(Command::Demo)) {
         let s = tstlab::demo::build(&mut store)?;
         eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
     }
-    match command {
+    match cli.command {
         None => {
             drop(store);
             tstlab::tui::run(&path)
@@ -90,6 +100,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Ls(a)) => cli::ls::run(&store, a),
         Some(Command::Show(a)) => cli::show::run(&store, a),
         Some(Command::Export(a)) => cli::export::run(&store, a),
+        Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
+        Some(Command::Plot(p)) => cli::plot::run(&store, p),
+        Some(Command::Report(a)) => cli::report::run(&store, a),
         Some(Command::Demo) => {
             let s = tstlab::demo::build(&mut store)?;
             println!("{s}");
@@ -97,35 +110,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Some(Command::Classifier(c)) => cli::classifier::run(&mut store, c),
         Some(Command::Lm(c)) => cli::lm::run(Some(&mut store), c),
-        Some(Command::Bench(_)) => unreachable!("handled above"),
+        Some(Command::Campaign(c)) => cli::campaign::run(&mut store, c),
+        Some(Command::Annotate(a)) => {
+            drop(store);
+            cli::annotate::run(&path, a)
+        }
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. }) => unreachable!("handled before the store is opened"),
     }
-}
-
-fn bench(b: Bench) -> anyhow::Result<()> {
-    let Bench::Store { outputs, systems, runs, path } = b;
-    let mut store = Store::open(&path)?;
-    if store.dataset_id(tstlab::tui::bench::DATASET).is_ok() {
-        println!("{} already holds dataset {}; timing it", path.display(), tstlab::tui::bench::DATASET);
-    } else {
-        let t = std::time::Instant::now();
-        let built = tstlab::tui::bench::build(&mut store, outputs, systems)?;
-        println!(
-            "built {}: {} items, {} outputs, {} systems in {:.1}s",
-            path.display(),
-            built.items,
-            built.outputs,
-            systems,
-            t.elapsed().as_secs_f64()
-        );
-    }
-    println!("{:<28} {:>10}", "query (median)", "ms");
-    for (name, took) in tstlab::tui::bench::time_queries(&store, runs)? {
-        println!("{name:<28} {:>10.2}", took.as_secs_f64() * 1000.0);
-    }
-    println!("\n{:<28} {:>10} {:>10}", "TUI keys (160x45 frames)", "UI ms", "shown ms");
-    for s in tstlab::tui::bench::ui_timings(&path)? {
-        let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
-        println!("{:<28} {:>10.2} {:>10.2}", s.keys, ms(s.ui), ms(s.shown));
-    }
-    Ok(())
 }

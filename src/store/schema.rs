@@ -116,6 +116,66 @@ CREATE TABLE judgments (
 );
 CREATE INDEX judgments_item ON judgments(item_id);
 "#,
+    // 3: the annotation workflow: campaign samples and systems, per-annotator queues (display
+    // order, training/repeat marks, time spent), repeat judgments, resume positions and the
+    // judgment history behind undo/redo.
+    r#"
+CREATE TABLE campaign_items (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    role TEXT NOT NULL CHECK (role IN ('real', 'training')),
+    pos INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, item_id)
+) WITHOUT ROWID;
+CREATE TABLE campaign_systems (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    system_id INTEGER NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+    pos INTEGER NOT NULL,
+    PRIMARY KEY (campaign_id, system_id)
+) WITHOUT ROWID;
+CREATE TABLE queue (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    seq INTEGER NOT NULL,
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    training INTEGER NOT NULL DEFAULT 0,
+    repeat INTEGER NOT NULL DEFAULT 0,
+    display TEXT NOT NULL,
+    ms INTEGER NOT NULL DEFAULT 0,
+    visits INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (campaign_id, annotator_id, seq)
+) WITHOUT ROWID;
+CREATE TABLE repeat_judgments (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    system_id INTEGER NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+    aspect TEXT NOT NULL,
+    value REAL NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (campaign_id, annotator_id, item_id, system_id, aspect)
+) WITHOUT ROWID;
+CREATE TABLE annotation_positions (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    seq INTEGER NOT NULL,
+    aspect TEXT NOT NULL,
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (campaign_id, annotator_id)
+) WITHOUT ROWID;
+CREATE TABLE judgment_log (
+    id INTEGER PRIMARY KEY,
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    seq INTEGER NOT NULL,
+    aspect TEXT NOT NULL,
+    before TEXT NOT NULL,
+    after TEXT NOT NULL,
+    undone INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
+CREATE INDEX judgment_log_annotator ON judgment_log(campaign_id, annotator_id, undone, id);
+"#,
 ];
 
 /// The schema version a fully migrated store has.

@@ -36,6 +36,20 @@ pub enum Action {
     ShowHidden,
     ToggleRemoved,
     CancelJob,
+    /// Compare: write the open item's case study (Markdown and LaTeX).
+    WriteCase,
+    /// Analysis: next dataset, direction (or overall), level, correlation method.
+    CycleDataset,
+    CyclePart,
+    CycleLevel,
+    CycleMethod,
+    /// Analysis: columns are human aspects, or metrics (metric x metric).
+    ToggleColumns,
+    /// Analysis: heatmap or trade-off chart.
+    ToggleView,
+    /// Analysis trade-off: next metric on the x or y axis.
+    NextX,
+    NextY,
     /// Typing into a text field.
     Char(char),
     Backspace,
@@ -48,6 +62,31 @@ pub enum Action {
     OpenItem(i64),
     /// A note for the status line (`true`: an error).
     Note(String, bool),
+    /// Open the annotate screen on (campaign, annotator).
+    OpenAnnotate(String, String),
+    /// Open the results screen of a campaign.
+    OpenResults(String),
+    /// Results of the selected campaign.
+    ViewResults,
+    /// Ranking: move the selected output up (better) / down (worse).
+    RankUp,
+    RankDown,
+    /// Ranking: tie the selected output with the one above, or untie it.
+    Tie,
+    /// Ranking: start typing an ordering.
+    TypeOrdering,
+    /// Take the shown order as the ranking; on a done aspect, go on to the next unfinished.
+    Accept,
+    /// A digit key (`keys.rs` puts the digit pressed in).
+    Digit(u8),
+    /// Change the selected output's score by this much (sliders, Likert).
+    Adjust(i32),
+    NextAspect,
+    NextUnfinished,
+    Undo,
+    Redo,
+    Guidelines,
+    ToggleDiff,
 }
 
 impl Action {

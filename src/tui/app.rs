@@ -3,11 +3,17 @@
 //! To add a screen: write `screens/<name>.rs` with a type implementing [`View`], add a
 //! `Screen` variant (and to `Screen::ALL`), a field on `App`, its arms in `App::view`,
 //! `dispatch_main` and `draw`, and an `Action::Go(Screen::...)` key in `keys.rs`.
+//!
+//! Annotator mode (`tstlab annotate`, [`App::lock_to_annotate`]) shows only the Annotate
+//! screen: other screens would show system names and other annotators' work.
 
 use super::action::Action;
 use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
-use super::screens::{browse::Browse, compare::Compare, import::Import, jobs::JobsView};
+use super::screens::{
+    analysis::Analysis, annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
+    jobs::JobsView, results::ResultsView,
+};
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Status};
 use crossterm::event::KeyEvent;
@@ -45,11 +51,18 @@ pub enum Screen {
     Compare,
     Jobs,
     Import,
+    Analysis,
+    Campaigns,
+    /// Reached from Campaigns (or `tstlab annotate`), not a tab of its own.
+    Annotate,
+    /// Reached from Campaigns, not a tab of its own.
+    Results,
 }
 
 impl Screen {
     /// In tab order (the keys `1`, `2`, ... in `keys.rs`).
-    pub const ALL: [Screen; 4] = [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import];
+    pub const ALL: [Screen; 6] =
+        [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Analysis];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -57,6 +70,10 @@ impl Screen {
             Screen::Compare => "Compare",
             Screen::Jobs => "Jobs",
             Screen::Import => "Import",
+            Screen::Campaigns => "Campaigns",
+            Screen::Annotate => "Annotate",
+            Screen::Results => "Results",
+            Screen::Analysis => "Analysis",
         }
     }
 }
@@ -69,6 +86,10 @@ pub struct App {
     pub compare: Compare,
     pub import: Import,
     pub jobs_view: JobsView,
+    pub campaigns: Campaigns,
+    pub annotate: Annotate,
+    pub results: ResultsView,
+    pub analysis: Analysis,
     pub shared: Shared,
     /// Status line note and whether it is an error.
     pub note: Option<(String, bool)>,
@@ -85,6 +106,10 @@ impl App {
             compare: Compare::default(),
             import: Import::default(),
             jobs_view: JobsView::default(),
+            campaigns: Campaigns::default(),
+            annotate: Annotate::default(),
+            results: ResultsView::default(),
+            analysis: Analysis::default(),
             shared: Shared { loader, jobs, store_path: store_path.to_owned() },
             note: None,
             quit: false,
@@ -97,12 +122,32 @@ impl App {
         self.handle(Action::Refresh);
     }
 
+    /// Annotator mode: opens `annotator`'s queue of `campaign` and shows nothing else.
+    pub fn lock_to_annotate(&mut self, campaign: &str, annotator: &str, join: bool) -> Result<(), String> {
+        let path = self.shared.store_path.clone();
+        self.annotate.open(&path, campaign, annotator, join)?;
+        self.annotate.locked = true;
+        self.screen = Screen::Annotate;
+        Ok(())
+    }
+
+    /// Records what is in flight before the app ends (time on the shown item).
+    pub fn shutdown(&mut self) {
+        if let Some(s) = self.annotate.session.as_mut() {
+            let _ = s.flush();
+        }
+    }
+
     fn view(&mut self) -> &mut dyn View {
         match self.screen {
             Screen::Browse => &mut self.browse,
             Screen::Compare => &mut self.compare,
             Screen::Jobs => &mut self.jobs_view,
             Screen::Import => &mut self.import,
+            Screen::Campaigns => &mut self.campaigns,
+            Screen::Annotate => &mut self.annotate,
+            Screen::Results => &mut self.results,
+            Screen::Analysis => &mut self.analysis,
         }
     }
 
@@ -143,7 +188,7 @@ impl App {
                 Action::Down => *scroll += 1,
                 Action::PageUp => *scroll = scroll.saturating_sub(10),
                 Action::PageDown => *scroll += 10,
-                Action::Quit => self.quit = true,
+                Action::Quit => return self.dispatch_main(a),
                 Action::Loaded(_) | Action::Note(..) => return self.dispatch_main(a),
                 _ => {}
             }
@@ -154,10 +199,40 @@ impl App {
 
     fn dispatch_main(&mut self, a: Action) -> Option<Action> {
         match a {
-            Action::Quit => self.quit = true,
+            Action::Quit => {
+                self.shutdown();
+                self.quit = true;
+            }
             Action::Help => self.help = Some(0),
+            Action::Go(_) | Action::OpenItem(_) | Action::OpenResults(_) | Action::OpenAnnotate(..) if self.annotate.locked => {
+                self.note = Some(("annotator mode: only this queue (q quits; your work is saved)".into(), false));
+            }
+            Action::Go(Screen::Campaigns) => {
+                self.screen = Screen::Campaigns;
+                return self.campaigns.handle(Action::Refresh, &mut self.shared);
+            }
+            Action::OpenAnnotate(campaign, annotator) => {
+                if let Some(s) = self.annotate.session.as_mut() {
+                    let _ = s.flush();
+                }
+                match self.annotate.open(&self.shared.store_path.clone(), &campaign, &annotator, false) {
+                    Ok(()) => self.screen = Screen::Annotate,
+                    Err(e) => self.note = Some((format!("cannot open the queue: {e}"), true)),
+                }
+            }
+            Action::OpenResults(_) => {
+                self.screen = Screen::Results;
+                return self.results.handle(a, &mut self.shared);
+            }
             Action::Go(Screen::Compare) if self.compare.is_empty() && !self.shared.loader.busy(Topic::Detail) => {
                 self.note = Some(("no item open yet: press Enter on an item in Browse".into(), false));
+            }
+            Action::Go(Screen::Analysis) => {
+                self.screen = Screen::Analysis;
+                // The first visit loads the heatmap.
+                if self.analysis.loaded.is_none() && !self.shared.loader.busy(Topic::Matrix) {
+                    return self.analysis.handle(Action::Refresh, &mut self.shared);
+                }
             }
             Action::Go(screen) => self.screen = screen,
             Action::OpenItem(_) => {
@@ -171,8 +246,11 @@ impl App {
                 }
                 // Every screen sees every answer and keeps the ones it asked for.
                 let follow = self.browse.handle(Action::Loaded(r.clone()), &mut self.shared);
-                let other = self.compare.handle(Action::Loaded(r), &mut self.shared);
-                return follow.or(other);
+                let other = self.compare.handle(Action::Loaded(r.clone()), &mut self.shared);
+                let third = self.analysis.handle(Action::Loaded(r.clone()), &mut self.shared);
+                self.campaigns.handle(Action::Loaded(r.clone()), &mut self.shared);
+                self.results.handle(Action::Loaded(r), &mut self.shared);
+                return follow.or(other).or(third);
             }
             a => {
                 return match self.screen {
@@ -180,6 +258,10 @@ impl App {
                     Screen::Compare => self.compare.handle(a, &mut self.shared),
                     Screen::Jobs => self.jobs_view.handle(a, &mut self.shared),
                     Screen::Import => self.import.handle(a, &mut self.shared),
+                    Screen::Campaigns => self.campaigns.handle(a, &mut self.shared),
+                    Screen::Annotate => self.annotate.handle(a, &mut self.shared),
+                    Screen::Results => self.results.handle(a, &mut self.shared),
+                    Screen::Analysis => self.analysis.handle(a, &mut self.shared),
                 };
             }
         }
@@ -200,6 +282,9 @@ impl App {
         if refresh {
             self.browse.handle(Action::Refresh, &mut self.shared);
             self.compare.handle(Action::Refresh, &mut self.shared);
+            if self.analysis.loaded.is_some() {
+                self.analysis.handle(Action::Refresh, &mut self.shared);
+            }
         }
     }
 
@@ -232,6 +317,10 @@ impl App {
             Screen::Compare => self.compare.draw(f, body, &self.shared),
             Screen::Jobs => self.jobs_view.draw(f, body, &self.shared),
             Screen::Import => self.import.draw(f, body, &self.shared),
+            Screen::Campaigns => self.campaigns.draw(f, body, &self.shared),
+            Screen::Annotate => self.annotate.draw(f, body, &self.shared),
+            Screen::Results => self.results.draw(f, body, &self.shared),
+            Screen::Analysis => self.analysis.draw(f, body, &self.shared),
         }
         self.draw_status(f, status);
         if let Some(scroll) = self.help.as_mut() {
@@ -241,9 +330,18 @@ impl App {
 
     fn draw_tabs(&self, f: &mut Frame, area: Rect) {
         let mut spans = vec![Span::styled(" tstlab ", theme::SELECTED), Span::raw(" ")];
+        if self.annotate.locked {
+            spans.push(Span::styled("annotator mode · ? keys · i guidelines · q quits (work is saved as you go)", theme::MUTED));
+            f.render_widget(Paragraph::new(Line::from(spans)), area);
+            return;
+        }
         for (i, s) in Screen::ALL.iter().enumerate() {
             let style = if *s == self.screen { theme::KEY } else { theme::MUTED };
             spans.push(Span::styled(format!("{} {}", i + 1, s.name()), style));
+            spans.push(Span::raw("  "));
+        }
+        if !Screen::ALL.contains(&self.screen) {
+            spans.push(Span::styled(format!("· {}", self.screen.name()), theme::KEY));
             spans.push(Span::raw("  "));
         }
         let running = self.shared.jobs.running();
@@ -260,10 +358,13 @@ impl App {
             right.push(Span::styled(key, theme::KEY));
             right.push(Span::raw(format!(" {hint}  ")));
         }
-        let right_width = right.iter().map(|s| s.width()).sum::<usize>() as u16;
+        let mut right_width = (right.iter().map(|s| s.width()).sum::<usize>() as u16).min(area.width * 2 / 3);
+        // A note (e.g. where a file was written) gets the room it needs before the hints.
+        if let Some((text, _)) = &self.note {
+            right_width = right_width.min(area.width.saturating_sub(theme::width(text) as u16 + 1));
+        }
         let [left_area, right_area] =
-            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width.min(area.width * 2 / 3))])
-                .areas(area);
+            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width)]).areas(area);
         let left = if self.shared.loader.pending() {
             Line::styled("loading…", theme::LABEL)
         } else if let Some((text, error)) = &self.note {

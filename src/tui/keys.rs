@@ -16,6 +16,10 @@ pub enum Context {
     Compare,
     Jobs,
     Import,
+    Campaigns,
+    Annotate,
+    Results,
+    Analysis,
     /// While typing into a text field (other printable keys type themselves).
     Input,
     /// While the help overlay is open.
@@ -31,6 +35,10 @@ impl Context {
             Context::Compare => "compare",
             Context::Jobs => "jobs",
             Context::Import => "import",
+            Context::Campaigns => "campaigns",
+            Context::Annotate => "annotate",
+            Context::Results => "results",
+            Context::Analysis => "analysis",
             Context::Input => "typing",
             Context::Help => "help",
         }
@@ -126,6 +134,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Main, [c('2')], Action::Go(Screen::Compare), "Compare screen: the last opened item"),
     bind!(Main, [c('3'), c('J')], Action::Go(Screen::Jobs), "Jobs screen: background jobs", "jobs"),
     bind!(Main, [c('4'), c('I')], Action::Go(Screen::Import), "Import screen: import a file as a job"),
+    bind!(Main, [c('5'), c('C')], Action::Go(Screen::Campaigns), "Campaigns screen: campaigns, annotators, results"),
+    bind!(Main, [c('6'), c('A')], Action::Go(Screen::Analysis), "Analysis screen: metric x human heatmap, trade-off chart"),
     bind!(Main, [k(K::Up), c('k')], Action::Up, "move up"),
     bind!(Main, [k(K::Down), c('j')], Action::Down, "move down"),
     bind!(Main, [k(K::PageUp), ctrl('b')], Action::PageUp, "page up"),
@@ -148,10 +158,49 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Compare, [c('p')], Action::PinSystem, "pin (or unpin) the selected system first", "pin"),
     bind!(Compare, [c('a')], Action::ShowHidden, "show hidden systems again", "show all"),
     bind!(Compare, [c('d')], Action::ToggleRemoved, "show or hide removed source words", "removed"),
+    bind!(Compare, [c('w')], Action::WriteCase, "write a case study (.md, .tex) to case-studies/", "case study"),
     bind!(Compare, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse", "back"),
+    bind!(Analysis, [k(K::Up), c('k')], Action::Up, "heatmap: row up; trade-off: previous system"),
+    bind!(Analysis, [k(K::Down), c('j')], Action::Down, "heatmap: row down; trade-off: next system"),
+    bind!(Analysis, [k(K::Left), c('h')], Action::Left, "heatmap: column left"),
+    bind!(Analysis, [k(K::Right), c('l')], Action::Right, "heatmap: column right"),
+    bind!(Analysis, [c('d')], Action::CyclePart, "next direction, then overall", "direction"),
+    bind!(Analysis, [c('v')], Action::CycleLevel, "next level: system, pairwise accuracy, sample, dataset", "level"),
+    bind!(Analysis, [c('m')], Action::CycleMethod, "next method: Pearson, Spearman, Kendall tau-b, tau-like", "method"),
+    bind!(Analysis, [c('c')], Action::ToggleColumns, "columns: human aspects or metrics (metric x metric)", "columns"),
+    bind!(Analysis, [c('s')], Action::CycleDataset, "next dataset"),
+    bind!(Analysis, [c('t')], Action::ToggleView, "heatmap or trade-off chart", "trade-off"),
+    bind!(Analysis, [c('x')], Action::NextX, "trade-off: next metric on the x axis (content)"),
+    bind!(Analysis, [c('y')], Action::NextY, "trade-off: next metric on the y axis (style strength)"),
+    bind!(Analysis, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
     bind!(Jobs, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
     bind!(Import, [k(K::Enter)], Action::Submit, "start the import", "import"),
     bind!(Import, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),
+    bind!(Campaigns, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
+    bind!(Campaigns, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
+    bind!(Annotate, [c('K'), c('+')], Action::RankUp, "ranking: move the selected output up (better)", "better"),
+    bind!(Annotate, [c('J'), c('-')], Action::RankDown, "ranking: move the selected output down (worse)", "worse"),
+    bind!(Annotate, [c('=')], Action::Tie, "ranking: tie with the output above (again: untie)", "tie"),
+    bind!(Annotate, [c('o')], Action::TypeOrdering, "ranking: type an ordering of the labels, e.g. 3>1=2>4", "type"),
+    bind!(Annotate, [k(K::Enter), c(' ')], Action::Accept, "ranking: take the order shown; if judged: next unfinished", "accept"),
+    bind!(Annotate, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
+        "Likert: score; slider: 10x the digit; ranking: type order"),
+    bind!(Annotate, [k(K::Left), c('h')], Action::Adjust(-1), "slider or Likert: selected output -1"),
+    bind!(Annotate, [k(K::Right), c('l')], Action::Adjust(1), "slider or Likert: selected output +1"),
+    bind!(Annotate, [c('['), c('H')], Action::Adjust(-10), "slider: selected output -10"),
+    bind!(Annotate, [c(']'), c('L')], Action::Adjust(10), "slider: selected output +10"),
+    bind!(Annotate, [k(K::Tab), c('a')], Action::NextAspect, "next aspect (strength, content, fluency ...)", "aspect"),
+    bind!(Annotate, [c('n')], Action::NextItem, "next item in the queue", "next"),
+    bind!(Annotate, [c('b')], Action::PrevItem, "previous item in the queue", "prev"),
+    bind!(Annotate, [c('u')], Action::NextUnfinished, "jump to the next unfinished item and aspect", "unfinished"),
+    bind!(Annotate, [c('z'), ctrl('z')], Action::Undo, "undo the last change (any item)", "undo"),
+    bind!(Annotate, [c('y'), ctrl('y')], Action::Redo, "redo the last undone change", "redo"),
+    bind!(Annotate, [c('i')], Action::Guidelines, "show or hide the guidelines", "guidelines"),
+    bind!(Annotate, [c('d')], Action::ToggleDiff, "word diff against the source on or off"),
+    bind!(Annotate, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
+    bind!(Results, [k(K::Tab), k(K::Right), c('l')], Action::NextPane, "next section", "section"),
+    bind!(Results, [k(K::Left), c('h')], Action::Left, "previous section"),
+    bind!(Results, [k(K::Esc)], Action::Go(Screen::Campaigns), "back to Campaigns", "back"),
     bind!(Input, [k(K::Enter)], Action::Submit, "finish typing (Import: start the import)"),
     bind!(Input, [k(K::Esc)], Action::Back, "stop typing (search: clear it)"),
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
@@ -174,9 +223,14 @@ pub fn lookup(chain: &[Context], key: &KeyEvent) -> Option<Action> {
     })
 }
 
-/// What a key does: a binding, or (while typing) the character itself.
+/// What a key does: a binding, or (while typing) the character itself. A `Digit` binding
+/// gets the digit pressed.
 pub fn action_for(chain: &[Context], key: &KeyEvent) -> Option<Action> {
-    lookup(chain, key).or_else(|| match key.code {
+    let found = match (lookup(chain, key), key.code) {
+        (Some(Action::Digit(_)), KeyCode::Char(ch)) => ch.to_digit(10).map(|d| Action::Digit(d as u8)),
+        (a, _) => a,
+    };
+    found.or_else(|| match key.code {
         KeyCode::Char(ch)
             if chain.contains(&Context::Input)
                 && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>

@@ -32,8 +32,19 @@ const FRAME: Duration = Duration::from_millis(33);
 /// `TSTLAB_TUI_FAIL=panic` or `=error` makes it fail after the first frame: a way to check that
 /// the terminal is restored in both cases.
 pub fn run(path: &Path) -> anyhow::Result<()> {
+    run_with(path, |_| Ok(()))
+}
+
+/// Runs the TUI in annotator mode on one queue (`tstlab annotate`).
+pub fn run_annotate(path: &Path, campaign: &str, annotator: &str, join: bool) -> anyhow::Result<()> {
+    run_with(path, |app| app.lock_to_annotate(campaign, annotator, join).map_err(anyhow::Error::msg))
+}
+
+/// Runs the TUI after `setup` prepared the app (before the terminal is taken over).
+fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> anyhow::Result<()> {
     let loader = Loader::spawn(path)?;
     let mut app = App::new(loader, Jobs::new(), path);
+    setup(&mut app)?;
     let fail = std::env::var("TSTLAB_TUI_FAIL").unwrap_or_default();
     let mut term = term::Term::enter()?;
     app.start();

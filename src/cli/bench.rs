@@ -1,0 +1,22 @@
+//! `tstlab bench ...`: throughput measurements (speed is measured here, never asserted in tests).
+
+#[derive(Debug, clap::Subcommand)]
+pub enum BenchCommand {
+    /// BERTScore pairs per second with a BERT-family encoder on the CPU.
+    Bertscore(super::bench_bertscore::BertscoreArgs),
+    /// Build a big synthetic store at PATH (unless it has one) and time the TUI's queries on it.
+    Store(super::bench_store::StoreArgs),
+    /// Speed of BLEU and chrF on benchmark pairs built from the demo text.
+    Metrics(super::metric::BenchArgs),
+    /// Local generation speed on a zero-shot transfer run (demo sentiment sentences).
+    Transfer(super::bench_transfer::TransferArgs),
+}
+
+pub fn run(command: BenchCommand) -> anyhow::Result<()> {
+    match command {
+        BenchCommand::Bertscore(a) => super::bench_bertscore::run(a),
+        BenchCommand::Store(a) => super::bench_store::run(a),
+        BenchCommand::Metrics(a) => super::metric::bench(a),
+        BenchCommand::Transfer(a) => super::bench_transfer::run(a),
+    }
+}

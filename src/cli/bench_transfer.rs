@@ -1,0 +1,144 @@
+//! `tstlab bench transfer`: a zero-shot sentiment transfer run (the TSTBench Yelp prompt in the chat
+//! template, greedy) over the demo sentences, once per batch size, printing sentences/s and
+//! prefill/decode tokens/s.
+
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+use crate::models::{self as tstlab_models, GenParams, Generator, Prompt};
+
+const SENTIMENT: &str = include_str!("../../data/demo/sentiment.items.tsv");
+
+#[derive(Debug, Args)]
+pub struct TransferArgs {
+    /// A GGUF file or model folder (default: the installed SmolLM2-135M-Instruct).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Number of sentences (negative->positive first, then positive->negative, cycled).
+    #[arg(long, default_value_t = 50)]
+    pub n: usize,
+    /// Batch sizes to run, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 16, 50])]
+    pub batch: Vec<usize>,
+    /// At most this many new tokens per sentence.
+    #[arg(long, default_value_t = 40)]
+    pub max_new: usize,
+    /// Compute every prompt in full (no shared-prefix reuse).
+    #[arg(long)]
+    pub no_share_prefix: bool,
+    /// Greedy lookahead: draft tokens (looked up in the prompt) verified per step; 0 turns it off.
+    #[arg(long, default_value_t = GenParams::default().lookahead)]
+    pub lookahead: usize,
+    /// Runs per batch size (the best is reported as well as each run).
+    #[arg(long, default_value_t = 1)]
+    pub repeat: usize,
+    /// Print this many outputs of the last run.
+    #[arg(long, default_value_t = 3)]
+    pub show: usize,
+}
+
+/// The TSTBench Yelp zero-shot instruction for a direction.
+fn instruction(from: &str, to: &str) -> String {
+    format!(
+        "Rewrite the following sentence, maintain the content and change the sentiment of the sentence from {from} to {to}:"
+    )
+}
+
+/// (direction, source) pairs of the demo sentiment task, negative->positive first.
+fn sentences() -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = SENTIMENT
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((f.next()?.to_owned(), f.next()?.to_owned()))
+        })
+        .filter(|(d, s)| d.contains("->") && !s.is_empty())
+        .collect();
+    v.sort_by_key(|(d, _)| d != "negative->positive");
+    v
+}
+
+pub fn run(a: TransferArgs) -> anyhow::Result<()> {
+    let path = a.model.clone().unwrap_or_else(tstlab_models::default_model_path);
+    let t0 = Instant::now();
+    let generator = Generator::load(&path).with_context(|| "loading the model (is it installed? `tstlab models install`)")?;
+    let info = generator.info();
+    println!(
+        "model {} ({}, {} parameters, {} layers, vocab {}) on {}; loaded in {:.2}s",
+        info.path.display(),
+        info.architecture,
+        info.parameters,
+        info.layers,
+        info.vocab_size,
+        info.device,
+        t0.elapsed().as_secs_f64()
+    );
+    let all = sentences();
+    anyhow::ensure!(!all.is_empty(), "no demo sentences");
+    let items: Vec<(String, String)> = (0..a.n).map(|i| all[i % all.len()].clone()).collect();
+    let prompts: Vec<Prompt> = items
+        .iter()
+        .map(|(dir, src)| {
+            let (from, to) = dir.split_once("->").unwrap_or(("negative", "positive"));
+            Prompt::user(&format!("{} {src}", instruction(from, to)))
+        })
+        .collect();
+    let lens: Vec<usize> = prompts.iter().map(|p| generator.encode(p).map(|t| t.len())).collect::<Result<_, _>>()?;
+    println!(
+        "{} sentences, prompt tokens mean {:.1} (min {}, max {}), at most {} new tokens, greedy, prefix sharing {}, lookahead {}",
+        prompts.len(),
+        lens.iter().sum::<usize>() as f64 / lens.len().max(1) as f64,
+        lens.iter().min().unwrap_or(&0),
+        lens.iter().max().unwrap_or(&0),
+        a.max_new,
+        if a.no_share_prefix { "off" } else { "on" },
+        a.lookahead
+    );
+    println!(
+        "{:>6} {:>4} {:>12} {:>14} {:>13} {:>13} {:>8} {:>8} {:>7} {:>13}",
+        "batch", "run", "sentences/s", "prefill tok/s", "prompt tok/s", "decode tok/s", "wall s", "new tok", "prefix", "drafts ok/all"
+    );
+    let cancel = AtomicBool::new(false);
+    let mut last_outputs = vec![String::new(); prompts.len()];
+    for &batch in &a.batch {
+        let mut best = 0f64;
+        for r in 0..a.repeat.max(1) {
+            generator.clear_prefix_cache();
+            let params = GenParams {
+                max_new_tokens: a.max_new,
+                batch_size: batch.max(1),
+                share_prefix: !a.no_share_prefix,
+                lookahead: a.lookahead,
+                ..GenParams::default()
+            };
+            let t = Instant::now();
+            let stats = generator.generate(&prompts, &params, &cancel, |i, g| last_outputs[i] = g.text)?;
+            let wall = t.elapsed().as_secs_f64();
+            let sps = prompts.len() as f64 / wall;
+            best = best.max(sps);
+            println!(
+                "{:>6} {:>4} {:>12.2} {:>14.1} {:>13.1} {:>13.1} {:>8.2} {:>8} {:>7} {:>13}",
+                batch,
+                r + 1,
+                sps,
+                stats.prefill_tokens as f64 / stats.prefill_secs.max(1e-9),
+                stats.prompt_tokens as f64 / stats.prefill_secs.max(1e-9),
+                stats.new_tokens as f64 / stats.decode_secs.max(1e-9),
+                wall,
+                stats.new_tokens,
+                stats.shared_prefix,
+                format!("{}/{}", stats.accepted_draft_tokens, stats.draft_tokens)
+            );
+        }
+        if a.repeat > 1 {
+            println!("{:>6} best {:>11.2} sentences/s", batch, best);
+        }
+    }
+    for (i, out) in last_outputs.iter().enumerate().take(a.show) {
+        println!("[{i}] {}\n    -> {}", items[i].1, out.trim());
+    }
+    Ok(())
+}

@@ -1,0 +1,266 @@
+//! `tstlab campaign new|status|export|import|results|disagreements`.
+
+use super::print_json;
+use crate::human::campaign::{self, Definition, Mode, NewCampaign, DEFAULT_ASPECTS, LIKERT_ASPECTS, REFERENCE_SYSTEM};
+use crate::human::{exchange, report, results};
+use crate::store::Store;
+use std::io::Write;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum CampaignCommand {
+    /// Create a campaign: a seeded sample of sources per direction, systems, annotators.
+    New(NewArgs),
+    /// List campaigns, or one campaign's annotators and their progress.
+    Status {
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write one annotator's work (campaign definition, queue, judgments, times) as JSON Lines.
+    Export {
+        name: String,
+        #[arg(long)]
+        annotator: String,
+        /// Write here instead of stdout.
+        #[arg(long, short)]
+        output: Option<PathBuf>,
+    },
+    /// Merge an exported file into this store (idempotent; conflicts are reported).
+    Import {
+        file: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Average ranks, Bradley-Terry, win rates, scores, agreement, per-annotator checks.
+    Results {
+        name: String,
+        /// Bootstrap resamples for the intervals.
+        #[arg(long, default_value_t = crate::analysis::bootstrap::DEFAULT_RESAMPLES)]
+        resamples: usize,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Training items where annotators disagreed, side by side (for the discussion).
+    Disagreements {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct NewArgs {
+    pub name: String,
+    #[arg(long)]
+    pub dataset: String,
+    /// Directions (SOURCE->TARGET, comma-separated); default: all of the dataset.
+    #[arg(long, value_delimiter = ',')]
+    pub directions: Vec<String>,
+    /// Systems (comma-separated); default: all of the dataset except kind human.
+    #[arg(long, value_delimiter = ',')]
+    pub systems: Vec<String>,
+    /// Add the human reference as a system (`reference`, kind human: each item's first reference).
+    #[arg(long)]
+    pub human_reference: bool,
+    /// rank (duel-ranking), likert (1-5) or slider (0-100).
+    #[arg(long, default_value = "rank")]
+    pub mode: String,
+    /// Aspects (comma-separated); default strength,content,fluency (Likert: and overall).
+    #[arg(long, value_delimiter = ',')]
+    pub aspects: Vec<String>,
+    /// Real sources sampled per direction.
+    #[arg(long, default_value_t = 50)]
+    pub per_direction: usize,
+    /// Training sources per direction (shown first to everybody, left out of results);
+    /// default: 10% of --per-direction, at least 1.
+    #[arg(long)]
+    pub training: Option<usize>,
+    /// Share of the real items shown a second time (self-consistency), 0 to 1.
+    #[arg(long, default_value_t = 0.1)]
+    pub repeats: f64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Annotators (comma-separated); more can join with `tstlab annotate --join`.
+    #[arg(long, value_delimiter = ',')]
+    pub annotators: Vec<String>,
+    /// Show the references next to the source (default: in Likert campaigns without the reference as a system).
+    #[arg(long)]
+    pub show_reference: Option<bool>,
+}
+
+pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
+    match cmd {
+        CampaignCommand::New(a) => new(store, a),
+        CampaignCommand::Status { name, json } => status(store, name, json),
+        CampaignCommand::Export { name, annotator, output } => {
+            let lines = exchange::export(store, &name, &annotator)?;
+            match output {
+                Some(path) => {
+                    let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+                    exchange::write(&lines, &mut f)?;
+                    f.flush()?;
+                    eprintln!("wrote {} line(s) of {annotator}'s work in {name} to {}", lines.len(), path.display());
+                }
+                None => exchange::write(&lines, &mut std::io::stdout().lock())?,
+            }
+            Ok(())
+        }
+        CampaignCommand::Import { file, json } => {
+            let text = std::fs::read_to_string(&file)?;
+            let lines = exchange::parse(&text, &file.display().to_string())?;
+            let r = exchange::import(store, &lines)?;
+            if json {
+                return print_json(&r);
+            }
+            println!(
+                "{} campaign {}: {} annotator(s) ({}), {} queue entries and {} judgment(s) added, {} unchanged, {} conflict(s)",
+                if r.created { "created" } else { "merged into" },
+                r.campaign,
+                r.annotators.len(),
+                r.annotators.join(", "),
+                r.entries_added,
+                r.judgments_added,
+                r.judgments_unchanged,
+                r.conflicts.len()
+            );
+            for c in &r.conflicts {
+                println!(
+                    "conflict: {} {} {} {}{}: stored {} kept, file has {}",
+                    c.annotator,
+                    c.item,
+                    c.system,
+                    c.aspect,
+                    if c.repeat { " (repeat)" } else { "" },
+                    c.stored,
+                    c.file
+                );
+            }
+            Ok(())
+        }
+        CampaignCommand::Results { name, resamples, json } => {
+            let r = results::compute(store, &name, Some(resamples))?;
+            if json {
+                return print_json(&r);
+            }
+            for l in report::full(&r) {
+                println!("{l}");
+            }
+            Ok(())
+        }
+        CampaignCommand::Disagreements { name, json } => {
+            let d = results::disagreements(store, &name)?;
+            if json {
+                return print_json(&d);
+            }
+            for l in report::disagreements(&d) {
+                println!("{l}");
+            }
+            Ok(())
+        }
+    }
+}
+
+fn new(store: &mut Store, a: NewArgs) -> anyhow::Result<()> {
+    let mode = Mode::parse(&a.mode)?;
+    let dataset_id = store.dataset_id(&a.dataset)?;
+    let directions = if a.directions.is_empty() {
+        store.directions(dataset_id)?.iter().map(|d| d.label()).collect()
+    } else {
+        a.directions
+    };
+    let mut systems = if a.systems.is_empty() {
+        store
+            .systems(Some(dataset_id))?
+            .into_iter()
+            .filter(|s| s.kind != "human" && s.outputs > 0)
+            .map(|s| s.name)
+            .collect()
+    } else {
+        a.systems
+    };
+    if a.human_reference && !systems.iter().any(|s| s == REFERENCE_SYSTEM) {
+        systems.push(REFERENCE_SYSTEM.into());
+    }
+    let aspects = if !a.aspects.is_empty() {
+        a.aspects
+    } else if mode == Mode::Likert {
+        LIKERT_ASPECTS.iter().map(|s| s.to_string()).collect()
+    } else {
+        DEFAULT_ASPECTS.iter().map(|s| s.to_string()).collect()
+    };
+    let def = Definition {
+        dataset: a.dataset,
+        mode,
+        directions,
+        systems,
+        human_reference: a.human_reference,
+        aspects,
+        per_direction: a.per_direction,
+        training_per_direction: a.training.unwrap_or_else(|| a.per_direction.div_ceil(10)),
+        repeats: a.repeats,
+        seed: a.seed,
+        show_reference: a.show_reference.unwrap_or(mode == Mode::Likert && !a.human_reference),
+    };
+    let c = campaign::create(store, &NewCampaign { name: a.name, def, annotators: a.annotators })?;
+    println!(
+        "created campaign {} ({}, seed {}): {} real + {} training item(s) over {}, systems {}, aspects {}",
+        c.name,
+        c.def.mode.as_str(),
+        c.def.seed,
+        c.n_real(),
+        c.n_training(),
+        c.def.directions.join(", "),
+        c.systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
+        c.def.aspects.join(", ")
+    );
+    for (_, n) in c.annotators(store)? {
+        println!("  annotator {n}: {} item(s) in the queue", c.queue(&n).len());
+    }
+    println!("annotate with: tstlab annotate --campaign {} --annotator NAME", c.name);
+    Ok(())
+}
+
+fn status(store: &Store, name: Option<String>, json: bool) -> anyhow::Result<()> {
+    let mut list = campaign::list(store)?;
+    if let Some(n) = &name {
+        list.retain(|c| &c.name == n);
+        if list.is_empty() {
+            anyhow::bail!("no campaign {n:?} in {}", store.path().display());
+        }
+    }
+    if json {
+        return print_json(&list);
+    }
+    if list.is_empty() {
+        println!("no campaigns (tstlab campaign new --help)");
+    }
+    for c in &list {
+        println!(
+            "{}  [{} · {}]  {} real + {} training item(s) · {} system(s) · aspects {} · {}",
+            c.name,
+            c.dataset,
+            c.mode.as_str(),
+            c.real_items,
+            c.training_items,
+            c.systems,
+            c.aspects.join(","),
+            c.directions.join(", ")
+        );
+        for a in &c.annotators {
+            println!(
+                "  {:<16} training {}/{} · real {}/{} · repeats {}/{} · {:.0} s · at {}",
+                a.annotator,
+                a.training_done,
+                a.training,
+                a.real_done,
+                a.real,
+                a.repeats_done,
+                a.repeats,
+                a.ms as f64 / 1000.0,
+                a.at.map_or("not started".into(), |s| format!("item {}", s + 1))
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,354 @@
+//! `tstlab metric bleu|chrf`: sacreBLEU-compatible scores of a system output file against one or
+//! more reference files, and `tstlab bench metrics`: their speed on benchmark pairs.
+
+use super::print_json;
+use crate::import::text::TextFile;
+use crate::metrics::bleu::{self, BleuConfig, Smooth};
+use crate::metrics::chrf::{self, ChrfConfig};
+use crate::metrics::nltk::{self, NltkConfig};
+use crate::metrics::{bench, py, segments_from_streams};
+use anyhow::Context;
+use serde_json::json;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Debug, clap::Args)]
+pub struct MetricArgs {
+    #[command(subcommand)]
+    pub which: Which,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Which {
+    /// BLEU as sacreBLEU computes it (or, with --nltk, as NLTK's corpus_bleu in the
+    /// TSTBench / llm-tst-code convention).
+    Bleu(BleuArgs),
+    /// chrF / chrF++ as sacreBLEU computes it.
+    Chrf(ChrfArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Files {
+    /// System output, one segment a line.
+    #[arg(long)]
+    pub hyp: PathBuf,
+    /// A reference file, line-aligned with --hyp; repeat for several references.
+    #[arg(long = "ref", required = true)]
+    pub refs: Vec<PathBuf>,
+    /// Lowercase hypotheses and references.
+    #[arg(long)]
+    pub lowercase: bool,
+    /// One score per line instead of the corpus score.
+    #[arg(long)]
+    pub sentence: bool,
+    /// Print JSON (full precision).
+    #[arg(long)]
+    pub json: bool,
+    /// Decimals of the score in text output (sacreBLEU's --width).
+    #[arg(long, default_value_t = 1)]
+    pub width: usize,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BleuArgs {
+    #[command(flatten)]
+    pub files: Files,
+    /// Tokenizer: 13a (sacreBLEU's default) or none.
+    #[arg(long, default_value = "13a", value_parser = ["13a", "none"])]
+    pub tokenize: String,
+    /// Smoothing: exp (default), floor, add-k or none.
+    #[arg(long, default_value = "exp", value_parser = ["exp", "floor", "add-k", "none"])]
+    pub smooth: String,
+    /// Value for floor (default 0.1) or add-k (default 1).
+    #[arg(long)]
+    pub smooth_value: Option<f64>,
+    /// Use effective order at corpus level (always on with --sentence, as in sacreBLEU).
+    #[arg(long)]
+    pub effective_order: bool,
+    /// The NLTK convention instead: lowercased whitespace tokens, corpus_bleu / sentence_bleu
+    /// without smoothing, 0-1 scale. Ignores --tokenize, --smooth and --effective-order.
+    #[arg(long)]
+    pub nltk: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ChrfArgs {
+    #[command(flatten)]
+    pub files: Files,
+    /// Word n-gram order: 0 for chrF, 2 for chrF++.
+    #[arg(long, default_value_t = 0)]
+    pub word_order: usize,
+    /// Character n-gram order (1-6).
+    #[arg(long, default_value_t = 6)]
+    pub char_order: usize,
+    #[arg(long, default_value_t = 2)]
+    pub beta: u32,
+    /// chrF++.py epsilon smoothing instead of sacreBLEU's default effective order.
+    #[arg(long)]
+    pub eps_smoothing: bool,
+    /// Keep whitespace in character n-grams.
+    #[arg(long)]
+    pub whitespace: bool,
+}
+
+/// Hypotheses and reference streams (one per file), read like sacreBLEU's CLI (each line
+/// `rstrip`ped), tolerant of BOM/CRLF/invalid bytes (reported on stderr).
+fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
+    let load = |p: &Path| -> anyhow::Result<Vec<String>> {
+        let f = TextFile::read(p)?;
+        for n in &f.notices {
+            eprintln!("note: {n}");
+        }
+        Ok(f.lines
+            .into_iter()
+            .map(|mut l| {
+                l.truncate(py::rstrip(&l).len());
+                l
+            })
+            .collect())
+    };
+    let hyps = load(&files.hyp)?;
+    let mut streams = Vec::new();
+    for r in &files.refs {
+        let lines = load(r)?;
+        if lines.len() != hyps.len() {
+            anyhow::bail!(
+                "line counts differ: {} has {} lines, {} has {}",
+                files.hyp.display(),
+                hyps.len(),
+                r.display(),
+                lines.len()
+            );
+        }
+        streams.push(lines);
+    }
+    Ok((hyps, streams))
+}
+
+pub fn run(args: MetricArgs) -> anyhow::Result<()> {
+    let r = match args.which {
+        Which::Bleu(a) if a.nltk => run_nltk(a),
+        Which::Bleu(a) => run_bleu(a),
+        Which::Chrf(a) => run_chrf(a),
+    };
+    // A closed pipe (`| head`) is not an error.
+    match r {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        r => r,
+    }
+}
+
+/// Prints text lines to stdout, passing write errors up.
+fn print_lines(lines: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    for l in lines {
+        writeln!(out, "{l}")?;
+    }
+    Ok(())
+}
+
+fn bleu_json(s: &bleu::BleuScore) -> serde_json::Value {
+    json!({
+        "name": "BLEU",
+        "score": s.score,
+        "signature": s.signature,
+        "precisions": s.precisions,
+        "bp": s.bp,
+        "ratio": s.ratio,
+        "hyp_len": s.sys_len,
+        "ref_len": s.ref_len,
+        "counts": s.counts,
+        "totals": s.totals,
+    })
+}
+
+fn run_bleu(a: BleuArgs) -> anyhow::Result<()> {
+    let (hyps, streams) = read(&a.files)?;
+    let refs = segments_from_streams(&streams);
+    let cfg = BleuConfig {
+        tokenize: a.tokenize.parse()?,
+        lowercase: a.files.lowercase,
+        smooth: Smooth::parse(&a.smooth, a.smooth_value)?,
+        effective_order: a.effective_order || a.files.sentence,
+    };
+    let w = a.files.width;
+    if a.files.sentence {
+        let scores = hyps
+            .iter()
+            .zip(&refs)
+            .map(|(h, r)| bleu::sentence_bleu(h, r, &cfg))
+            .collect::<Result<Vec<_>, _>>()?;
+        if a.files.json {
+            return print_json(&scores.iter().map(bleu_json).collect::<Vec<_>>());
+        }
+        return print_lines(scores.iter().map(|s| format!("{s:.w$}")));
+    }
+    let s = bleu::corpus_bleu(&hyps, &refs, &cfg)?;
+    if a.files.json {
+        print_json(&bleu_json(&s))
+    } else {
+        print_lines([format!("{s:.w$}")])
+    }
+}
+
+fn run_nltk(a: BleuArgs) -> anyhow::Result<()> {
+    let (hyps, streams) = read(&a.files)?;
+    let refs = segments_from_streams(&streams);
+    // The convention lowercases; --lowercase is implied.
+    let cfg = NltkConfig::default();
+    let label = "BLEU.nltk|lowercase:yes|split:whitespace|weights:0.25x4|smooth:none|scale:0-1";
+    let scores: Vec<f64> = if a.files.sentence {
+        hyps.iter()
+            .zip(&refs)
+            .map(|(h, r)| nltk::sentence_bleu(h, r, &cfg))
+            .collect::<Result<_, _>>()?
+    } else {
+        vec![nltk::corpus_bleu(&hyps, &refs, &cfg)?]
+    };
+    if a.files.json {
+        let all: Vec<_> = scores
+            .iter()
+            .map(|s| json!({"name": "BLEU.nltk", "score": s, "signature": label}))
+            .collect();
+        return print_json(&if a.files.sentence { json!(all) } else { all[0].clone() });
+    }
+    let w = a.files.width.max(4);
+    print_lines(scores.iter().map(|s| format!("{label} = {s:.w$}")))
+}
+
+fn run_chrf(a: ChrfArgs) -> anyhow::Result<()> {
+    let (hyps, streams) = read(&a.files)?;
+    let refs = segments_from_streams(&streams);
+    let cfg = ChrfConfig {
+        char_order: a.char_order,
+        word_order: a.word_order,
+        beta: a.beta,
+        lowercase: a.files.lowercase,
+        whitespace: a.whitespace,
+        eps_smoothing: a.eps_smoothing,
+    };
+    let scores = if a.files.sentence {
+        hyps.iter()
+            .zip(&refs)
+            .map(|(h, r)| chrf::sentence_chrf(h, r, &cfg))
+            .collect::<Result<Vec<_>, _>>()?
+    } else {
+        vec![chrf::corpus_chrf(&hyps, &refs, &cfg)?]
+    };
+    if a.files.json {
+        return print_json(&if a.files.sentence {
+            json!(scores)
+        } else {
+            json!(scores[0])
+        });
+    }
+    let w = a.files.width;
+    print_lines(scores.iter().map(|s| format!("{s:.w$}")))
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BenchArgs {
+    /// Number of hypothesis/reference pairs.
+    #[arg(long, default_value_t = 100_000)]
+    pub pairs: usize,
+    /// Seed of the pair sampler.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Also write the pairs to DIR/hyp.txt and DIR/ref.txt (to time other tools on them).
+    #[arg(long, value_name = "DIR")]
+    pub write: Option<PathBuf>,
+}
+
+/// CPU seconds (user + system, all threads) this process has used, from /proc (Linux).
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split(' ').collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ
+}
+
+/// Runs `f` and returns its result, the wall seconds and the CPU seconds it took.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64, Option<f64>) {
+    let (t, c) = (Instant::now(), cpu_seconds());
+    let v = f();
+    let cpu = c.zip(cpu_seconds()).map(|(a, b)| b - a);
+    (v, t.elapsed().as_secs_f64(), cpu)
+}
+
+pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
+    let (pairs, secs, _) = timed(|| bench::pairs(a.pairs, a.seed));
+    let hyps: Vec<&str> = pairs.iter().map(|p| p.0.as_str()).collect();
+    let refs: Vec<[&str; 1]> = pairs.iter().map(|p| [p.1.as_str()]).collect();
+    let threads = rayon::current_num_threads();
+    println!(
+        "{} pairs from the demo text (seed {}), built in {secs:.2} s; {threads} threads",
+        a.pairs, a.seed
+    );
+    if let Some(dir) = &a.write {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let mut h = hyps.join("\n");
+        h.push('\n');
+        let mut r = refs.iter().map(|r| r[0]).collect::<Vec<_>>().join("\n");
+        r.push('\n');
+        std::fs::write(dir.join("hyp.txt"), h)?;
+        std::fs::write(dir.join("ref.txt"), r)?;
+        println!(
+            "wrote {0}/hyp.txt and {0}/ref.txt; time sacreBLEU on them with e.g.",
+            dir.display()
+        );
+        println!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m bleu -b", dir.display());
+        println!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m chrf -b", dir.display());
+    }
+    println!(
+        "{:<24} {:>7} {:>8} {:>8} {:>10}  value",
+        "metric", "threads", "wall s", "cpu s", "pairs/s"
+    );
+    let row = |name: &str, th: usize, t: (f64, Option<f64>), value: f64| {
+        let cpu = t.1.map_or("-".into(), |c| format!("{c:.2}"));
+        println!(
+            "{name:<24} {th:>7} {:>8.3} {cpu:>8} {:>10.0}  {value:.6}",
+            t.0,
+            a.pairs as f64 / t.0
+        );
+    };
+    let bcfg = BleuConfig::corpus();
+    let (serial, w1, c1) = timed(|| bleu::corpus_bleu_serial(&hyps, &refs, &bcfg));
+    let (par, w2, c2) = timed(|| bleu::corpus_bleu(&hyps, &refs, &bcfg));
+    let (serial, par) = (serial?, par?);
+    anyhow::ensure!(serial == par, "parallel corpus BLEU differs from serial");
+    row("corpus BLEU 13a", 1, (w1, c1), serial.score);
+    row("corpus BLEU 13a", threads, (w2, c2), par.score);
+    let scfg = BleuConfig::sentence();
+    let (serial, w1, c1) = timed(|| -> Result<Vec<f64>, _> {
+        hyps.iter()
+            .zip(&refs)
+            .map(|(h, r)| bleu::sentence_bleu(h, r, &scfg).map(|s| s.score))
+            .collect()
+    });
+    let (par, w2, c2) = timed(|| bleu::sentence_bleus(&hyps, &refs, &scfg));
+    let (serial, par) = (serial?, par?);
+    anyhow::ensure!(serial == par, "parallel sentence BLEU differs from serial");
+    let mean = par.iter().sum::<f64>() / par.len().max(1) as f64;
+    row("sentence BLEU 13a (mean)", 1, (w1, c1), mean);
+    row("sentence BLEU 13a (mean)", threads, (w2, c2), mean);
+    for (name, ccfg) in [
+        ("corpus chrF2", ChrfConfig::chrf()),
+        ("corpus chrF2++", ChrfConfig::chrf_pp()),
+    ] {
+        let (serial, w1, c1) = timed(|| chrf::corpus_chrf_serial(&hyps, &refs, &ccfg));
+        let (par, w2, c2) = timed(|| chrf::corpus_chrf(&hyps, &refs, &ccfg));
+        let (serial, par) = (serial?, par?);
+        anyhow::ensure!(serial == par, "parallel {name} differs from serial");
+        row(name, 1, (w1, c1), serial.score);
+        row(name, threads, (w2, c2), par.score);
+    }
+    Ok(())
+}

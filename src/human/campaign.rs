@@ -1,0 +1,614 @@
+//! Annotation campaigns: the definition (dataset, directions, systems, aspects, mode), the
+//! seeded sample of sources, and each annotator's queue.
+//!
+//! **Sample.** Per direction, the items that have an output of every chosen system (and a
+//! reference when the human reference is a system) are shuffled by a ChaCha8 generator seeded
+//! from the campaign seed and the direction; the first `per_direction` are the real items, the
+//! next `training_per_direction` the training items. The same store and seed give the same
+//! sample; the sample is also stored (`campaign_items`).
+//!
+//! **Human reference as a system.** With `human_reference`, a system named `reference` of kind
+//! `human` is created on demand in the dataset; its output for an item is the item's first
+//! reference. It is then ranked blind like any other system.
+//!
+//! **Queues.** Each annotator's queue is derived from the seed and the annotator's name only
+//! (indices into the campaign's item and system lists, never row ids), so it is the same in
+//! every store: the training items first (the same ones for everybody, about 10% of the
+//! queue), then the real items, each in an order of its own per annotator; a share of the real
+//! items (`repeats`) is shown a second time later, marked as a repeat; every showing has its
+//! own random display order of the systems.
+
+use crate::store::{self, Store, Writer};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// The name of the system made of the items' first references.
+pub const REFERENCE_SYSTEM: &str = "reference";
+/// Aspects when none are given.
+pub const DEFAULT_ASPECTS: [&str; 3] = ["strength", "content", "fluency"];
+/// Likert aspects when none are given (TSTBench).
+pub const LIKERT_ASPECTS: [&str; 4] = ["strength", "content", "fluency", "overall"];
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error(transparent)]
+    Store(#[from] store::Error),
+    #[error("{0}")]
+    Sql(#[from] rusqlite::Error),
+    #[error("bad campaign definition in the store: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How outputs are judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Duel-ranking: a full ordering with ties per aspect.
+    Rank,
+    /// 1-5 per output and aspect (TSTBench).
+    Likert,
+    /// 0-100 per output and aspect.
+    Slider,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Rank => "rank",
+            Mode::Likert => "likert",
+            Mode::Slider => "slider",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Mode> {
+        match s {
+            "rank" | "ranking" | "duel" => Ok(Mode::Rank),
+            "likert" => Ok(Mode::Likert),
+            "slider" | "sliders" => Ok(Mode::Slider),
+            _ => Err(Error::Invalid(format!("mode {s:?} is not rank, likert or slider"))),
+        }
+    }
+
+    /// The range of a value in this mode (ranks: 1..=n systems).
+    pub fn range(self, n_systems: usize) -> (f64, f64) {
+        match self {
+            Mode::Rank => (1.0, n_systems as f64),
+            Mode::Likert => (1.0, 5.0),
+            Mode::Slider => (0.0, 100.0),
+        }
+    }
+}
+
+/// What a campaign is; stored as the campaign's `config` and compared on import.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Definition {
+    pub dataset: String,
+    pub mode: Mode,
+    /// `source->target`, in campaign order.
+    pub directions: Vec<String>,
+    /// System names in campaign order (`reference` when `human_reference`).
+    pub systems: Vec<String>,
+    pub human_reference: bool,
+    pub aspects: Vec<String>,
+    pub per_direction: usize,
+    pub training_per_direction: usize,
+    /// Share of the real items shown a second time to each annotator.
+    pub repeats: f64,
+    pub seed: u64,
+    /// Show the item's references next to the source.
+    pub show_reference: bool,
+}
+
+/// One sampled item of a campaign.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CampaignItem {
+    pub item_id: i64,
+    pub direction_id: i64,
+    pub direction: String,
+    pub split: String,
+    pub idx: i64,
+    pub training: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CampaignSystem {
+    pub id: i64,
+    pub name: String,
+}
+
+/// A campaign as stored.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Campaign {
+    pub id: i64,
+    pub name: String,
+    pub dataset_id: i64,
+    pub def: Definition,
+    /// Real items first (by direction, in sample order), then training items.
+    pub items: Vec<CampaignItem>,
+    pub systems: Vec<CampaignSystem>,
+}
+
+/// One showing in an annotator's queue, by index into the campaign's items and systems.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Slot {
+    pub item: usize,
+    pub training: bool,
+    pub repeat: bool,
+    /// System indices in display order (a permutation).
+    pub display: Vec<usize>,
+}
+
+/// A 64-bit seed derived from the campaign seed and some labels.
+pub fn derive_seed(seed: u64, parts: &[&str]) -> u64 {
+    let mut h = Sha256::new();
+    h.update(seed.to_le_bytes());
+    for p in parts {
+        h.update([0]);
+        h.update(p.as_bytes());
+    }
+    u64::from_le_bytes(h.finalize()[..8].try_into().expect("8 bytes"))
+}
+
+impl Definition {
+    /// Checks the numbers and names.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Invalid(m));
+        if self.directions.is_empty() {
+            return bad("a campaign needs at least one direction".into());
+        }
+        if self.systems.len() < 2 && self.mode == Mode::Rank {
+            return bad("ranking needs at least two systems".into());
+        }
+        if self.systems.is_empty() {
+            return bad("a campaign needs at least one system".into());
+        }
+        if self.aspects.is_empty() || self.aspects.iter().any(|a| a.trim().is_empty() || a.contains(',')) {
+            return bad(format!("aspects {:?}: give one name or more, without commas", self.aspects));
+        }
+        if self.per_direction == 0 {
+            return bad("per_direction must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.repeats) {
+            return bad(format!("repeats {} is not a share between 0 and 1", self.repeats));
+        }
+        for (i, s) in self.systems.iter().enumerate() {
+            if self.systems[..i].contains(s) {
+                return bad(format!("system {s:?} is listed twice"));
+            }
+        }
+        for (i, a) in self.aspects.iter().enumerate() {
+            if self.aspects[..i].contains(a) {
+                return bad(format!("aspect {a:?} is listed twice"));
+            }
+        }
+        Ok(())
+    }
+
+    /// The queue of `annotator` for a campaign of `n_real` real and `n_training` training items
+    /// (the campaign's item list: real first, then training).
+    pub fn queue(&self, n_real: usize, n_training: usize, annotator: &str) -> Vec<Slot> {
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, &["queue", annotator]));
+        let mut training: Vec<usize> = (n_real..n_real + n_training).collect();
+        training.shuffle(&mut rng);
+        let mut real: Vec<usize> = (0..n_real).collect();
+        real.shuffle(&mut rng);
+        let mut order: Vec<(usize, bool)> = real.iter().map(|&i| (i, false)).collect();
+        let k = (self.repeats * n_real as f64).round() as usize;
+        if k > 0 {
+            let mut chosen = rand::seq::index::sample(&mut rng, n_real, k.min(n_real)).into_vec();
+            chosen.sort_unstable();
+            for at in chosen {
+                let item = real[at];
+                let original = order.iter().position(|&(i, r)| i == item && !r).expect("in the queue");
+                // Later, with at least one other item between when possible.
+                let lo = (original + 2).min(order.len());
+                let pos = rng.random_range(lo..=order.len());
+                order.insert(pos, (item, true));
+            }
+        }
+        let n_sys = self.systems.len();
+        training
+            .into_iter()
+            .map(|i| (i, true, false))
+            .chain(order.into_iter().map(|(i, r)| (i, false, r)))
+            .map(|(item, training, repeat)| {
+                let mut display: Vec<usize> = (0..n_sys).collect();
+                display.shuffle(&mut rng);
+                Slot { item, training, repeat, display }
+            })
+            .collect()
+    }
+}
+
+/// What `tstlab campaign new` asks for.
+#[derive(Debug, Clone)]
+pub struct NewCampaign {
+    pub name: String,
+    pub def: Definition,
+    pub annotators: Vec<String>,
+}
+
+/// Creates a campaign: samples the items, makes the reference system if asked, and the queues
+/// of the named annotators. One transaction.
+pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
+    let def = &new.def;
+    def.check()?;
+    if campaign_id(store, &new.name)?.is_some() {
+        return Err(Error::Invalid(format!("campaign {:?} already exists", new.name)));
+    }
+    let dataset_id = store.dataset_id(&def.dataset)?;
+    let mut system_ids = Vec::new();
+    for name in def.systems.iter().filter(|s| !(def.human_reference && *s == REFERENCE_SYSTEM)) {
+        let id: Option<i64> = store
+            .conn()
+            .query_row("SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, name], |r| r.get(0))
+            .optional()?;
+        system_ids.push(id.ok_or_else(|| Error::Invalid(format!("dataset {} has no system {name:?}", def.dataset)))?);
+    }
+    let mut real = Vec::new();
+    let mut training = Vec::new();
+    for dir in &def.directions {
+        let direction_id = store.direction_id(dataset_id, dir)?;
+        let mut candidates = candidates(store, direction_id, &system_ids, def.human_reference)?;
+        let want = def.per_direction + def.training_per_direction;
+        if candidates.len() < want {
+            return Err(Error::Invalid(format!(
+                "{}/{dir}: {} item(s) have an output of every chosen system{}, {want} needed ({} real + {} training)",
+                def.dataset,
+                candidates.len(),
+                if def.human_reference { " and a reference" } else { "" },
+                def.per_direction,
+                def.training_per_direction
+            )));
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(def.seed, &["sample", dir]));
+        candidates.shuffle(&mut rng);
+        real.extend_from_slice(&candidates[..def.per_direction]);
+        training.extend_from_slice(&candidates[def.per_direction..want]);
+    }
+    let mut w = store.writer_now()?;
+    let campaign_id = w.campaign(&new.name, dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
+    if def.human_reference {
+        make_reference_system(&mut w, dataset_id, real.iter().chain(&training))?;
+    }
+    for (pos, name) in def.systems.iter().enumerate() {
+        w.tx().execute(
+            "INSERT INTO campaign_systems(campaign_id, system_id, pos)
+             SELECT ?1, id, ?3 FROM systems WHERE dataset_id = ?2 AND name = ?4",
+            params![campaign_id, dataset_id, pos as i64, name],
+        )?;
+    }
+    for (pos, (item, role)) in real.iter().map(|i| (i, "real")).chain(training.iter().map(|i| (i, "training"))).enumerate() {
+        w.tx().execute(
+            "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
+            params![campaign_id, item, role, pos as i64],
+        )?;
+    }
+    w.commit()?;
+    for a in &new.annotators {
+        add_annotator(store, &new.name, a)?;
+    }
+    load(store, &new.name)
+}
+
+/// Items of a direction with an output of every system in `systems` (and a reference if
+/// `need_ref`), in index order.
+fn candidates(store: &Store, direction_id: i64, systems: &[i64], need_ref: bool) -> Result<Vec<i64>> {
+    let ids: Vec<String> = systems.iter().map(i64::to_string).collect();
+    let sql = format!(
+        "SELECT i.id FROM items i WHERE i.direction_id = ?1
+           AND (SELECT COUNT(DISTINCT u.system_id) FROM outputs o JOIN runs u ON o.run_id = u.id
+                WHERE o.item_id = i.id AND u.system_id IN ({})) = ?2
+           AND (?3 = 0 OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id))
+         ORDER BY i.split, i.idx",
+        if ids.is_empty() { "NULL".to_owned() } else { ids.join(",") }
+    );
+    let mut st = store.conn().prepare(&sql)?;
+    let rows = st.query_map(params![direction_id, systems.len() as i64, need_ref], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The `reference` system (kind `human`): the first reference of each item as its output.
+pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>) -> Result<()> {
+    let kind: Option<String> = w
+        .tx()
+        .query_row(
+            "SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2",
+            params![dataset_id, REFERENCE_SYSTEM],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if kind.as_deref().is_some_and(|k| k != "human") {
+        return Err(Error::Invalid(format!(
+            "the dataset has a system named {REFERENCE_SYSTEM:?} that is not of kind human"
+        )));
+    }
+    let system = w.system(dataset_id, REFERENCE_SYSTEM, "human")?;
+    let run = w.import_run(system, &serde_json::json!({"made_by": "tstlab campaign", "output": "the item's first reference"}))?;
+    for &item in items {
+        let text: String = w
+            .tx()
+            .query_row("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx LIMIT 1", [item], |r| r.get(0))?;
+        w.output(run, item, &text, None)?;
+    }
+    Ok(())
+}
+
+pub fn campaign_id(store: &Store, name: &str) -> Result<Option<i64>> {
+    Ok(store
+        .conn()
+        .query_row("SELECT id FROM campaigns WHERE name = ?1 AND mode != 'imported'", [name], |r| r.get(0))
+        .optional()?)
+}
+
+/// Loads a campaign by name.
+pub fn load(store: &Store, name: &str) -> Result<Campaign> {
+    let (id, dataset_id, config): (i64, i64, String) = store
+        .conn()
+        .query_row(
+            "SELECT id, dataset_id, config FROM campaigns WHERE name = ?1 AND mode != 'imported'",
+            [name],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .optional()?
+        .ok_or_else(|| Error::Invalid(format!("no campaign {name:?} (tstlab campaign status lists them)")))?;
+    let def: Definition = serde_json::from_str(&config)?;
+    let mut st = store.conn().prepare(
+        "SELECT c.item_id, x.id, s.name || '->' || t.name, i.split, i.idx, c.role = 'training'
+         FROM campaign_items c JOIN items i ON c.item_id = i.id JOIN directions x ON i.direction_id = x.id
+         JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+         WHERE c.campaign_id = ?1 ORDER BY c.pos",
+    )?;
+    let items = st
+        .query_map([id], |r| {
+            Ok(CampaignItem {
+                item_id: r.get(0)?,
+                direction_id: r.get(1)?,
+                direction: r.get(2)?,
+                split: r.get(3)?,
+                idx: r.get(4)?,
+                training: r.get(5)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut st = store.conn().prepare(
+        "SELECT s.id, s.name FROM campaign_systems c JOIN systems s ON c.system_id = s.id
+         WHERE c.campaign_id = ?1 ORDER BY c.pos",
+    )?;
+    let systems = st
+        .query_map([id], |r| Ok(CampaignSystem { id: r.get(0)?, name: r.get(1)? }))?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems })
+}
+
+impl Campaign {
+    pub fn n_real(&self) -> usize {
+        self.items.iter().filter(|i| !i.training).count()
+    }
+
+    pub fn n_training(&self) -> usize {
+        self.items.len() - self.n_real()
+    }
+
+    /// The queue `annotator` gets in this campaign.
+    pub fn queue(&self, annotator: &str) -> Vec<Slot> {
+        self.def.queue(self.n_real(), self.n_training(), annotator)
+    }
+
+    /// Annotators with a queue, by name.
+    pub fn annotators(&self, store: &Store) -> Result<Vec<(i64, String)>> {
+        let mut st = store.conn().prepare(
+            "SELECT DISTINCT a.id, a.name FROM queue q JOIN annotators a ON q.annotator_id = a.id
+             WHERE q.campaign_id = ?1 ORDER BY a.name",
+        )?;
+        let rows = st.query_map([self.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// Adds an annotator to a campaign (their queue); returns the annotator id. Nothing changes if
+/// they already have one.
+pub fn add_annotator(store: &mut Store, campaign: &str, annotator: &str) -> Result<i64> {
+    let c = load(store, campaign)?;
+    let slots = c.queue(annotator);
+    let mut w = store.writer_now()?;
+    let a = w.annotator(annotator)?;
+    let has: bool = w.tx().query_row(
+        "SELECT EXISTS(SELECT 1 FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2)",
+        params![c.id, a],
+        |r| r.get(0),
+    )?;
+    if !has {
+        for (seq, s) in slots.iter().enumerate() {
+            let display: Vec<i64> = s.display.iter().map(|&k| c.systems[k].id).collect();
+            w.tx().execute(
+                "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![c.id, a, seq as i64, c.items[s.item].item_id, s.training, s.repeat, serde_json::to_string(&display)?],
+            )?;
+        }
+    }
+    w.commit()?;
+    Ok(a)
+}
+
+/// An annotator's progress in a campaign.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnnotatorProgress {
+    pub annotator: String,
+    pub training_done: usize,
+    pub training: usize,
+    pub real_done: usize,
+    pub real: usize,
+    pub repeats_done: usize,
+    pub repeats: usize,
+    /// Time recorded on the queue's items, in milliseconds.
+    pub ms: i64,
+    /// Where the annotator is (0-based queue position), if they have started.
+    pub at: Option<usize>,
+}
+
+/// Per queue entry of `annotator_id`: (training, repeat, judgments stored, ms).
+pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Result<Vec<(bool, bool, usize, i64)>> {
+    let mut st = store.conn().prepare_cached(
+        "SELECT q.training, q.repeat,
+           CASE WHEN q.repeat = 0
+             THEN (SELECT COUNT(*) FROM judgments j WHERE j.campaign_id = q.campaign_id
+                   AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id)
+             ELSE (SELECT COUNT(*) FROM repeat_judgments j WHERE j.campaign_id = q.campaign_id
+                   AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id) END,
+           q.ms
+         FROM queue q WHERE q.campaign_id = ?1 AND q.annotator_id = ?2 ORDER BY q.seq",
+    )?;
+    let rows = st.query_map(params![campaign_id, annotator_id], |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?))
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Progress of every annotator of a campaign.
+pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
+    let full = c.def.aspects.len() * c.systems.len();
+    let mut out = Vec::new();
+    for (id, name) in c.annotators(store)? {
+        let mut p = AnnotatorProgress {
+            annotator: name,
+            training_done: 0,
+            training: 0,
+            real_done: 0,
+            real: 0,
+            repeats_done: 0,
+            repeats: 0,
+            ms: 0,
+            at: None,
+        };
+        for (training, repeat, n, ms) in entry_counts(store, c.id, id)? {
+            let done = usize::from(n >= full);
+            p.ms += ms;
+            match (training, repeat) {
+                (true, _) => (p.training += 1, p.training_done += done),
+                (false, true) => (p.repeats += 1, p.repeats_done += done),
+                (false, false) => (p.real += 1, p.real_done += done),
+            };
+        }
+        p.at = store
+            .conn()
+            .query_row(
+                "SELECT seq FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
+                params![c.id, id],
+                |r| r.get::<_, i64>(0),
+            )
+            .optional()?
+            .map(|s| s as usize);
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// Every campaign of the store with its annotators' progress (imported judgment sets are not
+/// campaigns and are left out).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CampaignSummary {
+    pub id: i64,
+    pub name: String,
+    pub dataset: String,
+    pub mode: Mode,
+    pub directions: Vec<String>,
+    pub systems: usize,
+    pub aspects: Vec<String>,
+    pub real_items: usize,
+    pub training_items: usize,
+    pub annotators: Vec<AnnotatorProgress>,
+}
+
+pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
+    let names: Vec<String> = {
+        let mut st = store.conn().prepare("SELECT name FROM campaigns WHERE mode != 'imported' ORDER BY name")?;
+        st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let c = load(store, &name)?;
+        out.push(CampaignSummary {
+            id: c.id,
+            dataset: c.def.dataset.clone(),
+            mode: c.def.mode,
+            directions: c.def.directions.clone(),
+            systems: c.systems.len(),
+            aspects: c.def.aspects.clone(),
+            real_items: c.n_real(),
+            training_items: c.n_training(),
+            annotators: progress(store, &c)?,
+            name,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn def(repeats: f64) -> Definition {
+        Definition {
+            dataset: "d".into(),
+            mode: Mode::Rank,
+            directions: vec!["a->b".into()],
+            systems: vec!["x".into(), "y".into(), "z".into()],
+            human_reference: false,
+            aspects: DEFAULT_ASPECTS.iter().map(|s| s.to_string()).collect(),
+            per_direction: 20,
+            training_per_direction: 2,
+            repeats,
+            seed: 7,
+            show_reference: false,
+        }
+    }
+
+    #[test]
+    fn queue_training_first_repeats_later_displays_are_permutations() {
+        let d = def(0.1);
+        let q = d.queue(20, 2, "ann");
+        assert_eq!(q.len(), 24);
+        assert!(q[..2].iter().all(|s| s.training && s.item >= 20));
+        assert!(q[2..].iter().all(|s| !s.training && s.item < 20));
+        let repeats: Vec<usize> = (0..q.len()).filter(|&i| q[i].repeat).collect();
+        assert_eq!(repeats.len(), 2);
+        for &r in &repeats {
+            let first = q.iter().position(|s| s.item == q[r].item && !s.repeat).unwrap();
+            assert!(first + 1 < r, "a repeat comes later than its original, not right after");
+        }
+        let mut real: Vec<usize> = q.iter().filter(|s| !s.training && !s.repeat).map(|s| s.item).collect();
+        real.sort_unstable();
+        assert_eq!(real, (0..20).collect::<Vec<_>>());
+        for s in &q {
+            let mut p = s.display.clone();
+            p.sort_unstable();
+            assert_eq!(p, [0, 1, 2]);
+        }
+        // Same seed and name, same queue; another annotator, another order.
+        assert_eq!(q, d.queue(20, 2, "ann"));
+        assert_ne!(q, d.queue(20, 2, "bob"));
+        assert!(def(0.0).queue(20, 2, "ann").iter().all(|s| !s.repeat));
+    }
+
+    #[test]
+    fn definition_checks() {
+        let mut d = def(0.0);
+        assert!(d.check().is_ok());
+        d.repeats = 1.5;
+        assert!(d.check().is_err());
+        let mut d = def(0.0);
+        d.systems = vec!["x".into(), "x".into()];
+        assert!(d.check().unwrap_err().to_string().contains("twice"));
+        assert_ne!(derive_seed(1, &["a"]), derive_seed(1, &["b"]));
+    }
+}

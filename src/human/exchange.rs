@@ -1,0 +1,403 @@
+//! One annotator's work as a JSON Lines file, to merge work done on other machines.
+//!
+//! Lines, each an object with a `type`:
+//! - `campaign` (first): `name`, `definition` (the campaign definition), `items` (each
+//!   `direction`, `split`, `idx`, `role`, `source`), `systems` (names, campaign order);
+//! - `entry`: one queue showing: `annotator`, `seq`, `direction`, `split`, `idx`, `training`,
+//!   `repeat`, `display` (system names in display order), `ms` (time spent), `visits`;
+//! - `judgment`: `annotator`, `direction`, `split`, `idx`, `repeat`, `system`, `aspect`, `value`;
+//! - `position`: `annotator`, `seq`, `aspect` (where they stopped).
+//!
+//! Everything is addressed by dataset, direction, item index and system name, never by row id,
+//! so a file imports into any store holding the same dataset. Importing creates the campaign
+//! when the store lacks it, else requires the same definition, items and systems; it is one
+//! transaction and idempotent: a judgment already stored with the same value is left alone, one
+//! stored with another value is kept and reported as a conflict.
+
+use crate::human::campaign::{self, Campaign, Definition, Error, Result, REFERENCE_SYSTEM};
+use crate::store::{Judgment, Store};
+use rusqlite::{OptionalExtension, params};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::io::Write;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemAddress {
+    pub direction: String,
+    pub split: String,
+    pub idx: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ItemLine {
+    #[serde(flatten)]
+    pub at: ItemAddress,
+    pub role: String,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum Line {
+    Campaign { name: String, definition: Definition, items: Vec<ItemLine>, systems: Vec<String> },
+    Entry {
+        annotator: String,
+        seq: usize,
+        #[serde(flatten)]
+        at: ItemAddress,
+        training: bool,
+        repeat: bool,
+        display: Vec<String>,
+        ms: i64,
+        visits: i64,
+    },
+    Judgment {
+        annotator: String,
+        #[serde(flatten)]
+        at: ItemAddress,
+        repeat: bool,
+        system: String,
+        aspect: String,
+        value: f64,
+    },
+    Position { annotator: String, seq: usize, aspect: String },
+}
+
+fn address(c: &Campaign, item_id: i64) -> Option<ItemAddress> {
+    c.items.iter().find(|i| i.item_id == item_id).map(|i| ItemAddress {
+        direction: i.direction.clone(),
+        split: i.split.clone(),
+        idx: i.idx,
+    })
+}
+
+/// The campaign line of a campaign.
+pub fn campaign_line(store: &Store, c: &Campaign) -> Result<Line> {
+    let mut items = Vec::new();
+    for i in &c.items {
+        let source: String = store.conn().query_row("SELECT source FROM items WHERE id = ?1", [i.item_id], |r| r.get(0))?;
+        items.push(ItemLine {
+            at: ItemAddress { direction: i.direction.clone(), split: i.split.clone(), idx: i.idx },
+            role: if i.training { "training" } else { "real" }.into(),
+            source,
+        });
+    }
+    Ok(Line::Campaign {
+        name: c.name.clone(),
+        definition: c.def.clone(),
+        items,
+        systems: c.systems.iter().map(|s| s.name.clone()).collect(),
+    })
+}
+
+/// Every line of one annotator's work in a campaign.
+pub fn export(store: &Store, campaign: &str, annotator: &str) -> Result<Vec<Line>> {
+    let c = campaign::load(store, campaign)?;
+    let a = c
+        .annotators(store)?
+        .into_iter()
+        .find(|(_, n)| n == annotator)
+        .map(|(id, _)| id)
+        .ok_or_else(|| Error::Invalid(format!("{annotator:?} has no queue in campaign {campaign:?}")))?;
+    let names: HashMap<i64, String> = c.systems.iter().map(|s| (s.id, s.name.clone())).collect();
+    let name_of = |id: &i64| names.get(id).cloned().ok_or_else(|| Error::Invalid(format!("system #{id} is not in the campaign")));
+    let at = |item: i64| address(&c, item).ok_or_else(|| Error::Invalid(format!("item #{item} is not in the campaign")));
+    let mut lines = vec![campaign_line(store, &c)?];
+    let mut st = store.conn().prepare(
+        "SELECT seq, item_id, training, repeat, display, ms, visits FROM queue
+         WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq",
+    )?;
+    let rows = st.query_map(params![c.id, a], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, i64>(1)?,
+            r.get::<_, bool>(2)?,
+            r.get::<_, bool>(3)?,
+            r.get::<_, String>(4)?,
+            r.get::<_, i64>(5)?,
+            r.get::<_, i64>(6)?,
+        ))
+    })?;
+    for row in rows {
+        let (seq, item, training, repeat, display, ms, visits) = row?;
+        let ids: Vec<i64> = serde_json::from_str(&display)?;
+        lines.push(Line::Entry {
+            annotator: annotator.to_owned(),
+            seq: seq as usize,
+            at: at(item)?,
+            training,
+            repeat,
+            display: ids.iter().map(name_of).collect::<Result<_>>()?,
+            ms,
+            visits,
+        });
+    }
+    for (table, repeat) in [("judgments", false), ("repeat_judgments", true)] {
+        let mut st = store.conn().prepare(&format!(
+            "SELECT item_id, system_id, aspect, value FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2
+             ORDER BY item_id, aspect, system_id"
+        ))?;
+        let rows = st.query_map(params![c.id, a], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, f64>(3)?))
+        })?;
+        for row in rows {
+            let (item, system, aspect, value) = row?;
+            lines.push(Line::Judgment {
+                annotator: annotator.to_owned(),
+                at: at(item)?,
+                repeat,
+                system: name_of(&system)?,
+                aspect,
+                value,
+            });
+        }
+    }
+    let pos: Option<(i64, String)> = store
+        .conn()
+        .query_row(
+            "SELECT seq, aspect FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
+            params![c.id, a],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    if let Some((seq, aspect)) = pos {
+        lines.push(Line::Position { annotator: annotator.to_owned(), seq: seq as usize, aspect });
+    }
+    Ok(lines)
+}
+
+/// Writes lines as JSON Lines.
+pub fn write(lines: &[Line], out: &mut dyn Write) -> std::io::Result<()> {
+    for l in lines {
+        serde_json::to_writer(&mut *out, l)?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+/// Parses JSON Lines; errors name the line (`what` is the file name).
+pub fn parse(text: &str, what: &str) -> Result<Vec<Line>> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| Error::Invalid(format!("{what}:{}: {e}", i + 1))))
+        .collect()
+}
+
+/// A judgment stored with another value than the file's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conflict {
+    pub annotator: String,
+    pub item: String,
+    pub system: String,
+    pub aspect: String,
+    pub repeat: bool,
+    pub stored: f64,
+    pub file: f64,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct ImportReport {
+    pub campaign: String,
+    pub created: bool,
+    pub annotators: Vec<String>,
+    pub entries_added: usize,
+    pub judgments_added: usize,
+    pub judgments_unchanged: usize,
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Merges exported lines into `store` (one transaction).
+pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
+    let Some(Line::Campaign { name, definition, items, systems }) = lines.first() else {
+        return Err(Error::Invalid("the file does not start with a campaign line".into()));
+    };
+    let mut report = ImportReport { campaign: name.clone(), ..Default::default() };
+    let existing = campaign::campaign_id(store, name)?;
+    if existing.is_none() {
+        create_from(store, name, definition, items, systems)?;
+        report.created = true;
+    }
+    let c = campaign::load(store, name)?;
+    let here = campaign_line(store, &c)?;
+    let Line::Campaign { definition: d2, items: i2, systems: s2, .. } = &here else { unreachable!("campaign_line") };
+    if d2 != definition || s2 != systems {
+        return Err(Error::Invalid(format!("campaign {name:?} in this store has another definition or systems than the file's")));
+    }
+    let same_items = i2.len() == items.len()
+        && i2.iter().zip(items).all(|(a, b)| a.at == b.at && a.role == b.role && same_text(&a.source, &b.source));
+    if !same_items {
+        return Err(Error::Invalid(format!("campaign {name:?} in this store has other items than the file's")));
+    }
+    let item_id: HashMap<(String, String, i64), i64> =
+        c.items.iter().map(|i| ((i.direction.clone(), i.split.clone(), i.idx), i.item_id)).collect();
+    let sys_id: HashMap<&str, i64> = c.systems.iter().map(|s| (s.name.as_str(), s.id)).collect();
+    let find_item = |a: &ItemAddress| {
+        item_id
+            .get(&(a.direction.clone(), a.split.clone(), a.idx))
+            .copied()
+            .ok_or_else(|| Error::Invalid(format!("item {}/{} is not in campaign {name:?}", a.direction, a.idx)))
+    };
+    let find_sys = |s: &str| sys_id.get(s).copied().ok_or_else(|| Error::Invalid(format!("system {s:?} is not in campaign {name:?}")));
+    let mut w = store.writer_now()?;
+    let mut ids: HashMap<String, i64> = HashMap::new();
+    // Queues: taken when the store has none for the annotator, else they must agree.
+    let mut queues: HashMap<String, Vec<&Line>> = HashMap::new();
+    for l in &lines[1..] {
+        if let Line::Entry { annotator, .. } = l {
+            queues.entry(annotator.clone()).or_default().push(l);
+        }
+    }
+    let mut names: Vec<&String> = queues.keys().collect();
+    names.sort();
+    for annotator in names {
+        let a = w.annotator(annotator)?;
+        ids.insert(annotator.clone(), a);
+        report.annotators.push(annotator.clone());
+        for l in &queues[annotator] {
+            let Line::Entry { seq, at, training, repeat, display, ms, visits, .. } = l else { continue };
+            let item = find_item(at)?;
+            let display: Vec<i64> = display.iter().map(|s| find_sys(s)).collect::<Result<_>>()?;
+            let stored: Option<(i64, bool, bool, String)> = w
+                .tx()
+                .query_row(
+                    "SELECT item_id, training, repeat, display FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+                    params![c.id, a, *seq as i64],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+                )
+                .optional()?;
+            let display_json = serde_json::to_string(&display)?;
+            match stored {
+                None => {
+                    w.tx().execute(
+                        "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display, ms, visits)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        params![c.id, a, *seq as i64, item, training, repeat, display_json, ms, visits],
+                    )?;
+                    report.entries_added += 1;
+                }
+                Some(s) if s == (item, *training, *repeat, display_json) => {
+                    w.tx().execute(
+                        "UPDATE queue SET ms = MAX(ms, ?4), visits = MAX(visits, ?5)
+                         WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+                        params![c.id, a, *seq as i64, ms, visits],
+                    )?;
+                }
+                Some(_) => {
+                    return Err(Error::Invalid(format!(
+                        "{annotator:?}'s queue position {seq} differs between this store and the file"
+                    )));
+                }
+            }
+        }
+    }
+    for l in &lines[1..] {
+        match l {
+            Line::Judgment { annotator, at, repeat, system, aspect, value } => {
+                let a = *ids.get(annotator).ok_or_else(|| Error::Invalid(format!("judgment of {annotator:?}, who has no queue lines")))?;
+                let item = find_item(at)?;
+                let s = find_sys(system)?;
+                if !c.def.aspects.contains(aspect) {
+                    return Err(Error::Invalid(format!("aspect {aspect:?} is not in campaign {name:?}")));
+                }
+                let table = if *repeat { "repeat_judgments" } else { "judgments" };
+                let stored: Option<f64> = w
+                    .tx()
+                    .query_row(
+                        &format!(
+                            "SELECT value FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
+                             AND system_id = ?4 AND aspect = ?5"
+                        ),
+                        params![c.id, a, item, s, aspect],
+                        |r| r.get(0),
+                    )
+                    .optional()?;
+                match stored {
+                    Some(v) if v == *value => report.judgments_unchanged += 1,
+                    Some(v) => report.conflicts.push(Conflict {
+                        annotator: annotator.clone(),
+                        item: format!("{}/{}/{}", c.def.dataset, at.direction, at.idx),
+                        system: system.clone(),
+                        aspect: aspect.clone(),
+                        repeat: *repeat,
+                        stored: v,
+                        file: *value,
+                    }),
+                    None if *repeat => {
+                        w.tx().execute(
+                            "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                            params![c.id, a, item, s, aspect, value],
+                        )?;
+                        report.judgments_added += 1;
+                    }
+                    None => {
+                        w.judgment(&Judgment { campaign_id: c.id, annotator_id: a, item_id: item, system_id: s, aspect, value: *value })?;
+                        report.judgments_added += 1;
+                    }
+                }
+            }
+            Line::Position { annotator, seq, aspect } => {
+                if let Some(a) = ids.get(annotator) {
+                    w.tx().execute(
+                        "INSERT OR IGNORE INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)",
+                        params![c.id, a, *seq as i64, aspect],
+                    )?;
+                }
+            }
+            Line::Campaign { .. } => return Err(Error::Invalid("a second campaign line".into())),
+            Line::Entry { .. } => {}
+        }
+    }
+    w.commit()?;
+    Ok(report)
+}
+
+fn same_text(a: &str, b: &str) -> bool {
+    a.split_whitespace().eq(b.split_whitespace())
+}
+
+/// Creates a campaign from a file's definition: the items by address, the systems by name.
+fn create_from(store: &mut Store, name: &str, def: &Definition, items: &[ItemLine], systems: &[String]) -> Result<()> {
+    def.check()?;
+    let dataset_id = store.dataset_id(&def.dataset)?;
+    let mut ids = Vec::new();
+    for it in items {
+        let direction_id = store.direction_id(dataset_id, &it.at.direction)?;
+        let found: Option<(i64, String)> = store
+            .conn()
+            .query_row(
+                "SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
+                params![direction_id, it.at.split, it.at.idx],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        match found {
+            Some((id, source)) if same_text(&source, &it.source) => ids.push((id, it.role == "training")),
+            Some(_) => return Err(Error::Invalid(format!("item {}/{}/{} has another source here", def.dataset, it.at.direction, it.at.idx))),
+            None => return Err(Error::Invalid(format!("this store has no item {}/{}/{}", def.dataset, it.at.direction, it.at.idx))),
+        }
+    }
+    let mut w = store.writer_now()?;
+    let c = w.campaign(name, dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
+    if def.human_reference {
+        campaign::make_reference_system(&mut w, dataset_id, ids.iter().map(|(id, _)| id))?;
+    }
+    for (pos, s) in systems.iter().enumerate() {
+        let n = w.tx().execute(
+            "INSERT INTO campaign_systems(campaign_id, system_id, pos) SELECT ?1, id, ?3 FROM systems WHERE dataset_id = ?2 AND name = ?4",
+            params![c, dataset_id, pos as i64, s],
+        )?;
+        if n == 0 && s != REFERENCE_SYSTEM {
+            return Err(Error::Invalid(format!("this store has no system {s:?} in {}", def.dataset)));
+        }
+    }
+    for (pos, (id, training)) in ids.iter().enumerate() {
+        w.tx().execute(
+            "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
+            params![c, id, if *training { "training" } else { "real" }, pos as i64],
+        )?;
+    }
+    w.commit()?;
+    Ok(())
+}

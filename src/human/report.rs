@@ -1,0 +1,276 @@
+//! Campaign results as plain text, one section at a time (the CLI prints them all, the results
+//! screen shows one per tab).
+
+use crate::analysis::bootstrap::Interval;
+use crate::human::campaign::Mode;
+use crate::human::results::{Disagreement, Results};
+use unicode_width::UnicodeWidthStr;
+
+/// Section names, in order.
+pub const SECTIONS: [&str; 5] = ["ranks", "bradley-terry", "scores", "agreement", "annotators"];
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map_or("-".into(), |x| format!("{x:.digits$}"))
+}
+
+fn ci(c: &Option<Interval>) -> String {
+    c.map_or(String::new(), |c| format!(" [{:.2}, {:.2}]", c.lo, c.hi))
+}
+
+fn pad(s: &str, w: usize) -> String {
+    format!("{s}{}", " ".repeat(w.saturating_sub(s.width())))
+}
+
+fn lpad(s: &str, w: usize) -> String {
+    format!("{}{s}", " ".repeat(w.saturating_sub(s.width())))
+}
+
+/// The first column: system names and (for headings) direction labels.
+fn name_width(r: &Results) -> usize {
+    let dirs = r.directions.iter().map(|d| d.width()).chain(["all directions".len()]);
+    r.systems.iter().map(|s| s.width()).chain(dirs).max().unwrap_or(6) + 2
+}
+
+/// The lines of one section (see [`SECTIONS`]).
+pub fn section(r: &Results, name: &str) -> Vec<String> {
+    match name {
+        "ranks" => ranks(r),
+        "bradley-terry" => bradley_terry(r),
+        "scores" => scores(r),
+        "agreement" => agreement(r),
+        "annotators" => annotators(r),
+        _ => Vec::new(),
+    }
+}
+
+/// Everything, with headings.
+pub fn full(r: &Results) -> Vec<String> {
+    let mut out = vec![format!(
+        "campaign {} · {} · {} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
+        r.campaign,
+        r.dataset,
+        r.mode.as_str(),
+        r.systems.len(),
+        r.annotators.len(),
+        r.judgments,
+        r.training_judgments,
+        r.bootstrap.resamples
+    )];
+    for s in SECTIONS {
+        if s == "scores" && r.mode == Mode::Rank {
+            continue;
+        }
+        out.push(String::new());
+        out.push(format!("== {s}"));
+        out.extend(section(r, s));
+    }
+    out
+}
+
+fn ranks(r: &Results) -> Vec<String> {
+    let nw = name_width(r);
+    let mut out = vec![format!(
+        "Average rank per system (lower is better): mean ± SD over annotators{}",
+        if r.mode == Mode::Rank { "" } else { " (ranks from the scores)" }
+    )];
+    let mut dirs: Vec<String> = r.directions.clone();
+    dirs.push("all".into());
+    let mut aspects = r.aspects.clone();
+    aspects.push("all".into());
+    for d in &dirs {
+        out.push(String::new());
+        let label = if d == "all" { "all directions".to_owned() } else { d.clone() };
+        let mut head = pad(&label, nw);
+        for a in &aspects {
+            head += &lpad(a, 14);
+        }
+        out.push(head);
+        for (si, s) in r.systems.iter().enumerate() {
+            let mut line = pad(s, nw);
+            for a in &aspects {
+                let cell = r.ranks.iter().find(|c| &c.direction == d && &c.aspect == a);
+                let text = cell.map_or("-".into(), |c| {
+                    let st = &c.systems[si];
+                    match (st.mean, st.sd) {
+                        (Some(m), Some(sd)) => format!("{m:.2}±{sd:.2}"),
+                        (Some(m), None) => format!("{m:.2}"),
+                        _ => "-".into(),
+                    }
+                });
+                line += &lpad(&text, 14);
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
+fn bradley_terry(r: &Results) -> Vec<String> {
+    let nw = name_width(r);
+    let mut out = vec!["Bradley-Terry log-strengths (centred; higher is better) with bootstrap 95% intervals over items".to_owned()];
+    for bt in &r.bradley_terry {
+        out.push(String::new());
+        out.push(format!("{} · {} · {} item(s)", bt.aspect, bt.estimate, bt.items));
+        for s in &bt.strengths {
+            out.push(format!("  {}{:>8}{}", pad(&s.system, nw), num(s.log_strength, 3), ci(&s.ci)));
+        }
+    }
+    if let Some(all) = r.bradley_terry.iter().find(|b| b.aspect == "all") {
+        out.push(String::new());
+        out.push("Win rate of the row system over the column system (all aspects; ties count half)".into());
+        let mut head = format!("  {}", pad("", nw));
+        for (j, _) in r.systems.iter().enumerate() {
+            head += &lpad(&format!("[{}]", j + 1), 8);
+        }
+        out.push(head);
+        for (i, s) in r.systems.iter().enumerate() {
+            let mut line = format!("  {}", pad(&format!("[{}] {s}", i + 1), nw));
+            for j in 0..r.systems.len() {
+                let v = all.win_rate.get(i).and_then(|row| row.get(j)).copied().flatten();
+                line += &lpad(&num(v, 2), 8);
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
+fn scores(r: &Results) -> Vec<String> {
+    if r.mode == Mode::Rank {
+        return vec!["(a ranking campaign: no scores; see ranks)".into()];
+    }
+    let nw = name_width(r);
+    let what = if r.mode == Mode::Likert { "Likert 1-5" } else { "slider 0-100" };
+    let mut out = vec![format!("Mean {what} score per system (higher is better); overall x0.6 for outputs identical to the source")];
+    let mut dirs: Vec<String> = r.directions.clone();
+    dirs.push("all".into());
+    let penalised = r.likert.iter().any(|l| l.penalised_mean.is_some());
+    for d in &dirs {
+        out.push(String::new());
+        let mut head = pad(if d == "all" { "all directions" } else { d }, nw);
+        for a in &r.aspects {
+            head += &lpad(a, 10);
+        }
+        if penalised {
+            head += &lpad("overall×0.6", 13);
+        }
+        out.push(head);
+        for s in &r.systems {
+            let mut line = pad(s, nw);
+            let mut pen = None;
+            for a in &r.aspects {
+                let row = r.likert.iter().find(|l| &l.direction == d && &l.aspect == a && &l.system == s);
+                line += &lpad(&num(row.and_then(|l| l.mean), 2), 10);
+                if let Some(p) = row.and_then(|l| l.penalised_mean) {
+                    pen = Some(p);
+                }
+            }
+            if penalised {
+                line += &lpad(&num(pen, 2), 13);
+            }
+            out.push(line);
+        }
+    }
+    out
+}
+
+fn agreement(r: &Results) -> Vec<String> {
+    let mut out = vec![
+        "Agreement per aspect: Kendall's W (mean over items) and at system level; Krippendorff's alpha".into(),
+        format!(
+            "(ordinal, interval) on the {}{}; bootstrap 95% intervals",
+            if r.mode == Mode::Rank { "ranks" } else { "scores" },
+            if r.mode == Mode::Likert { "; Fleiss' kappa on the Likert categories" } else { "" }
+        ),
+    ];
+    for a in &r.agreement {
+        out.push(String::new());
+        out.push(format!("{} ({} item(s))", a.aspect, a.w_items));
+        out.push(format!("  Kendall's W        {}{}   system level {}", num(a.kendall_w, 3), ci(&a.kendall_w_ci), num(a.system_level_w, 3)));
+        out.push(format!("  alpha ordinal      {}{}", num(a.alpha_ordinal, 3), ci(&a.alpha_ordinal_ci)));
+        out.push(format!("  alpha interval     {}{}", num(a.alpha_interval, 3), ci(&a.alpha_interval_ci)));
+        if r.mode == Mode::Likert {
+            out.push(format!("  Fleiss' kappa      {}{}", num(a.fleiss_kappa, 3), ci(&a.fleiss_kappa_ci)));
+        }
+        for p in &a.pairwise_tau {
+            out.push(format!(
+                "  tau {} vs {}: {} over {} item(s), system level {}",
+                p.a,
+                p.b,
+                num(p.mean_item_tau, 3),
+                p.items,
+                num(p.system_level_tau, 3)
+            ));
+        }
+    }
+    out
+}
+
+fn annotators(r: &Results) -> Vec<String> {
+    let w = r.per_annotator.iter().map(|a| a.annotator.width()).max().unwrap_or(9).max(9) + 2;
+    let mut out = vec![
+        "Per annotator: items judged, time, self-consistency on repeated items (Kendall tau, identical",
+        "rankings) and position bias (share of items the output shown first wins vs chance)",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect::<Vec<_>>();
+    out.push(String::new());
+    out.push(format!(
+        "{}{:>7}{:>10}{:>8}{:>9}{:>9}{:>10}{:>12}{:>9}",
+        pad("annotator", w),
+        "items",
+        "time s",
+        "s/item",
+        "repeats",
+        "self τ",
+        "identical",
+        "first wins",
+        "chance"
+    ));
+    for a in &r.per_annotator {
+        out.push(format!(
+            "{}{:>7}{:>10.0}{:>8}{:>9}{:>9}{:>10}{:>12}{:>9}",
+            pad(&a.annotator, w),
+            a.judged_items,
+            a.seconds,
+            num(a.mean_seconds_per_item, 1),
+            a.repeat_pairs,
+            num(a.self_tau, 2),
+            a.self_identical,
+            num(a.first_shown_wins, 2),
+            num(a.first_shown_expected, 2)
+        ));
+    }
+    out
+}
+
+/// Training disagreements side by side.
+pub fn disagreements(ds: &[Disagreement]) -> Vec<String> {
+    if ds.is_empty() {
+        return vec!["no disagreement on the training items (or fewer than two annotators judged them)".into()];
+    }
+    let mut out = vec![format!("{} training item/aspect pair(s) with disagreement, largest first", ds.len())];
+    for d in ds {
+        out.push(String::new());
+        out.push(format!("{} · {} · spread {:.1}", d.address, d.aspect, d.spread));
+        out.push(format!("  source  {}", d.source));
+        for (letter, text) in &d.outputs {
+            out.push(format!("  {letter:<6}  {text}"));
+        }
+        let w = d.values.iter().map(|(a, _)| a.width()).max().unwrap_or(4) + 2;
+        let mut head = format!("  {}", pad("", w));
+        for (letter, _) in &d.outputs {
+            head += &lpad(letter, 6);
+        }
+        out.push(head);
+        for (a, vals) in &d.values {
+            let mut line = format!("  {}", pad(a, w));
+            for v in vals {
+                line += &lpad(&num(*v, 1), 6);
+            }
+            out.push(line);
+        }
+    }
+    out
+}

@@ -1,0 +1,511 @@
+//! A campaign's results, from the statistics of `human::aggregate` and `human::agreement`:
+//! average ranks (mean and SD over annotators, per direction and aspect and overall: the
+//! duel-ranking paper's Table 8 form), Bradley-Terry strengths with bootstrap intervals, win
+//! rates, Likert means (overall x0.6 for outputs identical to their source), agreement
+//! (Kendall's W, pairwise tau, Fleiss' kappa, Krippendorff's alpha) and per annotator
+//! self-consistency, position bias and time.
+//!
+//! Training items are left out of everything. In Likert and slider campaigns each judgment's
+//! scores are also turned into ranks (higher score = better rank, ties averaged) so ranks,
+//! Bradley-Terry, W, tau, self-consistency and position bias exist for every mode.
+
+use crate::analysis::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
+use crate::analysis::corr::average_ranks;
+use crate::human::aggregate::{
+    average_rank_table, bradley_terry_report, likert_means, BtOptions, LikertJudgment, RankJudgment, Scope,
+};
+use crate::human::agreement::{
+    kendalls_w_in, likert_alpha, likert_fleiss, pairwise_annotator_tau, position_bias, self_consistency, AlphaLevel,
+};
+use crate::human::campaign::{self, derive_seed, Campaign, Mode, Result};
+use crate::store::Store;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Bradley-Terry falls back to this MAP pseudo-count when the maximum-likelihood estimate does
+/// not exist (some system never beats, or never loses to, the others).
+pub const BT_FALLBACK_ALPHA: f64 = 0.5;
+
+/// Every judgment of a campaign, gathered once.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub campaign: Campaign,
+    pub annotators: Vec<(i64, String)>,
+    /// Rank form of every complete judgment of a real item (repeats marked).
+    pub ranks: Vec<RankJudgment>,
+    /// Likert/slider scores of real, non-repeat items (empty in rank mode).
+    pub scores: Vec<LikertJudgment>,
+    /// Per annotator: judged real entries and the milliseconds spent on them.
+    pub time: BTreeMap<i64, (usize, i64)>,
+    /// Training judgments: (annotator, campaign item index, aspect) -> value per system.
+    pub training: BTreeMap<(i64, usize, usize), Vec<Option<f64>>>,
+}
+
+/// Reads a campaign's judgments.
+pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
+    let c = campaign::load(store, name)?;
+    let annotators = c.annotators(store)?;
+    let sys_index: HashMap<i64, usize> = c.systems.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+    let item_index: HashMap<i64, usize> = c.items.iter().enumerate().map(|(i, it)| (it.item_id, i)).collect();
+    let aspect_index: HashMap<&str, usize> = c.def.aspects.iter().enumerate().map(|(i, a)| (a.as_str(), i)).collect();
+    let n = c.systems.len();
+    // (annotator, item index, repeat, aspect) -> values per system
+    let mut values: BTreeMap<(i64, usize, bool, usize), Vec<Option<f64>>> = BTreeMap::new();
+    for (table, repeat) in [("judgments", false), ("repeat_judgments", true)] {
+        let mut st = store.conn().prepare(&format!(
+            "SELECT annotator_id, item_id, system_id, aspect, value FROM {table} WHERE campaign_id = ?1"
+        ))?;
+        let rows = st.query_map([c.id], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?, r.get::<_, f64>(4)?))
+        })?;
+        for row in rows {
+            let (a, item, system, aspect, v) = row?;
+            let (Some(&i), Some(&s), Some(&k)) = (item_index.get(&item), sys_index.get(&system), aspect_index.get(aspect.as_str()))
+            else {
+                continue;
+            };
+            values.entry((a, i, repeat, k)).or_insert_with(|| vec![None; n])[s] = Some(v);
+        }
+    }
+    // Display order and time of each showing.
+    let mut shown: HashMap<(i64, usize, bool), (Vec<usize>, i64)> = HashMap::new();
+    let mut st = store.conn().prepare("SELECT annotator_id, item_id, repeat, display, ms FROM queue WHERE campaign_id = ?1")?;
+    let rows = st.query_map([c.id], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?, r.get::<_, i64>(4)?))
+    })?;
+    for row in rows {
+        let (a, item, repeat, display, ms) = row?;
+        let display: Vec<i64> = serde_json::from_str(&display)?;
+        let mut at = vec![usize::MAX; n];
+        for (p, sid) in display.iter().enumerate() {
+            if let Some(&s) = sys_index.get(sid) {
+                at[s] = p;
+            }
+        }
+        if let Some(&i) = item_index.get(&item) {
+            shown.insert((a, i, repeat), (at, ms));
+        }
+    }
+    let sources: Vec<String> = c
+        .items
+        .iter()
+        .map(|it| store.conn().query_row("SELECT source FROM items WHERE id = ?1", [it.item_id], |r| r.get(0)))
+        .collect::<Result<_, _>>()?;
+    let mut outputs: HashMap<(usize, usize), String> = HashMap::new();
+    for (i, it) in c.items.iter().enumerate() {
+        for o in store.item_detail(it.item_id)?.outputs {
+            if let Some(&s) = sys_index.get(&o.system_id) {
+                outputs.insert((i, s), o.text);
+            }
+        }
+    }
+    let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
+    let mut g = Gathered {
+        annotators,
+        ranks: Vec::new(),
+        scores: Vec::new(),
+        time: BTreeMap::new(),
+        training: BTreeMap::new(),
+        campaign: c,
+    };
+    let mut counted: std::collections::HashSet<(i64, usize, bool)> = Default::default();
+    for ((a, i, repeat, k), v) in values {
+        let item = &g.campaign.items[i];
+        if item.training {
+            if !repeat {
+                g.training.insert((a, i, k), v);
+            }
+            continue;
+        }
+        if v.iter().any(Option::is_none) {
+            continue;
+        }
+        let vals: Vec<f64> = v.iter().map(|x| x.expect("complete")).collect();
+        let ranks = match g.campaign.def.mode {
+            Mode::Rank => vals.clone(),
+            _ => average_ranks(&vals.iter().map(|x| -x).collect::<Vec<_>>()),
+        };
+        let (shown_at, ms) = shown.get(&(a, i, repeat)).cloned().unwrap_or((Vec::new(), 0));
+        if counted.insert((a, i, repeat)) {
+            let t = g.time.entry(a).or_default();
+            t.0 += 1;
+            t.1 += ms;
+        }
+        g.ranks.push(RankJudgment {
+            annotator: a,
+            item: item.item_id,
+            direction: item.direction_id,
+            aspect: k as i64,
+            ranks,
+            shown_at: if shown_at.contains(&usize::MAX) { Vec::new() } else { shown_at },
+            repeat,
+        });
+        if g.campaign.def.mode != Mode::Rank && !repeat {
+            for (s, score) in vals.iter().enumerate() {
+                let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
+                g.scores.push(LikertJudgment {
+                    annotator: a,
+                    item: item.item_id,
+                    direction: item.direction_id,
+                    aspect: k as i64,
+                    system: s,
+                    score: *score,
+                    identical_to_source: same(out, &sources[i]),
+                });
+            }
+        }
+    }
+    Ok(g)
+}
+
+/// Mean and SD of one system's average rank over annotators.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankStat {
+    pub system: String,
+    pub mean: Option<f64>,
+    pub sd: Option<f64>,
+    pub annotators: usize,
+}
+
+/// Average ranks in one scope; `direction`/`aspect` are `all` when pooled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RankScope {
+    pub direction: String,
+    pub aspect: String,
+    pub judgments: usize,
+    pub systems: Vec<RankStat>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Strength {
+    pub system: String,
+    pub log_strength: Option<f64>,
+    pub ci: Option<Interval>,
+}
+
+/// Bradley-Terry over all directions for one aspect (`all`: every aspect pooled).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BtScope {
+    pub aspect: String,
+    /// `mle`, or `map` (pseudo-count [`BT_FALLBACK_ALPHA`]) when no MLE exists.
+    pub estimate: String,
+    pub items: usize,
+    pub strengths: Vec<Strength>,
+    /// `win_rate[i][j]`: share of comparisons system i won against j (ties half).
+    pub win_rate: Vec<Vec<Option<f64>>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LikertRow {
+    pub direction: String,
+    pub aspect: String,
+    pub system: String,
+    pub ratings: usize,
+    pub mean: Option<f64>,
+    /// Overall aspect only: identical-to-source outputs x0.6.
+    pub penalised_mean: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairTau {
+    pub a: String,
+    pub b: String,
+    pub mean_item_tau: Option<f64>,
+    pub items: usize,
+    pub system_level_tau: Option<f64>,
+}
+
+/// Agreement on one aspect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AspectAgreement {
+    pub aspect: String,
+    /// Kendall's W per item, averaged over items, with its interval.
+    pub kendall_w: Option<f64>,
+    pub kendall_w_ci: Option<Interval>,
+    pub w_items: usize,
+    pub system_level_w: Option<f64>,
+    pub pairwise_tau: Vec<PairTau>,
+    /// Likert only.
+    pub fleiss_kappa: Option<f64>,
+    pub fleiss_kappa_ci: Option<Interval>,
+    /// On the scores (ranks in rank mode), units = outputs.
+    pub alpha_ordinal: Option<f64>,
+    pub alpha_ordinal_ci: Option<Interval>,
+    pub alpha_interval: Option<f64>,
+    pub alpha_interval_ci: Option<Interval>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnnotatorStats {
+    pub annotator: String,
+    pub judged_items: usize,
+    pub seconds: f64,
+    pub mean_seconds_per_item: Option<f64>,
+    pub repeat_pairs: usize,
+    pub self_tau: Option<f64>,
+    pub self_identical: usize,
+    /// How often the output shown first wins (ties share), and the share expected by chance.
+    pub first_shown_wins: Option<f64>,
+    pub first_shown_expected: Option<f64>,
+    pub position_judgments: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Results {
+    pub campaign: String,
+    pub dataset: String,
+    pub mode: Mode,
+    pub systems: Vec<String>,
+    pub aspects: Vec<String>,
+    pub directions: Vec<String>,
+    pub annotators: Vec<String>,
+    /// Complete judgments of real items (repeats not counted) and of training items.
+    pub judgments: usize,
+    pub training_judgments: usize,
+    pub bootstrap: BootstrapSpec,
+    pub ranks: Vec<RankScope>,
+    pub bradley_terry: Vec<BtScope>,
+    pub likert: Vec<LikertRow>,
+    pub agreement: Vec<AspectAgreement>,
+    pub per_annotator: Vec<AnnotatorStats>,
+}
+
+/// Computes the results of a campaign; `resamples` bootstrap resamples (seeded from the
+/// campaign seed).
+pub fn compute(store: &Store, name: &str, resamples: Option<usize>) -> Result<Results> {
+    Ok(from_gathered(&gather(store, name)?, resamples.unwrap_or(DEFAULT_RESAMPLES)))
+}
+
+pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
+    let c = &g.campaign;
+    let n = c.systems.len();
+    let spec = BootstrapSpec::new(resamples, derive_seed(c.def.seed, &["results"]));
+    let sys = |i: usize| c.systems[i].name.clone();
+    let annot: HashMap<i64, String> = g.annotators.iter().cloned().collect();
+    let dir_name: HashMap<i64, String> = c.items.iter().map(|i| (i.direction_id, i.direction.clone())).collect();
+    let dname = |d: Option<i64>| d.map_or("all".to_owned(), |d| dir_name.get(&d).cloned().unwrap_or_default());
+    let aname = |a: Option<i64>| a.map_or("all".to_owned(), |a| c.def.aspects[a as usize].clone());
+    let ranks = average_rank_table(&g.ranks, n)
+        .into_iter()
+        .map(|cell| RankScope {
+            direction: dname(cell.scope.direction),
+            aspect: aname(cell.scope.aspect),
+            judgments: cell.judgments,
+            systems: cell
+                .systems
+                .iter()
+                .map(|s| RankStat { system: sys(s.system), mean: s.mean, sd: s.sd, annotators: s.annotators })
+                .collect(),
+        })
+        .collect();
+    let aspects: Vec<Option<i64>> = (0..c.def.aspects.len() as i64).map(Some).chain([None]).collect();
+    let bradley_terry = aspects
+        .iter()
+        .map(|&aspect| {
+            let scope = Scope { direction: None, aspect };
+            let mle = BtOptions::default();
+            let mut r = bradley_terry_report(&g.ranks, n, scope, &mle, None);
+            let mut estimate = "mle";
+            let opts = if r.log_strength.is_some() {
+                mle
+            } else {
+                estimate = "map";
+                BtOptions { alpha: BT_FALLBACK_ALPHA, ..mle }
+            };
+            if r.items > 0 {
+                r = bradley_terry_report(&g.ranks, n, scope, &opts, Some(&spec));
+            }
+            BtScope {
+                aspect: aname(aspect),
+                estimate: estimate.into(),
+                items: r.items,
+                strengths: (0..n)
+                    .map(|s| Strength {
+                        system: sys(s),
+                        log_strength: r.log_strength.as_ref().map(|t| t[s]),
+                        ci: r.ci.get(s).copied().flatten(),
+                    })
+                    .collect(),
+                win_rate: r.win_rate,
+            }
+        })
+        .collect();
+    let overall = c.def.aspects.iter().position(|a| a == "overall").map(|i| i as i64);
+    let mut likert = Vec::new();
+    if c.def.mode != Mode::Rank {
+        let dirs: Vec<Option<i64>> = sorted_dirs(c).into_iter().map(Some).chain([None]).collect();
+        for d in dirs {
+            for m in likert_means(&g.scores, n, d, overall) {
+                likert.push(LikertRow {
+                    direction: dname(d),
+                    aspect: aname(Some(m.aspect)),
+                    system: sys(m.system),
+                    ratings: m.ratings,
+                    mean: m.mean,
+                    penalised_mean: m.penalised_mean,
+                });
+            }
+        }
+    }
+    // Alpha on ranks in rank mode: each (item, system) rank is a value.
+    let values: Vec<LikertJudgment> = if c.def.mode == Mode::Rank {
+        g.ranks
+            .iter()
+            .filter(|j| !j.repeat)
+            .flat_map(|j| {
+                j.ranks.iter().enumerate().map(move |(s, r)| LikertJudgment {
+                    annotator: j.annotator,
+                    item: j.item,
+                    direction: j.direction,
+                    aspect: j.aspect,
+                    system: s,
+                    score: *r,
+                    identical_to_source: false,
+                })
+            })
+            .collect()
+    } else {
+        g.scores.clone()
+    };
+    let agreement = (0..c.def.aspects.len() as i64)
+        .map(|a| {
+            let scope = Scope { direction: None, aspect: Some(a) };
+            let w = kendalls_w_in(&g.ranks, n, scope, Some(&spec));
+            let fleiss = (c.def.mode == Mode::Likert).then(|| likert_fleiss(&g.scores, a, Some(&spec)));
+            let ord = likert_alpha(&values, a, AlphaLevel::Ordinal, Some(&spec));
+            let int = likert_alpha(&values, a, AlphaLevel::Interval, Some(&spec));
+            AspectAgreement {
+                aspect: aname(Some(a)),
+                kendall_w: w.mean_item_w,
+                kendall_w_ci: w.ci,
+                w_items: w.items,
+                system_level_w: w.system_level_w,
+                pairwise_tau: pairwise_annotator_tau(&g.ranks, n, scope)
+                    .into_iter()
+                    .map(|p| PairTau {
+                        a: annot.get(&p.a).cloned().unwrap_or_default(),
+                        b: annot.get(&p.b).cloned().unwrap_or_default(),
+                        mean_item_tau: p.mean_item_tau,
+                        items: p.items,
+                        system_level_tau: p.system_level_tau,
+                    })
+                    .collect(),
+                fleiss_kappa: fleiss.as_ref().and_then(|f| f.kappa),
+                fleiss_kappa_ci: fleiss.as_ref().and_then(|f| f.ci),
+                alpha_ordinal: ord.alpha,
+                alpha_ordinal_ci: ord.ci,
+                alpha_interval: int.alpha,
+                alpha_interval_ci: int.ci,
+            }
+        })
+        .collect();
+    let consistency: HashMap<i64, _> = self_consistency(&g.ranks).into_iter().map(|s| (s.annotator, s)).collect();
+    let bias: HashMap<i64, _> = position_bias(&g.ranks, n).into_iter().map(|b| (b.annotator, b)).collect();
+    let per_annotator = g
+        .annotators
+        .iter()
+        .map(|(id, name)| {
+            let (items, ms) = g.time.get(id).copied().unwrap_or((0, 0));
+            let sc = consistency.get(id);
+            let pb = bias.get(id);
+            AnnotatorStats {
+                annotator: name.clone(),
+                judged_items: items,
+                seconds: ms as f64 / 1000.0,
+                mean_seconds_per_item: (items > 0).then(|| ms as f64 / 1000.0 / items as f64),
+                repeat_pairs: sc.map_or(0, |s| s.pairs),
+                self_tau: sc.and_then(|s| s.mean_tau),
+                self_identical: sc.map_or(0, |s| s.identical),
+                first_shown_wins: pb.and_then(|b| b.first_shown_win_share),
+                first_shown_expected: pb.and_then(|b| b.expected_win_share),
+                position_judgments: pb.map_or(0, |b| b.judgments),
+            }
+        })
+        .collect();
+    Results {
+        campaign: c.name.clone(),
+        dataset: c.def.dataset.clone(),
+        mode: c.def.mode,
+        systems: c.systems.iter().map(|s| s.name.clone()).collect(),
+        aspects: c.def.aspects.clone(),
+        directions: c.def.directions.clone(),
+        annotators: g.annotators.iter().map(|(_, n)| n.clone()).collect(),
+        judgments: g.ranks.iter().filter(|j| !j.repeat).count(),
+        training_judgments: g.training.len(),
+        bootstrap: spec,
+        ranks,
+        bradley_terry,
+        likert,
+        agreement,
+        per_annotator,
+    }
+}
+
+fn sorted_dirs(c: &Campaign) -> Vec<i64> {
+    let mut v: Vec<i64> = c.items.iter().map(|i| i.direction_id).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// One training item and aspect on which annotators disagreed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Disagreement {
+    pub address: String,
+    pub aspect: String,
+    pub source: String,
+    /// Outputs numbered `#1`, `#2`, ... (campaign system order, names hidden), identical ones merged.
+    pub outputs: Vec<(String, String)>,
+    /// Per annotator, the value given to each output (same order).
+    pub values: Vec<(String, Vec<Option<f64>>)>,
+    /// Largest difference between two annotators' values of one output.
+    pub spread: f64,
+}
+
+/// Where annotators disagreed on the training items (largest spread first).
+pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
+    let g = gather(store, name)?;
+    let c = &g.campaign;
+    let annot: HashMap<i64, String> = g.annotators.iter().cloned().collect();
+    /// (item index, aspect) -> each annotator's values.
+    type ByItem<'a> = BTreeMap<(usize, usize), Vec<(i64, &'a Vec<Option<f64>>)>>;
+    let mut by_item = ByItem::new();
+    for ((a, i, k), v) in &g.training {
+        by_item.entry((*i, *k)).or_default().push((*a, v));
+    }
+    let mut out = Vec::new();
+    for ((i, k), judged) in by_item {
+        if judged.len() < 2 {
+            continue;
+        }
+        let it = &c.items[i];
+        let d = store.item_detail(it.item_id)?;
+        let texts: HashMap<i64, String> = d.outputs.iter().map(|o| (o.system_id, o.text.clone())).collect();
+        let display: Vec<i64> = c.systems.iter().map(|s| s.id).collect();
+        let rows = crate::human::session::rows_of(&texts, &display);
+        let index: HashMap<i64, usize> = c.systems.iter().enumerate().map(|(x, s)| (s.id, x)).collect();
+        let values: Vec<(String, Vec<Option<f64>>)> = judged
+            .iter()
+            .map(|(a, v)| (annot.get(a).cloned().unwrap_or_default(), rows.iter().map(|r| v[index[&r.systems[0]]]).collect()))
+            .collect();
+        let mut spread = 0.0f64;
+        for r in 0..rows.len() {
+            let vs: Vec<f64> = values.iter().filter_map(|(_, v)| v[r]).collect();
+            if let (Some(lo), Some(hi)) = (vs.iter().copied().reduce(f64::min), vs.iter().copied().reduce(f64::max)) {
+                spread = spread.max(hi - lo);
+            }
+        }
+        if spread > 0.0 {
+            out.push(Disagreement {
+                address: format!("{}/{}/{}", c.def.dataset, it.direction, it.idx),
+                aspect: c.def.aspects[k].clone(),
+                source: d.source.clone(),
+                outputs: rows.iter().enumerate().map(|(x, r)| (format!("#{}", x + 1), r.text.clone())).collect(),
+                values,
+                spread,
+            });
+        }
+    }
+    out.sort_by(|a, b| b.spread.total_cmp(&a.spread));
+    Ok(out)
+}

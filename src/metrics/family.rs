@@ -1,0 +1,173 @@
+//! The TST BLEU family (METHODS.md section 3): s-BLEU against the source, r-BLEU against one
+//! (the first) reference, multi-BLEU against all references, g-BLEU = sqrt(s-BLEU * r-BLEU);
+//! each in a named convention: sacreBLEU (0-100) or NLTK as TSTBench / llm-tst-code use it
+//! (0-1; llm-tst-code publishes it times 100).
+
+use super::MetricError;
+use super::bleu::{self, BleuConfig};
+use super::nltk::{self, NltkConfig};
+use super::tokenize::Tokenize;
+
+/// Which BLEU implementation, hence which tokenization and scale.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[serde(tag = "convention", rename_all = "lowercase")]
+pub enum Convention {
+    /// sacreBLEU with these options, 0-100.
+    Sacrebleu(BleuConfig),
+    /// NLTK `corpus_bleu` / `sentence_bleu`, weights 0.25 x 4, no smoothing, 0-1.
+    Nltk(NltkConfig),
+}
+
+impl Convention {
+    /// sacreBLEU corpus defaults (13a, exp smoothing).
+    pub fn sacre13a() -> Self {
+        Convention::Sacrebleu(BleuConfig::corpus())
+    }
+
+    /// TSTBench / llm-tst-code: lowercased, whitespace split.
+    pub fn nltk() -> Self {
+        Convention::Nltk(NltkConfig::default())
+    }
+
+    /// The name used in metric ids: `sacre13a`, `sacrenone` or `nltk`.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Convention::Sacrebleu(c) => match c.tokenize {
+                Tokenize::T13a => "sacre13a",
+                Tokenize::None => "sacrenone",
+            },
+            Convention::Nltk(_) => "nltk",
+        }
+    }
+
+    /// The value of a perfect score: 100 for sacreBLEU, 1 for NLTK.
+    pub fn scale(&self) -> f64 {
+        match self {
+            Convention::Sacrebleu(_) => 100.0,
+            Convention::Nltk(_) => 1.0,
+        }
+    }
+
+    /// Corpus BLEU; `refs[i]` are the references of segment `i`.
+    pub fn corpus<H, R, Rs>(&self, hyps: &[H], refs: &[Rs]) -> Result<f64, MetricError>
+    where
+        H: AsRef<str> + Sync,
+        R: AsRef<str>,
+        Rs: AsRef<[R]> + Sync,
+    {
+        match self {
+            Convention::Sacrebleu(c) => Ok(bleu::corpus_bleu(hyps, refs, c)?.score),
+            Convention::Nltk(c) => nltk::corpus_bleu(hyps, refs, c),
+        }
+    }
+
+    /// Sentence BLEU of one hypothesis (for sacreBLEU the configuration as given; use
+    /// `BleuConfig::sentence()` for sacreBLEU's sentence defaults).
+    pub fn sentence<R: AsRef<str>>(&self, hyp: &str, refs: &[R]) -> Result<f64, MetricError> {
+        match self {
+            Convention::Sacrebleu(c) => Ok(bleu::sentence_bleu(hyp, refs, c)?.score),
+            Convention::Nltk(c) => nltk::sentence_bleu(hyp, refs, c),
+        }
+    }
+}
+
+/// What a BLEU variant compares the output with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Against {
+    /// s-BLEU: the source sentence.
+    Source,
+    /// r-BLEU: the first human reference.
+    FirstReference,
+    /// multi-BLEU: every human reference.
+    AllReferences,
+}
+
+impl Against {
+    /// `s`, `r` or `multi`.
+    pub fn prefix(self) -> &'static str {
+        match self {
+            Against::Source => "s",
+            Against::FirstReference => "r",
+            Against::AllReferences => "multi",
+        }
+    }
+
+    /// The comparison texts of one output, `None` if it has no reference.
+    pub fn pick<'a>(self, source: &'a str, refs: &'a [String]) -> Option<Vec<&'a str>> {
+        match self {
+            Against::Source => Some(vec![source]),
+            Against::FirstReference => refs.first().map(|r| vec![r.as_str()]),
+            Against::AllReferences if refs.is_empty() => None,
+            Against::AllReferences => Some(refs.iter().map(String::as_str).collect()),
+        }
+    }
+}
+
+/// A metric id naming both the variant and the convention, e.g. `s-bleu.sacre13a`,
+/// `multi-bleu.nltk`, `g-bleu.nltk`.
+pub fn metric_id(variant: &str, conv: &Convention) -> String {
+    format!("{variant}-bleu.{}", conv.label())
+}
+
+/// s-BLEU: corpus BLEU of the outputs against their sources.
+pub fn s_bleu<H, S>(conv: &Convention, hyps: &[H], sources: &[S]) -> Result<f64, MetricError>
+where
+    H: AsRef<str> + Sync,
+    S: AsRef<str> + Sync,
+{
+    let refs: Vec<[&str; 1]> = sources.iter().map(|s| [s.as_ref()]).collect();
+    conv.corpus(hyps, &refs)
+}
+
+/// r-BLEU: corpus BLEU against the first reference of each segment.
+pub fn r_bleu<H, R, Rs>(conv: &Convention, hyps: &[H], refs: &[Rs]) -> Result<f64, MetricError>
+where
+    H: AsRef<str> + Sync,
+    R: AsRef<str>,
+    Rs: AsRef<[R]> + Sync,
+{
+    let first: Vec<Vec<&str>> = refs
+        .iter()
+        .map(|r| r.as_ref().iter().take(1).map(AsRef::as_ref).collect())
+        .collect();
+    conv.corpus(hyps, &first)
+}
+
+/// multi-BLEU: corpus BLEU against all references of each segment.
+pub fn multi_bleu<H, R, Rs>(conv: &Convention, hyps: &[H], refs: &[Rs]) -> Result<f64, MetricError>
+where
+    H: AsRef<str> + Sync,
+    R: AsRef<str>,
+    Rs: AsRef<[R]> + Sync,
+{
+    conv.corpus(hyps, refs)
+}
+
+/// g-BLEU = sqrt(s-BLEU * r-BLEU), on the scale of its inputs.
+pub fn g_bleu(s_bleu: f64, r_bleu: f64) -> f64 {
+    (s_bleu * r_bleu).sqrt()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variants_by_hand() {
+        let hyps = ["the food was great ."];
+        let srcs = ["the food was awful ."];
+        let refs = [vec!["the food was great .".to_string(), "great food .".to_string()]];
+        let conv = Convention::sacre13a();
+        // sacreBLEU's own value for a perfect match.
+        assert_eq!(r_bleu(&conv, &hyps, &refs).unwrap(), 100.00000000000004);
+        assert_eq!(multi_bleu(&conv, &hyps, &refs).unwrap(), 100.00000000000004);
+        let s = s_bleu(&conv, &hyps, &srcs).unwrap();
+        // 4/5, 2/4, 1/3, 0/2 -> exp smoothing gives 100/(2*2) for the 4-gram order.
+        let want = (((80.0f64).ln() + 50.0f64.ln() + (100.0f64 / 3.0).ln() + 25.0f64.ln()) / 4.0).exp();
+        assert!((s - want).abs() < 1e-12, "{s} {want}");
+        assert_eq!(g_bleu(s, 100.0), (s * 100.0).sqrt());
+        assert_eq!(metric_id("g", &Convention::nltk()), "g-bleu.nltk");
+        assert_eq!(Against::FirstReference.pick("s", &[]), None);
+    }
+}

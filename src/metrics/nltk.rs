@@ -1,0 +1,148 @@
+//! BLEU in the NLTK convention of TSTBench and llm-tst-code: `str.lower()`, whitespace split
+//! (`str.split`), `nltk.translate.bleu_score.corpus_bleu` with weights 0.25 x 4 and no smoothing,
+//! on NLTK's 0-1 scale (llm-tst-code multiplies by 100 before publishing).
+//!
+//! Computed as NLTK (3.10) does: per-segment denominators are `max(1, hypothesis n-grams)`; a
+//! corpus without any unigram match scores 0; a zero higher-order precision is replaced by
+//! `sys.float_info.min` (so such scores are tiny, around 1e-77, not 0); the weighted logs are
+//! summed with `math.fsum`; the brevity penalty is 1 when the hypothesis is longer, 0 when it is
+//! empty, else `exp(1 - r/c)`.
+
+use super::ngrams::{Counter, Counts, MAX_ORDER};
+use super::{MetricError, check_refs, py};
+use rayon::prelude::*;
+
+/// Options of the NLTK convention; `lowercase` is on in TSTBench and llm-tst-code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct NltkConfig {
+    pub lowercase: bool,
+}
+
+impl Default for NltkConfig {
+    fn default() -> Self {
+        NltkConfig { lowercase: true }
+    }
+}
+
+/// The text the counters split on whitespace: lowercased if asked (into `out`).
+fn nltk_tokens(s: &str, cfg: &NltkConfig, out: &mut String) {
+    out.clear();
+    if cfg.lowercase {
+        out.push_str(&py::lower(s));
+    } else {
+        out.push_str(s);
+    }
+}
+
+#[derive(Debug, Default)]
+struct Scratch {
+    hyp: String,
+    refs: Vec<String>,
+    counter: Counter,
+}
+
+fn segment<S: AsRef<str>>(hyp: &str, refs: &[S], cfg: &NltkConfig, s: &mut Scratch) -> Counts {
+    nltk_tokens(hyp, cfg, &mut s.hyp);
+    s.refs.resize_with(refs.len(), String::new);
+    for (r, out) in refs.iter().zip(s.refs.iter_mut()) {
+        nltk_tokens(r.as_ref(), cfg, out);
+    }
+    let mut c = s.counter.count(&s.hyp, &s.refs[..refs.len()]);
+    // NLTK's modified_precision: the denominator is at least 1 per segment.
+    c.total = c.total.map(|t| t.max(1));
+    c
+}
+
+/// NLTK's score from summed counts (`total` already holds the per-segment `max(1, .)`).
+pub fn score_counts(c: &Counts) -> f64 {
+    if c.correct[0] == 0 {
+        return 0.0;
+    }
+    let bp = if c.hyp_len > c.ref_len {
+        1.0
+    } else if c.hyp_len == 0 {
+        0.0
+    } else {
+        (1.0 - c.ref_len as f64 / c.hyp_len as f64).exp()
+    };
+    let logs = (0..MAX_ORDER).map(|n| {
+        let p = if c.correct[n] == 0 {
+            f64::MIN_POSITIVE // SmoothingFunction().method0
+        } else {
+            c.correct[n] as f64 / c.total[n] as f64
+        };
+        0.25 * p.ln()
+    });
+    bp * py::fsum(logs).exp()
+}
+
+/// `nltk.translate.bleu_score.corpus_bleu` on tokenized text (0-1).
+pub fn corpus_bleu<H, R, Rs>(hyps: &[H], refs: &[Rs], cfg: &NltkConfig) -> Result<f64, MetricError>
+where
+    H: AsRef<str> + Sync,
+    R: AsRef<str>,
+    Rs: AsRef<[R]> + Sync,
+{
+    check_refs(hyps.len(), refs)?;
+    let c: Counts = hyps
+        .par_iter()
+        .zip(refs.par_iter())
+        .map_init(Scratch::default, |s, (h, r)| segment(h.as_ref(), r.as_ref(), cfg, s))
+        .collect::<Vec<_>>()
+        .into_iter()
+        .sum();
+    Ok(score_counts(&c))
+}
+
+/// `nltk.translate.bleu_score.sentence_bleu` without smoothing (0-1).
+pub fn sentence_bleu<R: AsRef<str>>(hyp: &str, refs: &[R], cfg: &NltkConfig) -> Result<f64, MetricError> {
+    if refs.is_empty() {
+        return Err(MetricError::NoReference { segment: 1 });
+    }
+    Ok(score_counts(&segment(hyp, refs, cfg, &mut Scratch::default())))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn by_hand() {
+        let cfg = NltkConfig::default();
+        assert_eq!(
+            sentence_bleu("The cat sat down", &["the CAT sat down"], &cfg).unwrap(),
+            1.0
+        );
+        // Three tokens: no 4-gram at all, so NLTK's float_info.min precision (its own value).
+        assert_eq!(
+            sentence_bleu("the cat sat", &["the cat sat"], &cfg).unwrap(),
+            1.2213386697554703e-77
+        );
+        // No unigram match: exactly 0.
+        assert_eq!(sentence_bleu("a b c d", &["w x y z"], &cfg).unwrap(), 0.0);
+        // Unigrams match, no 4-gram: NLTK's float_info.min precision, not 0.
+        let v = sentence_bleu("a b c d", &["a b c x d"], &cfg).unwrap();
+        let want = (1.0 - 5.0 / 4.0f64).exp()
+            * py::fsum([
+                0.25 * 1.0f64.ln(),
+                0.25 * (2.0f64 / 3.0).ln(),
+                0.25 * 0.5f64.ln(),
+                0.25 * f64::MIN_POSITIVE.ln(),
+            ])
+            .exp();
+        assert_eq!(v, want);
+        assert!(v > 0.0 && v < 1e-70);
+        // Empty hypothesis against a non-empty reference.
+        assert_eq!(sentence_bleu("", &["a"], &cfg).unwrap(), 0.0);
+    }
+
+    #[test]
+    fn short_segments_count_one_in_the_denominator() {
+        // Corpus of "a" (1 token) and "a b c d": 3-gram denominators 1 + 2, not 0 + 2.
+        let refs = [["a"], ["a b c d"]];
+        let v = corpus_bleu(&["a", "a b c d"], &refs, &NltkConfig::default()).unwrap();
+        let p = [1.0f64, 3.0 / 4.0, 2.0 / 3.0, 1.0 / 2.0];
+        let want = py::fsum(p.iter().map(|p| 0.25 * p.ln())).exp();
+        assert_eq!(v, want);
+    }
+}

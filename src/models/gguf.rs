@@ -1,0 +1,311 @@
+//! GGUF model files: opening with clear errors, metadata access, and the llama-family weights
+//! dequantized to f32.
+//!
+//! Errors name the file and the problem: missing file, not a GGUF (wrong magic), truncated (the
+//! header or a tensor runs past the end of the file), unsupported architecture. Nothing here
+//! panics on a bad file.
+
+use super::llama::{Llama, LlamaConfig};
+use super::{ModelError, Result};
+use candle_core::quantized::gguf_file::{Content, Value};
+use candle_core::{Device, Tensor};
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+/// GGUF architectures the f32 llama forward runs.
+pub const SUPPORTED: &str = "llama, qwen2";
+
+/// An open GGUF file with its parsed header.
+pub struct GgufFile {
+    path: PathBuf,
+    reader: BufReader<File>,
+    content: Content,
+    file_len: u64,
+}
+
+impl GgufFile {
+    /// Opens and checks a GGUF file: magic, header, and that every tensor lies inside the file.
+    pub fn open(path: &Path) -> Result<GgufFile> {
+        let p = || path.to_path_buf();
+        let file = File::open(path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => ModelError::NotFound(p()),
+            _ => ModelError::Io { path: p(), source: e },
+        })?;
+        let file_len = file.metadata().map_err(|e| ModelError::Io { path: p(), source: e })?.len();
+        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
+            return Err(ModelError::Invalid { path: p(), detail: "is a folder, not a GGUF file".into() });
+        }
+        let mut reader = BufReader::new(file);
+        let mut magic = [0u8; 4];
+        let got = read_up_to(&mut reader, &mut magic).map_err(|e| ModelError::Io { path: p(), source: e })?;
+        if got < 4 || &magic != b"GGUF" {
+            let detail = if got < 4 {
+                format!("the file has only {file_len} bytes")
+            } else {
+                format!("it starts with {:02x?}, a GGUF file starts with \"GGUF\"", &magic)
+            };
+            return Err(ModelError::NotGguf { path: p(), detail });
+        }
+        reader.seek(SeekFrom::Start(0)).map_err(|e| ModelError::Io { path: p(), source: e })?;
+        let content = Content::read(&mut reader).map_err(|e| header_error(path, file_len, e))?;
+        for (name, info) in &content.tensor_infos {
+            let elems = info.shape.elem_count();
+            let block = info.ggml_dtype.block_size();
+            let bytes = (elems / block.max(1)) as u64 * info.ggml_dtype.type_size() as u64;
+            let end = content.tensor_data_offset.saturating_add(info.offset).saturating_add(bytes);
+            if end > file_len {
+                return Err(ModelError::Truncated {
+                    path: p(),
+                    detail: format!("tensor {name} ends at byte {end}, the file has {file_len} bytes"),
+                });
+            }
+        }
+        Ok(GgufFile { path: p(), reader, content, file_len })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+    pub fn metadata(&self) -> &HashMap<String, Value> {
+        &self.content.metadata
+    }
+    pub fn has_tensor(&self, name: &str) -> bool {
+        self.content.tensor_infos.contains_key(name)
+    }
+    /// Tensor names with their GGML type names, sorted.
+    pub fn tensor_types(&self) -> Vec<(String, String)> {
+        let mut v: Vec<_> =
+            self.content.tensor_infos.iter().map(|(n, i)| (n.clone(), format!("{:?}", i.ggml_dtype))).collect();
+        v.sort();
+        v
+    }
+
+    /// `general.architecture`.
+    pub fn architecture(&self) -> Result<String> {
+        self.string("general.architecture")
+    }
+
+    fn invalid(&self, detail: String) -> ModelError {
+        ModelError::Invalid { path: self.path.clone(), detail }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.content.metadata.get(key)
+    }
+    pub fn string(&self, key: &str) -> Result<String> {
+        match self.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(v) => Err(self.invalid(format!("metadata {key} is not a string: {:?}", v.value_type()))),
+            None => Err(self.invalid(format!("metadata {key} is missing"))),
+        }
+    }
+    /// An integer value of any width.
+    pub fn uint(&self, key: &str) -> Result<u64> {
+        let v = self.get(key).ok_or_else(|| self.invalid(format!("metadata {key} is missing")))?;
+        value_u64(v).ok_or_else(|| self.invalid(format!("metadata {key} is not an unsigned integer")))
+    }
+    pub fn opt_uint(&self, key: &str) -> Option<u64> {
+        self.get(key).and_then(value_u64)
+    }
+    pub fn float(&self, key: &str) -> Result<f64> {
+        let v = self.get(key).ok_or_else(|| self.invalid(format!("metadata {key} is missing")))?;
+        match v {
+            Value::F32(x) => Ok(*x as f64),
+            Value::F64(x) => Ok(*x),
+            v => value_u64(v).map(|x| x as f64).ok_or_else(|| self.invalid(format!("metadata {key} is not a number"))),
+        }
+    }
+    /// A string array (e.g. `tokenizer.ggml.tokens`).
+    pub fn strings(&self, key: &str) -> Result<Vec<String>> {
+        match self.get(key) {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| match v {
+                    Value::String(s) => Ok(s.clone()),
+                    _ => Err(self.invalid(format!("metadata {key} holds a non-string"))),
+                })
+                .collect(),
+            Some(_) => Err(self.invalid(format!("metadata {key} is not an array"))),
+            None => Err(self.invalid(format!("metadata {key} is missing"))),
+        }
+    }
+    /// An integer array (e.g. `tokenizer.ggml.token_type`).
+    pub fn ints(&self, key: &str) -> Result<Vec<i64>> {
+        match self.get(key) {
+            Some(Value::Array(a)) => a
+                .iter()
+                .map(|v| match v {
+                    Value::I32(x) => Ok(*x as i64),
+                    Value::I64(x) => Ok(*x),
+                    v => value_u64(v).map(|x| x as i64).ok_or_else(|| self.invalid(format!("metadata {key} holds a non-integer"))),
+                })
+                .collect(),
+            Some(_) => Err(self.invalid(format!("metadata {key} is not an array"))),
+            None => Err(self.invalid(format!("metadata {key} is missing"))),
+        }
+    }
+
+    /// One tensor, dequantized to f32 on `device`.
+    pub fn tensor_f32(&mut self, name: &str, device: &Device) -> Result<Tensor> {
+        if !self.has_tensor(name) {
+            return Err(self.invalid(format!("tensor {name} is missing")));
+        }
+        let q = self
+            .content
+            .tensor(&mut self.reader, name, device)
+            .map_err(|e| ModelError::Invalid { path: self.path.clone(), detail: format!("tensor {name}: {e}") })?;
+        Ok(q.dequantize(device)?)
+    }
+
+    /// The model configuration of a supported llama-family GGUF.
+    pub fn llama_config(&self) -> Result<LlamaConfig> {
+        let arch = self.architecture()?;
+        if !matches!(arch.as_str(), "llama" | "qwen2") {
+            return Err(ModelError::UnsupportedArchitecture { path: self.path.clone(), arch, supported: SUPPORTED });
+        }
+        let k = |s: &str| format!("{arch}.{s}");
+        let hidden = self.uint(&k("embedding_length"))? as usize;
+        let heads = self.uint(&k("attention.head_count"))? as usize;
+        let kv_heads = self.opt_uint(&k("attention.head_count_kv")).map_or(heads, |v| v as usize);
+        if heads == 0 {
+            return Err(self.invalid("attention.head_count is 0".into()));
+        }
+        let head_dim = self
+            .opt_uint(&k("attention.key_length"))
+            .map(|v| v as usize)
+            .unwrap_or(hidden / heads);
+        let vocab = match self.opt_uint(&k("vocab_size")) {
+            Some(v) => v as usize,
+            None => self.strings("tokenizer.ggml.tokens")?.len(),
+        };
+        if let Some(n) = self.opt_uint(&k("expert_count"))
+            && n > 1
+        {
+            return Err(ModelError::UnsupportedArchitecture {
+                path: self.path.clone(),
+                arch: format!("{arch} (mixture of {n} experts)"),
+                supported: SUPPORTED,
+            });
+        }
+        let cfg = LlamaConfig {
+            architecture: arch.clone(),
+            hidden_size: hidden,
+            intermediate_size: self.uint(&k("feed_forward_length"))? as usize,
+            num_layers: self.uint(&k("block_count"))? as usize,
+            num_heads: heads,
+            num_kv_heads: kv_heads,
+            head_dim,
+            vocab_size: vocab,
+            rms_norm_eps: self.float(&k("attention.layer_norm_rms_epsilon"))?,
+            rope_theta: self.float(&k("rope.freq_base")).unwrap_or(10_000.0),
+            // llama.cpp's convention: llama uses the interleaved ("normal") RoPE, qwen2 NeoX.
+            rope_interleaved: arch == "llama",
+            rope_scaling: None,
+            context_length: self.uint(&k("context_length"))? as usize,
+            qkv_bias: self.has_tensor("blk.0.attn_q.bias"),
+        };
+        if let Some(rd) = self.opt_uint(&k("rope.dimension_count"))
+            && rd as usize != cfg.head_dim
+        {
+            return Err(self.invalid(format!("partial RoPE ({rd} of {} dimensions) is not supported", cfg.head_dim)));
+        }
+        Ok(cfg)
+    }
+
+    /// Loads the f32 model on `device`.
+    pub fn load_llama(&mut self, device: &Device) -> Result<Llama> {
+        let cfg = self.llama_config()?;
+        let mut t = HashMap::new();
+        let mut put = |me: &mut Self, gguf: &str, hf: String| -> Result<()> {
+            let x = me.tensor_f32(gguf, device)?;
+            t.insert(hf, x);
+            Ok(())
+        };
+        put(self, "token_embd.weight", "model.embed_tokens.weight".into())?;
+        put(self, "output_norm.weight", "model.norm.weight".into())?;
+        if self.has_tensor("output.weight") {
+            put(self, "output.weight", "lm_head.weight".into())?;
+        }
+        for i in 0..cfg.num_layers {
+            let (g, h) = (format!("blk.{i}"), format!("model.layers.{i}"));
+            let pairs = [
+                ("attn_norm.weight", "input_layernorm.weight"),
+                ("attn_q.weight", "self_attn.q_proj.weight"),
+                ("attn_k.weight", "self_attn.k_proj.weight"),
+                ("attn_v.weight", "self_attn.v_proj.weight"),
+                ("attn_output.weight", "self_attn.o_proj.weight"),
+                ("ffn_norm.weight", "post_attention_layernorm.weight"),
+                ("ffn_gate.weight", "mlp.gate_proj.weight"),
+                ("ffn_up.weight", "mlp.up_proj.weight"),
+                ("ffn_down.weight", "mlp.down_proj.weight"),
+            ];
+            for (a, b) in pairs {
+                put(self, &format!("{g}.{a}"), format!("{h}.{b}"))?;
+            }
+            if cfg.qkv_bias {
+                for (a, b) in [("attn_q.bias", "self_attn.q_proj.bias"), ("attn_k.bias", "self_attn.k_proj.bias"), ("attn_v.bias", "self_attn.v_proj.bias")] {
+                    put(self, &format!("{g}.{a}"), format!("{h}.{b}"))?;
+                }
+            }
+        }
+        let path = self.path.clone();
+        Llama::from_tensors(cfg, t, device).map_err(|e| match e {
+            ModelError::Params(detail) => ModelError::Invalid { path, detail },
+            e => e,
+        })
+    }
+
+    /// The candle `quantized_llama` model of this file (the reference implementation; batch 1).
+    pub fn load_quantized_reference(
+        &mut self,
+        device: &Device,
+    ) -> Result<candle_transformers::models::quantized_llama::ModelWeights> {
+        let _ = self.llama_config()?;
+        self.reader.seek(SeekFrom::Start(0)).map_err(|e| ModelError::Io { path: self.path.clone(), source: e })?;
+        let content = Content::read(&mut self.reader).map_err(|e| header_error(&self.path, self.file_len, e))?;
+        Ok(candle_transformers::models::quantized_llama::ModelWeights::from_gguf(content, &mut self.reader, device)?)
+    }
+}
+
+fn value_u64(v: &Value) -> Option<u64> {
+    match v {
+        Value::U8(x) => Some(*x as u64),
+        Value::U16(x) => Some(*x as u64),
+        Value::U32(x) => Some(*x as u64),
+        Value::U64(x) => Some(*x),
+        Value::I8(x) if *x >= 0 => Some(*x as u64),
+        Value::I16(x) if *x >= 0 => Some(*x as u64),
+        Value::I32(x) if *x >= 0 => Some(*x as u64),
+        Value::I64(x) if *x >= 0 => Some(*x as u64),
+        _ => None,
+    }
+}
+
+fn read_up_to(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// Classifies a header parse error: running out of bytes means a truncated file.
+fn header_error(path: &Path, file_len: u64, e: candle_core::Error) -> ModelError {
+    let msg = e.to_string();
+    let eof = matches!(&e, candle_core::Error::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof)
+        || msg.contains("remaining")
+        || msg.contains("failed to fill whole buffer");
+    if eof {
+        ModelError::Truncated { path: path.to_path_buf(), detail: format!("the header does not fit in {file_len} bytes: {msg}") }
+    } else {
+        ModelError::Invalid { path: path.to_path_buf(), detail: format!("bad GGUF header: {msg}") }
+    }
+}

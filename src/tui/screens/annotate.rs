@@ -1,0 +1,414 @@
+//! Annotate: one item of an annotator's queue: the source (and references, when the campaign
+//! shows them) and the outputs in the annotator's display order, system names hidden, identical
+//! outputs once with a count, model-naming outputs flagged, an optional word diff against the
+//! source. Ranking by moves, ties or a typed ordering; Likert by digits; sliders by steps.
+//! Every change is committed by the session (`human::session`) before the screen shows it.
+
+use super::compare::{diff_words, push_wrapped};
+use crate::human::campaign::Mode;
+use crate::human::rankedit::{self, Groups};
+use crate::human::session::Session;
+use crate::tui::action::Action;
+use crate::tui::app::{Screen, Shared, View};
+use crate::tui::keys::Context;
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+use std::path::Path;
+
+/// The guidelines shown with `i` (`assets/guidelines.md`).
+pub const GUIDELINES: &str = include_str!("../../../assets/guidelines.md");
+
+#[derive(Default)]
+pub struct Annotate {
+    pub session: Option<Session>,
+    /// Position of the selection in the shown order.
+    pub selected: usize,
+    /// The ordering being typed.
+    pub typing: Option<String>,
+    pub guidelines: bool,
+    pub diff: bool,
+    /// Started by `tstlab annotate`: no other screens.
+    pub locked: bool,
+    guide_scroll: usize,
+}
+
+impl Annotate {
+    /// Opens an annotator's queue (joining the campaign when `join`).
+    pub fn open(&mut self, path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<(), String> {
+        let s = Session::open(path, campaign, annotator, join).map_err(|e| e.to_string())?;
+        self.session = Some(s);
+        self.selected = 0;
+        self.typing = None;
+        Ok(())
+    }
+
+    fn mode(&self) -> Option<Mode> {
+        self.session.as_ref().map(|s| s.campaign.def.mode)
+    }
+
+    /// The ranking of the shown aspect, if it is judged.
+    pub fn groups(&self) -> Option<Groups> {
+        rankedit::from_values(self.session.as_ref()?.values())
+    }
+
+    /// Row indices in the order shown: by rank when ranked, else display order.
+    pub fn order(&self) -> Vec<usize> {
+        let Some(s) = &self.session else { return Vec::new() };
+        match (s.campaign.def.mode, self.groups()) {
+            (Mode::Rank, Some(g)) => rankedit::flat(&g),
+            _ => (0..s.view.rows.len()).collect(),
+        }
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        self.order().get(self.selected).copied()
+    }
+
+    fn sizes(&self) -> Vec<usize> {
+        self.session.as_ref().map_or(Vec::new(), |s| s.view.rows.iter().map(|r| r.systems.len()).collect())
+    }
+
+    /// Commits a ranking and keeps `follow` (a row) selected.
+    fn commit_groups(&mut self, groups: &Groups, follow: Option<usize>) -> Option<Action> {
+        let ranks = rankedit::row_ranks(groups, &self.sizes());
+        let r = self.commit(ranks.into_iter().map(Some).collect());
+        if let Some(row) = follow
+            && let Some(p) = self.order().iter().position(|&x| x == row)
+        {
+            self.selected = p;
+        }
+        r
+    }
+
+    fn commit(&mut self, values: Vec<Option<f64>>) -> Option<Action> {
+        let s = self.session.as_mut()?;
+        match s.commit(values) {
+            Ok(_) => None,
+            Err(e) => Some(Action::Note(format!("not saved: {e}; press the key again"), true)),
+        }
+    }
+
+    fn edit_ranking(&mut self, op: fn(&mut Groups, usize) -> bool) -> Option<Action> {
+        if self.mode() != Some(Mode::Rank) {
+            return Some(Action::Note("this campaign scores outputs: digits, Left/Right".into(), false));
+        }
+        let row = self.selected_row()?;
+        let mut g = self.groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
+        op(&mut g, row);
+        self.commit_groups(&g, Some(row))
+    }
+
+    fn set_score(&mut self, value: impl Fn(Option<f64>) -> f64) -> Option<Action> {
+        let row = self.selected_row()?;
+        let s = self.session.as_ref()?;
+        let (lo, hi) = s.campaign.def.mode.range(s.view.rows.len());
+        let mut values = s.values().to_vec();
+        values[row] = Some(value(values[row]).clamp(lo, hi));
+        self.commit(values)
+    }
+
+    fn go(&mut self, seq: usize, aspect: Option<usize>) -> Option<Action> {
+        let s = self.session.as_mut()?;
+        let r = s.goto(seq, aspect);
+        self.selected = 0;
+        r.err().map(|e| Action::Note(format!("cannot move: {e}"), true))
+    }
+
+    fn submit_ordering(&mut self) -> Option<Action> {
+        let text = self.typing.clone()?;
+        let m = self.sizes().len();
+        match rankedit::parse(&text, m) {
+            Ok(g) => {
+                self.typing = None;
+                let r = self.commit_groups(&g, None);
+                self.selected = 0;
+                r.or(Some(Action::Note(format!("ranked {}", rankedit::format(&g)), false)))
+            }
+            Err(e) => Some(Action::Note(format!("{text}: {e}"), true)),
+        }
+    }
+
+    fn accept(&mut self) -> Option<Action> {
+        let s = self.session.as_ref()?;
+        let unranked = s.values().iter().any(Option::is_none);
+        if s.campaign.def.mode == Mode::Rank && unranked {
+            let g = rankedit::initial(s.view.rows.len());
+            return self.commit_groups(&g, None);
+        }
+        if unranked {
+            return Some(Action::Note("score every output first (digits or Left/Right)".into(), false));
+        }
+        self.next_unfinished()
+    }
+
+    fn next_unfinished(&mut self) -> Option<Action> {
+        let s = self.session.as_ref()?;
+        // Another aspect of this item first.
+        if let Some(a) = s.entry().done.iter().position(|d| !d) {
+            return self.go(s.at, Some(a));
+        }
+        match s.next_unfinished() {
+            Some((seq, a)) => self.go(seq, Some(a)),
+            None => Some(Action::Note("every item is done: thank you!".into(), false)),
+        }
+    }
+
+    fn body(&self, width: u16) -> Vec<Line<'static>> {
+        let Some(s) = &self.session else { return Vec::new() };
+        let v = &s.view;
+        let text_w = (width as usize).saturating_sub(16).max(10);
+        let mut out: Vec<Line<'static>> = Vec::new();
+        let plain = |out: &mut Vec<Line<'static>>, label: &str, text: &str| {
+            let words = text.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect();
+            push_wrapped(out, "  ", Span::styled(theme::fit(label, 11), theme::LABEL), words, text_w);
+        };
+        plain(&mut out, "source", &v.source);
+        for (i, r) in v.references.iter().enumerate() {
+            plain(&mut out, &format!("ref {}", i + 1), r);
+        }
+        let mode = s.campaign.def.mode;
+        let how = match mode {
+            Mode::Rank => "best first · K/J move · = tie · o or a digit: type 3>1=2 · Enter takes the order shown",
+            Mode::Likert => "1-5 score the selected output · Left/Right ±1",
+            Mode::Slider => "Left/Right ±1 · [ ] ±10 · digit = 10x",
+        };
+        let rule = format!("── {}: {how} ", s.aspect_name());
+        let fill = (width as usize).saturating_sub(theme::width(&rule));
+        out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
+        let groups = self.groups();
+        let ranks = groups.as_ref().map(|g| rankedit::row_ranks(g, &self.sizes()));
+        for (pos, &row) in self.order().iter().enumerate() {
+            let r = &v.rows[row];
+            let value = s.values()[row];
+            let mark = match mode {
+                Mode::Rank => match (&ranks, &groups) {
+                    (Some(rk), Some(g)) => {
+                        let tied = g.iter().any(|grp| grp.len() > 1 && grp.contains(&row));
+                        format!("{:>4}{}", fmt_rank(rk[row]), if tied { "=" } else { " " })
+                    }
+                    _ => "   · ".into(),
+                },
+                Mode::Likert => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
+                Mode::Slider => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
+            };
+            let count = if r.systems.len() > 1 { format!("x{}", r.systems.len()) } else { String::new() };
+            let label = format!("{mark}[{}]{count:<3}", row + 1);
+            let selected = pos == self.selected;
+            let style = if selected { theme::SELECTED } else { theme::KEY };
+            let words = if r.text.trim().is_empty() {
+                vec![("(empty output)".to_owned(), theme::MUTED)]
+            } else if self.diff {
+                diff_words(&v.source, &r.text, true)
+            } else {
+                r.text.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect()
+            };
+            push_wrapped(&mut out, if selected { "▶ " } else { "  " }, Span::styled(label, style), words, text_w.saturating_sub(2));
+            if mode == Mode::Slider {
+                let n = value.map_or(0, |x| (x / 5.0).round() as usize);
+                out.push(Line::from(vec![
+                    Span::raw(" ".repeat(16)),
+                    Span::styled("█".repeat(n), theme::SCORE),
+                    Span::styled("░".repeat(20 - n.min(20)), theme::MUTED),
+                ]));
+            }
+            if let Some(p) = r.flag {
+                out.push(Line::styled(format!("{}⚑ names a model ({p:?})", " ".repeat(16)), theme::ERROR));
+            }
+        }
+        if let Some(t) = &self.typing {
+            out.push(Line::default());
+            out.push(Line::from(vec![
+                Span::styled("  ordering: ", theme::LABEL),
+                Span::raw(t.clone()),
+                Span::styled("▏", theme::KEY),
+                Span::styled("  labels 1-n, > better, = tie · Enter ranks · Esc cancels", theme::MUTED),
+            ]));
+        }
+        out
+    }
+
+    /// The progress line.
+    fn status(&self) -> Line<'static> {
+        let Some(s) = &self.session else { return Line::default() };
+        let p = s.progress();
+        let e = s.entry();
+        let mut spans = vec![Span::styled(
+            format!(
+                " training {}/{} · real {}/{} · repeats {}/{} · aspects: ",
+                p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
+            ),
+            theme::MUTED,
+        )];
+        for (i, a) in s.campaign.def.aspects.iter().enumerate() {
+            let style = if i == s.aspect { theme::KEY } else if e.done[i] { theme::OK } else { theme::MUTED };
+            spans.push(Span::styled(format!("{}{a} ", if e.done[i] { "✓" } else { "·" }), style));
+        }
+        Line::from(spans)
+    }
+}
+
+fn fmt_rank(r: f64) -> String {
+    if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r:.1}") }
+}
+
+impl View for Annotate {
+    fn context(&self) -> Context {
+        Context::Annotate
+    }
+
+    fn typing(&self) -> bool {
+        self.typing.is_some()
+    }
+
+    fn handle(&mut self, action: Action, _sh: &mut Shared) -> Option<Action> {
+        if matches!(action, Action::Loaded(_)) {
+            return None;
+        }
+        let s = self.session.as_mut()?;
+        s.touch();
+        let mode = s.campaign.def.mode;
+        let n_rows = s.view.rows.len();
+        if self.typing.is_some() {
+            match action {
+                Action::Char(c) => self.typing.get_or_insert_default().push(c),
+                Action::Backspace => {
+                    self.typing.get_or_insert_default().pop();
+                }
+                Action::ClearInput => self.typing = Some(String::new()),
+                Action::Submit => return self.submit_ordering(),
+                Action::Back => self.typing = None,
+                _ => {}
+            }
+            return None;
+        }
+        match action {
+            Action::Up => self.selected = self.selected.saturating_sub(1),
+            Action::Down => self.selected = (self.selected + 1).min(n_rows.saturating_sub(1)),
+            Action::Top => self.selected = 0,
+            Action::Bottom => self.selected = n_rows.saturating_sub(1),
+            Action::PageDown if self.guidelines => self.guide_scroll += 10,
+            Action::PageUp if self.guidelines => self.guide_scroll = self.guide_scroll.saturating_sub(10),
+            Action::RankUp => return self.edit_ranking(rankedit::move_up),
+            Action::RankDown => return self.edit_ranking(rankedit::move_down),
+            Action::Tie => return self.edit_ranking(rankedit::toggle_tie),
+            Action::TypeOrdering if mode == Mode::Rank => self.typing = Some(String::new()),
+            Action::Digit(d) => match mode {
+                Mode::Rank => self.typing = Some(d.to_string()),
+                Mode::Likert if (1..=5).contains(&d) => {
+                    let r = self.set_score(|_| f64::from(d));
+                    self.selected = (self.selected + 1).min(n_rows.saturating_sub(1));
+                    return r;
+                }
+                Mode::Likert => return Some(Action::Note("Likert scores are 1 to 5".into(), false)),
+                Mode::Slider => return self.set_score(|_| f64::from(d) * 10.0),
+            },
+            Action::Adjust(delta) => match mode {
+                Mode::Rank => return Some(Action::Note("ranking: K/J move, = ties".into(), false)),
+                Mode::Likert => return self.set_score(|v| v.unwrap_or(3.0) + f64::from(delta.signum())),
+                Mode::Slider => return self.set_score(|v| v.unwrap_or(50.0) + f64::from(delta)),
+            },
+            Action::Accept => return self.accept(),
+            Action::NextAspect => {
+                let k = s.campaign.def.aspects.len();
+                let next = (s.aspect + 1) % k;
+                let r = s.set_aspect(next);
+                self.selected = 0;
+                return r.err().map(|e| Action::Note(format!("cannot switch: {e}"), true));
+            }
+            Action::NextItem | Action::PrevItem => {
+                let at = s.at;
+                let last = s.entries.len() - 1;
+                let next = if action == Action::NextItem { at + 1 } else { at.wrapping_sub(1) };
+                if next > last {
+                    let end = if action == Action::NextItem { "the last" } else { "the first" };
+                    return Some(Action::Note(format!("this is {end} item of the queue"), false));
+                }
+                // An item opens on its first unfinished aspect.
+                let aspect = s.entries[next].done.iter().position(|d| !d).unwrap_or(0);
+                return self.go(next, Some(aspect));
+            }
+            Action::NextUnfinished => return self.next_unfinished(),
+            Action::Undo | Action::Redo => {
+                let undo = action == Action::Undo;
+                let r = if undo { s.undo() } else { s.redo() };
+                self.selected = self.selected.min(n_rows.saturating_sub(1));
+                return match r {
+                    Ok(true) => Some(Action::Note(if undo { "undone" } else { "redone" }.into(), false)),
+                    Ok(false) => Some(Action::Note(format!("nothing to {}", if undo { "undo" } else { "redo" }), false)),
+                    Err(e) => Some(Action::Note(format!("not saved: {e}"), true)),
+                };
+            }
+            Action::Guidelines => {
+                self.guidelines = !self.guidelines;
+                self.guide_scroll = 0;
+            }
+            Action::ToggleDiff => self.diff = !self.diff,
+            Action::Back if self.locked => return Some(Action::Note("q quits; your work is saved".into(), false)),
+            Action::Back => return Some(Action::Go(Screen::Campaigns)),
+            _ => {}
+        }
+        None
+    }
+
+    fn draw(&mut self, f: &mut Frame, area: Rect, _sh: &Shared) {
+        let Some(s) = &self.session else {
+            let block = theme::pane(" Annotate ".into(), true);
+            let inner = block.inner(area);
+            f.render_widget(block, area);
+            f.render_widget(
+                Paragraph::new("no queue open: choose an annotator on the Campaigns screen (5)").style(theme::MUTED),
+                inner,
+            );
+            return;
+        };
+        let e = s.entry();
+        let kind = if e.training {
+            " · TRAINING"
+        } else if e.repeat {
+            " · repeat"
+        } else {
+            ""
+        };
+        let title = format!(
+            " Annotate · {} · {} · item {}/{}{kind} · {} · {} ",
+            s.campaign.name,
+            s.annotator,
+            s.at + 1,
+            s.entries.len(),
+            s.view.direction,
+            s.aspect_name()
+        );
+        let (main, guide) = if self.guidelines {
+            let [a, b] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+            (a, Some(b))
+        } else {
+            (area, None)
+        };
+        let block = theme::pane(title, true);
+        let inner = block.inner(main);
+        f.render_widget(block, main);
+        let [top, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+        f.render_widget(Paragraph::new(self.status()), top);
+        let lines = self.body(body.width);
+        // Keep the selected output in view.
+        let sel_line = lines.iter().position(|l| l.spans.first().is_some_and(|sp| sp.content == "▶ ")).unwrap_or(0);
+        let h = body.height as usize;
+        let scroll = sel_line.saturating_sub(h.saturating_sub(3));
+        f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
+        if let Some(g) = guide {
+            let block = theme::pane(" Guidelines · i hides · PgUp/PgDn ".into(), false);
+            let inner = block.inner(g);
+            f.render_widget(block, g);
+            let lines: Vec<Line> = GUIDELINES
+                .lines()
+                .map(|l| if l.starts_with('#') { Line::styled(l.trim_start_matches('#').trim().to_owned(), theme::LABEL) } else { Line::raw(l) })
+                .collect();
+            self.guide_scroll = self.guide_scroll.min(lines.len().saturating_sub(1));
+            f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((self.guide_scroll as u16, 0)), inner);
+        }
+    }
+}

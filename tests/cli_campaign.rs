@@ -1,0 +1,68 @@
+//! `tstlab campaign ...` as a user runs it: new, status, export, import, results, disagreements.
+
+use assert_cmd::Command;
+use std::path::Path;
+use tstlab::human::{rankedit, session::Session};
+
+fn tstlab(home: &Path, store: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::cargo_bin("tstlab")
+        .unwrap()
+        .env("TSTLAB_HOME", home)
+        .env_remove("TSTLAB_STORE")
+        .arg("--store")
+        .arg(store)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    out.stdout
+}
+
+fn json(out: &[u8]) -> serde_json::Value {
+    serde_json::from_slice(out).expect("valid JSON")
+}
+
+#[test]
+fn campaign_commands_round_trip() {
+    let home = tempfile::tempdir().unwrap();
+    let (one, two) = (home.path().join("one.sqlite"), home.path().join("two.sqlite"));
+    tstlab(home.path(), &one, &["demo"]);
+    tstlab(home.path(), &two, &["demo"]);
+    let out = tstlab(
+        home.path(),
+        &one,
+        &["campaign", "new", "c", "--dataset", "demo-formality", "--human-reference", "--per-direction", "5", "--annotators", "A,B"],
+    );
+    let text = String::from_utf8(out).unwrap();
+    assert!(text.contains("10 real + 2 training item(s)") && text.contains("copy, lexicon-swap, reference"), "{text}");
+    for who in ["A", "B"] {
+        let mut s = Session::open(&one, "c", who, false).unwrap();
+        for seq in 0..s.entries.len() {
+            for aspect in 0..3 {
+                s.goto(seq, Some(aspect)).unwrap();
+                let sizes: Vec<usize> = s.view.rows.iter().map(|r| r.systems.len()).collect();
+                let ranks = rankedit::row_ranks(&rankedit::initial(sizes.len()), &sizes);
+                s.commit(ranks.into_iter().map(Some).collect()).unwrap();
+            }
+        }
+    }
+    let v = json(&tstlab(home.path(), &one, &["campaign", "status", "c", "--json"]));
+    let a = &v[0]["annotators"][0];
+    assert_eq!((a["real_done"].as_i64(), a["training_done"].as_i64(), a["repeats_done"].as_i64()), (Some(10), Some(2), Some(1)));
+    for who in ["A", "B"] {
+        let file = home.path().join(format!("{who}.jsonl"));
+        tstlab(home.path(), &one, &["campaign", "export", "c", "--annotator", who, "-o", file.to_str().unwrap()]);
+        let r = json(&tstlab(home.path(), &two, &["campaign", "import", file.to_str().unwrap(), "--json"]));
+        assert_eq!(r["judgments_added"].as_i64(), Some(13 * 3 * 3), "{r}");
+        assert_eq!(r["conflicts"].as_array().unwrap().len(), 0);
+    }
+    let args = ["campaign", "results", "c", "--resamples", "50", "--json"];
+    let (r1, r2) = (json(&tstlab(home.path(), &one, &args)), json(&tstlab(home.path(), &two, &args)));
+    assert_eq!(r1, r2, "the same results in both stores");
+    assert_eq!(r1["judgments"].as_i64(), Some(2 * 10 * 3));
+    assert!(r1["bradley_terry"][3]["strengths"][0]["ci"]["lo"].is_number(), "{}", r1["bradley_terry"]);
+    let text = String::from_utf8(tstlab(home.path(), &two, &["campaign", "results", "c", "--resamples", "50"])).unwrap();
+    assert!(text.contains("all directions") && text.contains("Kendall's W"), "{text}");
+    let d = String::from_utf8(tstlab(home.path(), &two, &["campaign", "disagreements", "c"])).unwrap();
+    assert!(d.contains("disagreement"), "{d}");
+}
