@@ -12,7 +12,7 @@ pub mod demo;
 pub mod diff;
 pub mod import;
 pub mod jobs;
-pub mod store;
 pub mod metrics;
 pub mod models;
+pub mod store;
 pub mod tui;

@@ -6,15 +6,18 @@ pub mod bench_bertscore;
 pub mod bench_store;
 pub mod bench_transfer;
 pub mod campaign;
+pub mod classifier;
 pub mod correlate;
 pub mod export;
 pub mod import;
+pub mod lm;
 pub mod ls;
 pub mod metric;
 pub mod models;
 pub mod plot;
 pub mod report;
 pub mod score;
+pub mod score_table;
 pub mod show;
 pub mod table;
 

@@ -19,9 +19,10 @@ pub struct ScoreArgs {
     /// Only these systems (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
-    /// Metrics, comma-separated: s-bleu, r-bleu, multi-bleu, s-bert, r-bert, multi-bert, g-ppl,
-    /// nll-app, judge-content, judge-style, judge-fluency, judge-overall; groups: tstbench,
-    /// judge, all.
+    /// Metrics, comma-separated: acc, d-ppl, s-bleu, r-bleu, multi-bleu, s-bert, r-bert,
+    /// multi-bert, g-ppl, nll-app, judge-content, judge-style, judge-fluency, judge-overall;
+    /// groups: tstbench (acc, the BLEU and BERTScore families, d-ppl), judge, all. ACC and d-PPL
+    /// train the dataset's n-gram classifier and LMs first when they are missing.
     #[arg(long, default_value = "tstbench")]
     pub metrics: String,
     /// Causal LM for g-PPL, nll-app and the judge: GGUF file, model folder or installed name.
@@ -85,6 +86,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
             );
         }
         Event::Absent { metric, reason } => eprintln!("{metric:>16}: absent: {reason}"),
+        Event::Note { metric, text } => eprintln!("{metric:>16}: {text}"),
     })?;
     eprintln!("done in {:.1} s", started_all.elapsed().as_secs_f64());
     if args.json {

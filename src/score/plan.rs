@@ -1,12 +1,18 @@
 //! Which metrics to score and with which models: the metric names `tstlab score --metrics`
 //! and the TUI's scoring job take, the models they need (loaded once, shared), and the loop
 //! over metrics. A metric whose model is missing is reported absent with what to install; the
-//! other metrics still run.
+//! other metrics still run. ACC and d-PPL need the dataset's style classifier and n-gram LMs:
+//! when they are not trained yet, the plan trains them (the n-gram classifier and the
+//! Kneser-Ney LMs take seconds) and says so.
 
 use super::{Outcome, Progress, Scorer, Selection};
 use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component};
 use crate::metrics::family::{Against, Convention};
+use crate::metrics::acc::{self, AccScorer};
+use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::judge::{Dimension, JudgeScorer};
+use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
+use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
 use crate::metrics::scorers::BleuScorer;
 use crate::models::bert::BertEncoder;
@@ -20,6 +26,8 @@ use std::sync::atomic::AtomicBool;
 /// A metric `tstlab score` computes per output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
+    Acc,
+    DPpl,
     Bleu(Against),
     Bert(bertscore::Against),
     GPpl,
@@ -29,6 +37,8 @@ pub enum Metric {
 
 /// Names accepted in `--metrics` (besides the groups `tstbench`, `all`, `judge`).
 pub const NAMES: &[&str] = &[
+    "acc",
+    "d-ppl",
     "s-bleu",
     "r-bleu",
     "multi-bleu",
@@ -43,9 +53,10 @@ pub const NAMES: &[&str] = &[
     "judge-overall",
 ];
 
-/// TSTBench's per-output inputs (the table computes corpus BLEU from the texts; these are the
-/// sentence-level values for item views).
-pub const TSTBENCH: &str = "s-bleu,r-bleu,multi-bleu,s-bert,r-bert,multi-bert,g-ppl";
+/// TSTBench's per-output inputs: ACC, the BLEU family (the table computes corpus BLEU from the
+/// texts; these are the sentence-level values for item views and plots), BERTScore and d-PPL
+/// (TSTBench's n-gram LM). g-PPL is in `all`.
+pub const TSTBENCH: &str = "acc,s-bleu,r-bleu,multi-bleu,d-ppl,s-bert,r-bert,multi-bert";
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
@@ -61,6 +72,8 @@ impl Metric {
         match self {
             Metric::Bleu(a) => format!("{}-bleu", a.prefix()),
             Metric::Bert(a) => format!("{}-bert", a.prefix()),
+            Metric::Acc => "acc".into(),
+            Metric::DPpl => "d-ppl".into(),
             Metric::GPpl => "g-ppl".into(),
             Metric::NllApp => "nll-app".into(),
             Metric::Judge(d) => d.metric(),
@@ -69,6 +82,8 @@ impl Metric {
 
     fn parse_one(s: &str) -> Option<Metric> {
         Some(match s {
+            "acc" => Metric::Acc,
+            "d-ppl" => Metric::DPpl,
             "s-bleu" => Metric::Bleu(Against::Source),
             "r-bleu" => Metric::Bleu(Against::FirstReference),
             "multi-bleu" => Metric::Bleu(Against::AllReferences),
@@ -83,7 +98,8 @@ impl Metric {
 }
 
 /// Parses a comma-separated list; groups: `tstbench` (TSTBench's columns), `judge` (the four
-/// judge prompts), `all` (both; `nll-app` only when named, as it needs dialogue contexts).
+/// judge prompts), `all` (both and g-PPL; `nll-app` only when named, as it needs dialogue
+/// contexts).
 pub fn parse(list: &str) -> Result<Vec<Metric>, PlanError> {
     let mut out: Vec<Metric> = Vec::new();
     for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -91,7 +107,7 @@ pub fn parse(list: &str) -> Result<Vec<Metric>, PlanError> {
         let group = match s.as_str() {
             "tstbench" => TSTBENCH.to_owned(),
             "judge" => "judge-content,judge-style,judge-fluency,judge-overall".to_owned(),
-            "all" => format!("{TSTBENCH},judge"),
+            "all" => format!("{TSTBENCH},g-ppl,judge"),
             _ => String::new(),
         };
         let found = if group.is_empty() {
@@ -190,15 +206,59 @@ pub fn contexts(store: &Store, sel: &Selection) -> crate::store::Result<std::col
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// A scorer for `m`, or why it cannot run (a missing model: what to install).
+/// A dataset's name from its id.
+fn dataset_name(store: &Store, sel: &Selection) -> anyhow::Result<String> {
+    let id = sel.dataset_id.ok_or_else(|| anyhow::anyhow!("ACC and d-PPL need a dataset"))?;
+    Ok(store.conn().query_row("SELECT name FROM datasets WHERE id = ?1", [id], |r| r.get(0))?)
+}
+
+/// The dataset's n-gram style classifier, trained first when there is none.
+fn acc_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> anyhow::Result<AccScorer> {
+    let dataset = dataset_name(store, sel)?;
+    let dir = style_classifier::dir(&dataset, Kind::Ngram);
+    if !dir.join("manifest.json").is_file() {
+        note(format!("no style classifier for {dataset}: training the n-gram classifier (tstlab classifier train --dataset {dataset})"));
+        let data = StyleData::read(store, &dataset, false)?;
+        let opts = TrainOptions::default();
+        let texts = style_classifier::corpus(&data);
+        let mut fit = NgramFit { texts: Arc::new(texts), labels: data.styles.clone(), hyper: opts.ngram.clone() };
+        let m = style_classifier::train(&data, &mut fit, Kind::Ngram, &opts, &dir)?;
+        let refs = m.references.as_ref().map_or(String::new(), |r| format!(", {:.1}% on the human references", 100.0 * r.accuracy));
+        note(format!("trained on {}: {:.1}% held-out{refs} -> {}", m.trained_on, 100.0 * m.held_out.accuracy, dir.display()));
+    }
+    Ok(AccScorer::open(&dir, None)?)
+}
+
+/// The dataset's d-PPL language models, trained first when there are none.
+fn dppl_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> anyhow::Result<DpplScorer> {
+    let dataset = dataset_name(store, sel)?;
+    let root = crate::paths::models_dir().join("lm").join(&dataset);
+    if dppl::list_dataset(&root).is_empty() {
+        note(format!("no d-PPL LMs for {dataset}: training them (tstlab lm train --dataset {dataset})"));
+        let data = StyleData::read(store, &dataset, false)?;
+        for (style, r) in dppl::train_all(&data, &LmOptions::default(), &root) {
+            match r {
+                Ok(m) => note(format!("LM of {style}: order {}, {} tokens of {}", m.order, m.tokens, m.trained_on)),
+                Err(e) => note(format!("LM of {style}: {e}")),
+            }
+        }
+    }
+    Ok(DpplScorer::open(&dataset, &root)?)
+}
+
+/// A scorer for `m`, or why it cannot run (a missing model: what to install). ACC is built by
+/// [`acc_scorer`] (it writes details after the run).
 pub fn build(
     m: Metric,
     opts: &Options,
     loaded: &mut Loaded,
     store: &Store,
     sel: &Selection,
-) -> anyhow::Result<Result<Box<dyn Scorer + Send>, String>> {
+    note: &mut dyn FnMut(String),
+) -> anyhow::Result<Result<Box<dyn Scorer>, String>> {
     Ok(Ok(match m {
+        Metric::Acc => anyhow::bail!("ACC is scored through acc::run"),
+        Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
         Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu }),
         Metric::Bert(a) => {
             let enc = match loaded.encoder(opts) {
@@ -222,6 +282,18 @@ pub fn build(
     }))
 }
 
+/// A built scorer: ACC has its own run (details written after the values).
+enum Scoring {
+    Plain(Box<dyn Scorer>),
+    Acc(AccScorer),
+}
+
+impl From<AccScorer> for Scoring {
+    fn from(s: AccScorer) -> Self {
+        Scoring::Acc(s)
+    }
+}
+
 /// What happens while a plan runs, for progress bars and job messages.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Event {
@@ -231,6 +303,8 @@ pub enum Event {
     Done(Outcome),
     /// The metric cannot run: why and what to install.
     Absent { metric: String, reason: String },
+    /// Something worth saying (e.g. a classifier trained on the way).
+    Note { metric: String, text: String },
 }
 
 /// The result of a plan.
@@ -258,7 +332,22 @@ pub fn run(
             break;
         }
         on(Event::Start { metric: m.name(), index, of: metrics.len() });
-        let mut scorer = match build(m, opts, &mut loaded, store, sel)? {
+        let mut notes = Vec::new();
+        let built = if m == Metric::Acc {
+            acc_scorer(store, sel, &mut |t| notes.push(t)).map(|s| Ok(Scoring::from(s)))
+        } else {
+            build(m, opts, &mut loaded, store, sel, &mut |t| notes.push(t)).map(|b| b.map(Scoring::Plain))
+        };
+        for text in notes {
+            on(Event::Note { metric: m.name(), text });
+        }
+        let built = match built {
+            Ok(Ok(b)) => Ok(b),
+            Ok(Err(reason)) => Err(reason),
+            Err(e) if m == Metric::Acc || m == Metric::DPpl => Err(format!("{e:#}")),
+            Err(e) => return Err(e),
+        };
+        let mut scorer = match built {
             Ok(s) => s,
             Err(reason) => {
                 on(Event::Absent { metric: m.name(), reason: reason.clone() });
@@ -266,10 +355,12 @@ pub fn run(
                 continue;
             }
         };
-        let metric = scorer.metric();
-        let outcome = super::run(store, scorer.as_mut(), sel, cancel, &mut |p| {
-            on(Event::Progress { metric: metric.clone(), progress: p })
-        })?;
+        let metric = m.name();
+        let progress = &mut |p| on(Event::Progress { metric: metric.clone(), progress: p });
+        let outcome = match &mut scorer {
+            Scoring::Plain(s) => super::run(store, s.as_mut(), sel, cancel, progress)?,
+            Scoring::Acc(s) => acc::run(store, s, sel, cancel, progress)?,
+        };
         on(Event::Done(outcome.clone()));
         report.cancelled |= outcome.cancelled;
         report.done.push(outcome);
@@ -291,7 +382,7 @@ mod tests {
         // Groups and names merge without repeats, in order of first mention.
         let a = parse("r-bleu, all").unwrap();
         assert_eq!(a[0], Metric::Bleu(Against::FirstReference));
-        assert_eq!(a.len(), 7 + 4);
+        assert_eq!(a.len(), 8 + 1 + 4);
         assert!(!a.contains(&Metric::NllApp));
         for n in NAMES {
             assert_eq!(parse(n).unwrap()[0].name(), *n);

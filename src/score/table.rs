@@ -348,7 +348,7 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         }
     }
     let mut rows = Vec::new();
-    let mut partial = Vec::new();
+    let mut partial_by: BTreeMap<Column, (usize, usize, usize)> = BTreeMap::new();
     for ((system, kind), outs) in &by_system {
         let mut v: HashMap<Column, Option<f64>> = HashMap::new();
         let texts: Vec<&str> = outs.iter().map(|o| o.text.as_str()).collect();
@@ -367,7 +367,8 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         for (col, s) in &stored {
             let scored = outs.iter().filter(|o| s.values.contains_key(&o.id)).count();
             if scored < outs.len() {
-                partial.push(format!("{} of {system}: {scored} of {} outputs scored", col.name(), outs.len()));
+                let e = partial_by.entry(*col).or_insert((0, 0, 0));
+                *e = (e.0 + scored, e.1 + outs.len(), e.2 + 1);
                 continue;
             }
             let x = match col {
@@ -388,6 +389,10 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
             values: Column::ALL.iter().map(|c| if absent.contains_key(c) { None } else { get(&v, *c) }).collect(),
         });
     }
+    let partial = partial_by
+        .iter()
+        .map(|(c, (n, of, systems))| format!("{}: {n} of {of} outputs of {systems} system(s) scored", c.name()))
+        .collect();
     if let Some(s) = stored.get(&Column::Ppl) {
         let corpus = by_system.values().any(|outs| corpus_ppl(outs, s).is_some_and(|p| p.1));
         let src = sources.get_mut(&Column::Ppl).expect("set with the scores");

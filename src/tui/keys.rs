@@ -20,6 +20,7 @@ pub enum Context {
     Annotate,
     Results,
     Analysis,
+    Scores,
     /// While typing into a text field (other printable keys type themselves).
     Input,
     /// While the help overlay is open.
@@ -39,6 +40,7 @@ impl Context {
             Context::Annotate => "annotate",
             Context::Results => "results",
             Context::Analysis => "analysis",
+            Context::Scores => "scores",
             Context::Input => "typing",
             Context::Help => "help",
         }
@@ -136,6 +138,7 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Main, [c('4'), c('I')], Action::Go(Screen::Import), "Import screen: import a file as a job"),
     bind!(Main, [c('5'), c('C')], Action::Go(Screen::Campaigns), "Campaigns screen: campaigns, annotators, results"),
     bind!(Main, [c('6'), c('A')], Action::Go(Screen::Analysis), "Analysis screen: metric x human heatmap, trade-off chart"),
+    bind!(Main, [c('7'), c('T')], Action::Go(Screen::Scores), "Scores screen: result table per direction (TSTBench layout)"),
     bind!(Main, [k(K::Up), c('k')], Action::Up, "move up"),
     bind!(Main, [k(K::Down), c('j')], Action::Down, "move down"),
     bind!(Main, [k(K::PageUp), ctrl('b')], Action::PageUp, "page up"),
@@ -173,6 +176,14 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Analysis, [c('x')], Action::NextX, "trade-off: next metric on the x axis (content)"),
     bind!(Analysis, [c('y')], Action::NextY, "trade-off: next metric on the y axis (style strength)"),
     bind!(Analysis, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
+    bind!(Scores, [k(K::Left), c('h')], Action::Left, "select the previous column"),
+    bind!(Scores, [k(K::Right), c('l')], Action::Right, "select the next column"),
+    bind!(Scores, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),
+    bind!(Scores, [c('d')], Action::CyclePart, "next direction", "direction"),
+    bind!(Scores, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
+    bind!(Scores, [c('x')], Action::StartScoring, "score this dataset (tstbench metrics) as a background job", "score"),
+    bind!(Scores, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
+    bind!(Scores, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
     bind!(Jobs, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
     bind!(Import, [k(K::Enter)], Action::Submit, "start the import", "import"),
     bind!(Import, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),

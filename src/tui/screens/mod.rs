@@ -9,3 +9,4 @@ pub mod compare;
 pub mod import;
 pub mod jobs;
 pub mod results;
+pub mod scores;
