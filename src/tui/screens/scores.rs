@@ -174,7 +174,7 @@ impl View for Scores {
             .columns
             .iter()
             .enumerate()
-            .map(|(i, c)| cells.iter().map(|r| r[i].chars().count()).chain([c.name().chars().count() + 2]).max().unwrap_or(4))
+            .map(|(i, c)| cells.iter().map(|r| r[i].chars().count()).chain([c.name().chars().count() + 3]).max().unwrap_or(4))
             .collect();
         let selected = Column::ALL[self.column];
         let mut head = vec![Span::styled(format!("{:<name_w$}", "system"), theme::LABEL)];
