@@ -15,4 +15,5 @@ pub mod jobs;
 pub mod store;
 pub mod metrics;
 pub mod models;
+pub mod transfer;
 pub mod tui;
