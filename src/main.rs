@@ -27,6 +27,13 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
+    /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
+    Correlate(cli::correlate::CorrelateArgs),
+    /// Figures: heatmap, trade-off, Joint intervals (PNG or SVG).
+    #[command(subcommand)]
+    Plot(cli::plot::PlotCommand),
+    /// Write a report folder (tables, CSVs, figures, index.md) for a dataset.
+    Report(cli::report::ReportArgs),
     /// Human evaluation campaigns: create, progress, export/import an annotator's work, results.
     #[command(subcommand)]
     Campaign(cli::campaign::CampaignCommand),
@@ -85,6 +92,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Ls(a)) => cli::ls::run(&store, a),
         Some(Command::Show(a)) => cli::show::run(&store, a),
         Some(Command::Export(a)) => cli::export::run(&store, a),
+        Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
+        Some(Command::Plot(p)) => cli::plot::run(&store, p),
+        Some(Command::Report(a)) => cli::report::run(&store, a),
         Some(Command::Demo) => {
             let s = tstlab::demo::build(&mut store)?;
             println!("{s}");

@@ -1,7 +1,20 @@
-//! Statistics on plain numbers: correlations, metric-vs-human meta-evaluation, the seeded
-//! percentile bootstrap and the Joint score. No store, no UI.
+//! Statistics on plain numbers (correlations, metric-vs-human meta-evaluation, the seeded
+//! percentile bootstrap, the Joint score) and the store-side analysis built on them: rows
+//! from the store, correlation tables, heatmap matrices, trade-off points, the Joint table,
+//! case studies and report folders.
 
 pub mod bootstrap;
+pub mod case;
 pub mod corr;
+pub mod correlate;
+pub mod data;
 pub mod joint;
+pub mod joint_table;
+pub mod loaded;
+pub mod matrix;
 pub mod meta;
+pub mod orient;
+pub mod report;
+pub mod report_tables;
+pub mod tables;
+pub mod tradeoff;

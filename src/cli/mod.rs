@@ -1,16 +1,19 @@
 //! Headless subcommands. Each module has its clap arguments and a `run`.
 
 pub mod annotate;
-pub mod campaign;
 pub mod bench;
 pub mod bench_bertscore;
 pub mod bench_store;
 pub mod bench_transfer;
+pub mod campaign;
+pub mod correlate;
 pub mod export;
 pub mod import;
 pub mod ls;
-pub mod models;
 pub mod metric;
+pub mod models;
+pub mod plot;
+pub mod report;
 pub mod show;
 
 use std::io::Write;

@@ -3,9 +3,11 @@
 //! so figures look the same on machines without system fonts.
 
 mod heatmap;
+mod intervals;
 mod tradeoff;
 
 pub use heatmap::Heatmap;
+pub use intervals::{IntervalRow, Intervals};
 pub use tradeoff::{Point, Series, Tradeoff, pareto_front};
 
 use std::path::Path;

@@ -36,6 +36,20 @@ pub enum Action {
     ShowHidden,
     ToggleRemoved,
     CancelJob,
+    /// Compare: write the open item's case study (Markdown and LaTeX).
+    WriteCase,
+    /// Analysis: next dataset, direction (or overall), level, correlation method.
+    CycleDataset,
+    CyclePart,
+    CycleLevel,
+    CycleMethod,
+    /// Analysis: columns are human aspects, or metrics (metric x metric).
+    ToggleColumns,
+    /// Analysis: heatmap or trade-off chart.
+    ToggleView,
+    /// Analysis trade-off: next metric on the x or y axis.
+    NextX,
+    NextY,
     /// Typing into a text field.
     Char(char),
     Backspace,

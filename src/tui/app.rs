@@ -11,8 +11,8 @@ use super::action::Action;
 use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
 use super::screens::{
-    annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import, jobs::JobsView,
-    results::ResultsView,
+    analysis::Analysis, annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
+    jobs::JobsView, results::ResultsView,
 };
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Status};
@@ -51,6 +51,7 @@ pub enum Screen {
     Compare,
     Jobs,
     Import,
+    Analysis,
     Campaigns,
     /// Reached from Campaigns (or `tstlab annotate`), not a tab of its own.
     Annotate,
@@ -60,7 +61,8 @@ pub enum Screen {
 
 impl Screen {
     /// In tab order (the keys `1`, `2`, ... in `keys.rs`).
-    pub const ALL: [Screen; 5] = [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns];
+    pub const ALL: [Screen; 6] =
+        [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Analysis];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -71,6 +73,7 @@ impl Screen {
             Screen::Campaigns => "Campaigns",
             Screen::Annotate => "Annotate",
             Screen::Results => "Results",
+            Screen::Analysis => "Analysis",
         }
     }
 }
@@ -86,6 +89,7 @@ pub struct App {
     pub campaigns: Campaigns,
     pub annotate: Annotate,
     pub results: ResultsView,
+    pub analysis: Analysis,
     pub shared: Shared,
     /// Status line note and whether it is an error.
     pub note: Option<(String, bool)>,
@@ -105,6 +109,7 @@ impl App {
             campaigns: Campaigns::default(),
             annotate: Annotate::default(),
             results: ResultsView::default(),
+            analysis: Analysis::default(),
             shared: Shared { loader, jobs, store_path: store_path.to_owned() },
             note: None,
             quit: false,
@@ -142,6 +147,7 @@ impl App {
             Screen::Campaigns => &mut self.campaigns,
             Screen::Annotate => &mut self.annotate,
             Screen::Results => &mut self.results,
+            Screen::Analysis => &mut self.analysis,
         }
     }
 
@@ -221,6 +227,13 @@ impl App {
             Action::Go(Screen::Compare) if self.compare.is_empty() && !self.shared.loader.busy(Topic::Detail) => {
                 self.note = Some(("no item open yet: press Enter on an item in Browse".into(), false));
             }
+            Action::Go(Screen::Analysis) => {
+                self.screen = Screen::Analysis;
+                // The first visit loads the heatmap.
+                if self.analysis.loaded.is_none() && !self.shared.loader.busy(Topic::Matrix) {
+                    return self.analysis.handle(Action::Refresh, &mut self.shared);
+                }
+            }
             Action::Go(screen) => self.screen = screen,
             Action::OpenItem(_) => {
                 self.screen = Screen::Compare;
@@ -234,9 +247,10 @@ impl App {
                 // Every screen sees every answer and keeps the ones it asked for.
                 let follow = self.browse.handle(Action::Loaded(r.clone()), &mut self.shared);
                 let other = self.compare.handle(Action::Loaded(r.clone()), &mut self.shared);
+                let third = self.analysis.handle(Action::Loaded(r.clone()), &mut self.shared);
                 self.campaigns.handle(Action::Loaded(r.clone()), &mut self.shared);
                 self.results.handle(Action::Loaded(r), &mut self.shared);
-                return follow.or(other);
+                return follow.or(other).or(third);
             }
             a => {
                 return match self.screen {
@@ -247,6 +261,7 @@ impl App {
                     Screen::Campaigns => self.campaigns.handle(a, &mut self.shared),
                     Screen::Annotate => self.annotate.handle(a, &mut self.shared),
                     Screen::Results => self.results.handle(a, &mut self.shared),
+                    Screen::Analysis => self.analysis.handle(a, &mut self.shared),
                 };
             }
         }
@@ -267,6 +282,9 @@ impl App {
         if refresh {
             self.browse.handle(Action::Refresh, &mut self.shared);
             self.compare.handle(Action::Refresh, &mut self.shared);
+            if self.analysis.loaded.is_some() {
+                self.analysis.handle(Action::Refresh, &mut self.shared);
+            }
         }
     }
 
@@ -302,6 +320,7 @@ impl App {
             Screen::Campaigns => self.campaigns.draw(f, body, &self.shared),
             Screen::Annotate => self.annotate.draw(f, body, &self.shared),
             Screen::Results => self.results.draw(f, body, &self.shared),
+            Screen::Analysis => self.analysis.draw(f, body, &self.shared),
         }
         self.draw_status(f, status);
         if let Some(scroll) = self.help.as_mut() {
@@ -339,10 +358,13 @@ impl App {
             right.push(Span::styled(key, theme::KEY));
             right.push(Span::raw(format!(" {hint}  ")));
         }
-        let right_width = right.iter().map(|s| s.width()).sum::<usize>() as u16;
+        let mut right_width = (right.iter().map(|s| s.width()).sum::<usize>() as u16).min(area.width * 2 / 3);
+        // A note (e.g. where a file was written) gets the room it needs before the hints.
+        if let Some((text, _)) = &self.note {
+            right_width = right_width.min(area.width.saturating_sub(theme::width(text) as u16 + 1));
+        }
         let [left_area, right_area] =
-            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width.min(area.width * 2 / 3))])
-                .areas(area);
+            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width)]).areas(area);
         let left = if self.shared.loader.pending() {
             Line::styled("loading…", theme::LABEL)
         } else if let Some((text, error)) = &self.note {

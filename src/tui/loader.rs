@@ -7,6 +7,13 @@
 
 use crate::human::campaign::{self, CampaignSummary};
 use crate::human::results::{self, Disagreement, Results};
+use crate::analysis::bootstrap::BootstrapSpec;
+use crate::analysis::corr::CorrKind;
+use crate::analysis::data::MetricKey;
+use crate::analysis::loaded::{self, Column, Loaded};
+use crate::analysis::matrix::Against;
+use crate::analysis::meta::MetaReport;
+use crate::analysis::tradeoff::TradeoffData;
 use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, Store};
 use std::collections::VecDeque;
 use std::path::Path;
@@ -25,6 +32,22 @@ pub enum Request {
     Campaigns,
     /// A campaign's results (bootstrap resamples) and training disagreements.
     Results { campaign: String, resamples: usize },
+    /// The Analysis screen's heatmap of a dataset (`None`: the screen's default dataset).
+    Matrix { dataset: Option<String>, against: Against, method: CorrKind },
+    /// One heatmap cell with bootstrap intervals.
+    Cell(Box<CellQuery>),
+    /// Trade-off points of two metrics.
+    Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
+}
+
+/// The cell a `Request::Cell` asks about (echoed in the reply).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellQuery {
+    pub dataset: String,
+    pub metric: MetricKey,
+    pub column: Column,
+    pub method: CorrKind,
+    pub bootstrap: BootstrapSpec,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,9 +58,12 @@ pub enum Topic {
     Detail,
     Campaigns,
     Results,
+    Matrix,
+    Cell,
+    Tradeoff,
 }
 
-const TOPICS: usize = 6;
+const TOPICS: usize = 9;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -48,6 +74,9 @@ impl Request {
             Request::Detail(_) | Request::Neighbour { .. } => Topic::Detail,
             Request::Campaigns => Topic::Campaigns,
             Request::Results { .. } => Topic::Results,
+            Request::Matrix { .. } => Topic::Matrix,
+            Request::Cell(_) => Topic::Cell,
+            Request::Tradeoff { .. } => Topic::Tradeoff,
         }
     }
 }
@@ -61,6 +90,9 @@ pub enum Reply {
     Detail(Option<ItemDetail>),
     Campaigns(Vec<CampaignSummary>),
     Results(Box<(Results, Vec<Disagreement>)>),
+    Matrix(Box<Loaded>),
+    Cell { query: Box<CellQuery>, report: Box<MetaReport> },
+    Tradeoff(Box<TradeoffData>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -92,6 +124,19 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .and_then(|r| Ok((r, results::disagreements(store, campaign)?)))
                 .map(|both| Reply::Results(Box::new(both)))
                 .map_err(|e| e.to_string());
+        }
+        Request::Matrix { dataset, against, method } => {
+            return loaded::load(store, dataset.as_deref(), *against, *method)
+                .map(|l| Reply::Matrix(Box::new(l)))
+                .map_err(|e| e.to_string());
+        }
+        Request::Cell(q) => {
+            return loaded::cell_report(store, &q.dataset, &q.metric, &q.column, q.method, q.bootstrap)
+                .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
+                .map_err(|e| e.to_string());
+        }
+        Request::Tradeoff { dataset, x, y } => {
+            return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
     };
     r.map_err(|e| e.to_string())

@@ -214,7 +214,7 @@ impl Browse {
                 list.keep_visible();
                 self.fetch(sh);
             }
-            Reply::Detail(_) | Reply::Campaigns(_) | Reply::Results(_) => {}
+            _ => {}
         }
     }
 

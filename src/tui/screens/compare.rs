@@ -348,6 +348,15 @@ impl View for Compare {
                 return Some(Action::Note(format!("showing {n} hidden system(s) again"), false));
             }
             Action::ToggleRemoved => self.show_removed = !self.show_removed,
+            Action::WriteCase => {
+                let d = self.detail.as_ref()?;
+                let dir = crate::analysis::case::case_dir(&sh.store_path);
+                let stem = crate::analysis::case::file_stem(d);
+                return Some(match crate::analysis::case::write(&dir, &stem, std::slice::from_ref(d)) {
+                    Ok((md, tex)) => Action::Note(format!("case study written: {} and {}", md.display(), tex.display()), false),
+                    Err(e) => Action::Note(format!("case study not written: {e}"), true),
+                });
+            }
             Action::Back => return Some(Action::Go(Screen::Browse)),
             _ => {}
         }

@@ -1,5 +1,7 @@
 //! One module per screen; each has a state type implementing `app::View`.
 
+pub mod analysis;
+pub mod analysis_chart;
 pub mod annotate;
 pub mod browse;
 pub mod campaigns;

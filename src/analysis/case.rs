@@ -1,0 +1,155 @@
+//! Case-study tables: for chosen items, the source, the references and each system's output
+//! (latest run, human rewrites marked `*`), in Markdown and LaTeX.
+//!
+//! The Compare screen's `w` key writes the open item's case study to
+//! `case-studies/<dataset>_<source>-<target>_<n>.{md,tex}` beside the store file
+//! ([`case_dir`]).
+
+use super::data::{io_err, Result};
+use super::tables::{latex_escape, md_escape};
+use crate::store::{ItemDetail, Store};
+use std::path::{Path, PathBuf};
+
+/// Items by address (`DATASET/SOURCE->TARGET/N`, `#ID`) or by number (`29`: item 29 of
+/// every direction of `dataset`).
+pub fn find_items(store: &Store, dataset: Option<&str>, specs: &str) -> Result<Vec<ItemDetail>> {
+    let mut out = Vec::new();
+    for spec in specs.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        if let (Ok(n), Some(ds)) = (spec.parse::<i64>(), dataset) {
+            let id = store.dataset_id(ds)?;
+            let mut found = false;
+            for d in store.directions(id)? {
+                if let Ok(item) = store.find_item(&format!("{ds}/{}/{n}", d.label())) {
+                    out.push(store.item_detail(item)?);
+                    found = true;
+                }
+            }
+            if !found {
+                return Err(super::data::Error::NotFound(format!("no item {n} in any direction of {ds}")));
+            }
+        } else {
+            out.push(store.item_detail(store.find_item(spec)?)?);
+        }
+    }
+    Ok(out)
+}
+
+fn rows(d: &ItemDetail) -> Vec<(String, String)> {
+    let mut v = vec![("source".to_owned(), d.source.clone())];
+    if let Some(c) = &d.context {
+        v.insert(0, ("context".into(), c.clone()));
+    }
+    for (i, r) in d.references.iter().enumerate() {
+        let label = if d.references.len() == 1 { "reference".into() } else { format!("reference {}", i + 1) };
+        v.push((label, r.clone()));
+    }
+    for o in &d.outputs {
+        let mark = if o.kind == "human" { "*" } else { "" };
+        v.push((format!("{}{mark}", o.system), o.text.clone()));
+    }
+    v
+}
+
+/// One Markdown table per item, under a heading with its address.
+pub fn markdown(items: &[ItemDetail]) -> String {
+    let mut s = String::from("# Case study\n\n");
+    for d in items {
+        s += &format!("## {}\n\n", md_escape(&d.address()));
+        s += "| | text |\n| --- | --- |\n";
+        for (label, text) in rows(d) {
+            s += &format!("| {} | {} |\n", md_escape(&label), md_escape(&text));
+        }
+        s += "\n";
+    }
+    if items.iter().any(|d| d.outputs.iter().any(|o| o.kind == "human")) {
+        s += "\\* a human rewrite stored as a system.\n";
+    }
+    s
+}
+
+/// One LaTeX `table` per item (booktabs; the text column wraps).
+pub fn latex(items: &[ItemDetail]) -> String {
+    let mut s = String::from("% tstlab case study; needs \\usepackage{booktabs}\n");
+    for d in items {
+        s += "\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lp{0.72\\linewidth}}\n\\toprule\n";
+        for (i, (label, text)) in rows(d).into_iter().enumerate() {
+            s += &format!("{} & {} \\\\\n", latex_escape(&label), latex_escape(&text));
+            if i == usize::from(d.context.is_some()) + d.references.len() {
+                s += "\\midrule\n";
+            }
+        }
+        s += "\\bottomrule\n\\end{tabular}\n";
+        s += &format!("\\caption{{Case study: {}}}\n\\end{{table}}\n\n", latex_escape(&d.address()));
+    }
+    s
+}
+
+/// The folder the Compare screen writes case studies to: `case-studies/` beside the store.
+pub fn case_dir(store_path: &Path) -> PathBuf {
+    let parent = store_path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    parent.join("case-studies")
+}
+
+/// A file-name stem for an item: `gyafc-fr_informal-formal_29`.
+pub fn file_stem(d: &ItemDetail) -> String {
+    let raw = format!("{}_{}-{}_{}{}", d.dataset, d.source_style, d.target_style, if d.split == "test" { "" } else { &d.split }, d.idx);
+    raw.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
+}
+
+/// Writes `<stem>.md` and `<stem>.tex` into `dir` (created); returns the two paths.
+pub fn write(dir: &Path, stem: &str, items: &[ItemDetail]) -> Result<(PathBuf, PathBuf)> {
+    std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
+    let md = dir.join(format!("{stem}.md"));
+    let tex = dir.join(format!("{stem}.tex"));
+    std::fs::write(&md, markdown(items)).map_err(|e| io_err(&md, e))?;
+    std::fs::write(&tex, latex(items)).map_err(|e| io_err(&tex, e))?;
+    Ok((md, tex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::OutputView;
+
+    fn item() -> ItemDetail {
+        let out = |system: &str, kind: &str, text: &str| OutputView {
+            output_id: 1,
+            system_id: 1,
+            system: system.into(),
+            kind: kind.into(),
+            run_id: 1,
+            text: text.into(),
+            scores: Vec::new(),
+        };
+        ItemDetail {
+            id: 7,
+            dataset: "demo".into(),
+            direction_id: 1,
+            source_style: "informal".into(),
+            target_style: "formal".into(),
+            split: "test".into(),
+            idx: 29,
+            source: "u owe me $5 & 10% | lol_".into(),
+            context: None,
+            references: vec!["You owe me #5.".into()],
+            outputs: vec![out("A_1", "system", "You owe me ~5 {dollars}."), out("REF", "human", "ok")],
+        }
+    }
+
+    #[test]
+    fn both_forms_escape_and_order_rows() {
+        let md = markdown(&[item()]);
+        assert!(md.contains("## demo/informal-\\>formal/29"), "{md}");
+        assert!(md.contains("| source | u owe me $5 & 10% \\| lol\\_ |"), "{md}");
+        assert!(md.contains("| reference | You owe me \\#5. |"), "{md}");
+        assert!(md.contains("| A\\_1 | You owe me \\~5 \\{dollars\\}. |"), "{md}");
+        assert!(md.contains("| REF\\* | ok |") && md.contains("a human rewrite"), "{md}");
+        let tex = latex(&[item()]);
+        assert!(tex.contains("source & u owe me \\$5 \\& 10\\% \\textbar{} lol\\_ \\\\\nreference & You owe me \\#5. \\\\\n\\midrule\n"), "{tex}");
+        assert!(tex.contains("A\\_1 & You owe me \\textasciitilde{}5 \\{dollars\\}. \\\\"), "{tex}");
+        assert!(tex.contains("\\caption{Case study: demo/informal-\\textgreater{}formal/29}"), "{tex}");
+        assert_eq!(file_stem(&item()), "demo_informal-formal_29");
+        assert_eq!(case_dir(Path::new("/x/y/s.sqlite")), Path::new("/x/y/case-studies"));
+        assert_eq!(case_dir(Path::new(":memory:")), Path::new("./case-studies"));
+    }
+}

@@ -1,0 +1,113 @@
+//! What the TUI's Analysis screen asks the store for (answered on the loader thread): the
+//! heatmap matrix of a dataset, the bootstrap details of one cell, and trade-off points.
+
+use super::bootstrap::BootstrapSpec;
+use super::corr::CorrKind;
+use super::data::{self, MetricKey, Names, Result};
+use super::matrix::{self, Against, Matrix};
+use super::meta::{meta_evaluate, MetaOptions, MetaReport};
+use super::orient::Orientations;
+use super::tradeoff::{tradeoff_data, Grouping, TradeoffData};
+use crate::store::Store;
+
+/// A dataset's heatmap and what the screen needs around it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    /// Every dataset of the store, and the index of the one loaded.
+    pub datasets: Vec<String>,
+    pub names: Names,
+    pub keys: Vec<MetricKey>,
+    pub aspects: Vec<String>,
+    /// `None` with a reason in `note` when there is nothing to correlate.
+    pub matrix: Option<Matrix>,
+    pub note: Option<String>,
+}
+
+/// The column a cell compares with.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Column {
+    Aspect(String),
+    Metric(MetricKey),
+}
+
+/// Loads `dataset` (or, when `None`, the first dataset with scores and judgments, else the
+/// first with scores, else the first).
+pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: CorrKind) -> Result<Loaded> {
+    let all = store.datasets()?;
+    let datasets: Vec<String> = all.iter().map(|d| d.name.clone()).collect();
+    let name = match dataset {
+        Some(d) => d.to_owned(),
+        None => {
+            let mut best: Option<(u8, String)> = None;
+            for d in &all {
+                let score = u8::from(!data::metric_keys(store, d.id)?.is_empty()) * 2
+                    + u8::from(!data::aspects(store, d.id)?.is_empty());
+                if best.as_ref().is_none_or(|b| score > b.0) {
+                    best = Some((score, d.name.clone()));
+                }
+            }
+            match best {
+                Some((_, n)) => n,
+                None => {
+                    return Ok(Loaded {
+                        datasets,
+                        names: Names::default(),
+                        keys: Vec::new(),
+                        aspects: Vec::new(),
+                        matrix: None,
+                        note: Some("the store has no datasets".into()),
+                    });
+                }
+            }
+        }
+    };
+    let names = Names::load(store, &name)?;
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let aspects: Vec<String> = data::aspects(store, names.dataset_id)?.into_iter().map(|a| a.name).collect();
+    let orient = Orientations::default();
+    let (matrix, note) = if keys.is_empty() {
+        (None, Some(format!("{name} has no metric scores yet")))
+    } else if against == Against::Humans && aspects.is_empty() {
+        (None, Some(format!("{name} has no human judgments: press c for metric x metric")))
+    } else if against == Against::Humans {
+        (Some(matrix::human_matrix(store, &names, &keys, &aspects, None, &orient, method)?), None)
+    } else {
+        (Some(matrix::metric_matrix(store, &names, &keys, &orient, method)?), None)
+    };
+    Ok(Loaded { datasets, names, keys, aspects, matrix, note })
+}
+
+/// One cell's report with bootstrap intervals.
+pub fn cell_report(store: &Store, dataset: &str, metric: &MetricKey, column: &Column, method: CorrKind, spec: BootstrapSpec) -> Result<MetaReport> {
+    let names = Names::load(store, dataset)?;
+    let orient = Orientations::default();
+    let mv = data::metric_values(store, names.dataset_id, metric)?;
+    let (target, t_orient) = match column {
+        Column::Aspect(a) => {
+            let h = data::human_values(store, names.dataset_id, a, None)?;
+            (h.values, h.orientation)
+        }
+        Column::Metric(k) => (data::metric_values(store, names.dataset_id, k)?, orient.of(&k.metric, &k.label)),
+    };
+    let rows = data::join(&mv, &target, None);
+    let opts = MetaOptions { corr: method, metric: orient.of(&metric.metric, &metric.label), human: t_orient, bootstrap: Some(spec) };
+    Ok(meta_evaluate(&rows, &opts))
+}
+
+/// Trade-off points per direction.
+pub fn tradeoff(store: &Store, dataset: &str, x: &MetricKey, y: &MetricKey) -> Result<TradeoffData> {
+    let names = Names::load(store, dataset)?;
+    tradeoff_data(store, &names, x, y, &Grouping::Direction, None, &Orientations::default())
+}
+
+/// Default trade-off axes for the screen: by family (see the report), else the first two
+/// metrics.
+pub fn default_axes(keys: &[MetricKey]) -> Option<(usize, usize)> {
+    let (x, y) = super::report::default_tradeoff(keys);
+    let pos = |k: Option<MetricKey>| k.and_then(|k| keys.iter().position(|x| *x == k));
+    match (pos(x), pos(y)) {
+        (Some(x), Some(y)) => Some((x, y)),
+        _ if keys.len() >= 2 => Some((0, 1)),
+        _ => None,
+    }
+}

@@ -1,0 +1,359 @@
+//! `tstlab report`: a folder of Markdown and LaTeX tables, CSVs and figures for one dataset,
+//! with an `index.md` that lists and explains every file.
+//!
+//! ```text
+//! index.md                         what is where, settings, best metric per aspect and level
+//! correlations/<aspect>.{md,tex,csv}, correlations.json
+//! figures/heatmap-human-<level>-<part>.{png,svg}   metric x human aspect
+//! figures/heatmap-metrics-dataset-overall.{png,svg} metric x metric
+//! tradeoff.{md,csv}, figures/tradeoff.{png,svg}     when the x and y metrics exist
+//! joint.{md,tex,csv}, figures/joint-<part>.png      absent inputs shown as absent
+//! ranks-<aspect>.{md,csv}                           human vs metric rank per sample
+//! case-study.{md,tex}                               for --items
+//! ```
+
+use super::bootstrap::BootstrapSpec;
+use super::case;
+use super::corr::CorrKind;
+use super::correlate::{self, best, correlate, part_name, CorrOptions, Entry, Level, Part, Target};
+use super::data::{self, io_err, MetricKey, Names, Result};
+use super::joint_table::{self, JointKeys};
+use super::matrix;
+use super::orient::{family, Orientations};
+use super::report_tables as rt;
+use super::tables::md_escape;
+use super::tradeoff::{tradeoff_data, Grouping};
+use crate::human::aggregate::human_vs_metric_ranks;
+use crate::store::Store;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    pub method: CorrKind,
+    /// Intervals of the correlations and of Joint (`None`: no intervals, Joint still computed
+    /// with one resample skipped).
+    pub bootstrap: Option<BootstrapSpec>,
+    /// Metric specs (`all` or a comma list).
+    pub metrics: String,
+    pub orient: Orientations,
+    pub campaign: Option<String>,
+    /// Trade-off axes (specs); `None` picks them by family (see [`default_tradeoff`]).
+    pub tradeoff_x: Option<String>,
+    pub tradeoff_y: Option<String>,
+    pub grouping: Grouping,
+    pub acc: Option<String>,
+    pub bleu: Option<String>,
+    pub ppl: Option<String>,
+    /// Case-study items (`29,30` or addresses).
+    pub items: Option<String>,
+    /// Metric for the rank tables (default: per aspect the best at the sample level overall).
+    pub rank_metric: Option<String>,
+    /// Also write the metric x metric heatmap.
+    pub metric_heatmap: bool,
+}
+
+/// What a report wrote, and what it left out and why.
+#[derive(Debug, Clone, Default)]
+pub struct ReportSummary {
+    pub files: Vec<PathBuf>,
+    pub skipped: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+struct Out {
+    dir: PathBuf,
+    files: Vec<PathBuf>,
+}
+
+impl Out {
+    fn write(&mut self, rel: &str, text: &str) -> Result<()> {
+        let p = self.dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        std::fs::write(&p, text).map_err(|e| io_err(&p, e))?;
+        self.files.push(p);
+        Ok(())
+    }
+
+    fn path(&mut self, rel: &str) -> Result<PathBuf> {
+        let p = self.dir.join(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        self.files.push(p.clone());
+        Ok(p)
+    }
+}
+
+/// Trade-off axes by family: y = `acc` (or `style-acc`); x = `r-bleu`, `multi-bleu`, else a
+/// BERTScore family (`bertscore`, `r-bert`, ...).
+pub fn default_tradeoff(keys: &[MetricKey]) -> (Option<MetricKey>, Option<MetricKey>) {
+    let fam = |k: &MetricKey| family(&k.metric).to_ascii_lowercase();
+    let find = |pred: &dyn Fn(&str) -> bool| keys.iter().find(|k| pred(&fam(k))).cloned();
+    let y = find(&|f| f == "acc" || f == "style-acc");
+    let x = find(&|f| f == "r-bleu")
+        .or_else(|| find(&|f| f == "multi-bleu"))
+        .or_else(|| find(&|f| f.contains("bertscore") || f == "r-bert" || f == "multi-bert"));
+    (x, y)
+}
+
+/// A file-name-safe form of a label.
+pub fn slug(s: &str) -> String {
+    s.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
+}
+
+pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptions) -> Result<ReportSummary> {
+    let mut out = Out { dir: dir.to_owned(), files: Vec::new() };
+    let mut sum = ReportSummary::default();
+    let mut index = format!("# tstlab report: {}\n\n", md_escape(&names.dataset));
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let (metrics, notes) = if keys.is_empty() { (Vec::new(), Vec::new()) } else { data::resolve_metrics(&keys, &opts.metrics)? };
+    sum.notes.extend(notes);
+    let aspects = data::aspects(store, names.dataset_id)?;
+    index += &overview(store, names, &metrics, &aspects, opts)?;
+
+    // Correlations and heatmaps.
+    let mut corr_json = Vec::new();
+    let mut best_lines = Vec::new();
+    if metrics.is_empty() {
+        sum.skipped.push("correlations and heatmaps: the dataset has no metric scores".into());
+    } else if aspects.is_empty() {
+        sum.skipped.push("metric x human correlations: the dataset has no human judgments".into());
+    }
+    let copts = CorrOptions { method: opts.method, bootstrap: opts.bootstrap, direction: None };
+    let mut per_aspect: Vec<(String, Target, Vec<Entry>)> = Vec::new();
+    if !metrics.is_empty() {
+        for a in &aspects {
+            let target = Target::human(store, names, &a.name, opts.campaign.as_deref())?;
+            let entries = correlate(store, names, &metrics, &target, &opts.orient, &copts)?;
+            let stem = format!("correlations/{}", slug(&a.name));
+            out.write(&format!("{stem}.md"), &format!("{}\n\n{}", md_escape(&target.describe()), rt::correlation_markdown(names, &a.name, &entries, opts.method)))?;
+            out.write(&format!("{stem}.tex"), &rt::correlation_latex(names, &a.name, &entries, opts.method))?;
+            out.write(&format!("{stem}.csv"), &rt::correlation_csv(names, &entries).csv())?;
+            for part in [Part::Overall] {
+                for level in Level::ALL {
+                    if let Some((e, v)) = best(&entries, part, level) {
+                        best_lines.push(format!("| {} | {} | {} | {} | {v:.3} |", md_escape(&a.name), part_name(names, part), level.name(), md_escape(&e.metric.label)));
+                    }
+                }
+            }
+            corr_json.push(serde_json::json!({"aspect": a.name, "target": target.describe(), "entries": entries}));
+            per_aspect.push((a.name.clone(), target, entries));
+        }
+        if !corr_json.is_empty() {
+            let text = serde_json::to_string_pretty(&serde_json::json!({"dataset": names.dataset, "method": opts.method.name(), "aspects": corr_json}))
+                .expect("plain data");
+            out.write("correlations.json", &text)?;
+        }
+        if !aspects.is_empty() {
+            let names_a: Vec<String> = aspects.iter().map(|a| a.name.clone()).collect();
+            let m = matrix::human_matrix(store, names, &metrics, &names_a, opts.campaign.as_deref(), &opts.orient, opts.method)?;
+            for part in m.parts.clone() {
+                let pslug = match part {
+                    Part::Overall => "overall".to_owned(),
+                    Part::Direction(id) => slug(&names.direction(id).replace("->", "-to-")),
+                };
+                for level in Level::ALL {
+                    let h = m.heatmap(names, part, level);
+                    for ext in ["png", "svg"] {
+                        h.save(&out.path(&format!("figures/heatmap-human-{}-{pslug}.{ext}", level.slug()))?)?;
+                    }
+                }
+            }
+        }
+        if opts.metric_heatmap {
+            let m = matrix::metric_matrix(store, names, &metrics, &opts.orient, opts.method)?;
+            let h = m.heatmap(names, Part::Overall, Level::Dataset);
+            for ext in ["png", "svg"] {
+                h.save(&out.path(&format!("figures/heatmap-metrics-dataset-overall.{ext}"))?)?;
+            }
+        }
+    }
+
+    // Trade-off.
+    let (dx, dy) = default_tradeoff(&keys);
+    let x = match &opts.tradeoff_x {
+        Some(s) => Some(data::resolve_metric(&keys, s)?.0),
+        None => dx,
+    };
+    let y = match &opts.tradeoff_y {
+        Some(s) => Some(data::resolve_metric(&keys, s)?.0),
+        None => dy,
+    };
+    match (x, y) {
+        (Some(x), Some(y)) => {
+            let t = tradeoff_data(store, names, &x, &y, &opts.grouping, None, &opts.orient)?;
+            if t.points.is_empty() {
+                sum.skipped.push(format!("trade-off: no output has both {} and {}", x.label, y.label));
+            } else {
+                let tab = rt::tradeoff_table(&t);
+                out.write("tradeoff.md", &tab.markdown())?;
+                out.write("tradeoff.csv", &tab.csv())?;
+                let fig = t.figure(&format!("{}: {} vs {}", names.dataset, y.label, x.label));
+                for ext in ["png", "svg"] {
+                    fig.save(&out.path(&format!("figures/tradeoff.{ext}"))?)?;
+                }
+            }
+        }
+        (x, y) => sum.skipped.push(format!(
+            "trade-off: no {} metric in the store (give --tradeoff-x / --tradeoff-y)",
+            if y.is_none() { "style strength (family acc)" } else if x.is_none() { "content (r-bleu, multi-bleu, bertscore)" } else { "" }
+        )),
+    }
+
+    // Joint.
+    let jk = JointKeys {
+        acc: pick(&keys, opts.acc.as_deref(), joint_table::default_keys(&keys).acc)?,
+        bleu: pick(&keys, opts.bleu.as_deref(), joint_table::default_keys(&keys).bleu)?,
+        ppl: pick(&keys, opts.ppl.as_deref(), joint_table::default_keys(&keys).ppl)?,
+    };
+    if jk.acc.is_none() && jk.bleu.is_none() && jk.ppl.is_none() {
+        sum.skipped.push("Joint: no ACC, BLEU or PPL metric in the store".into());
+    } else {
+        let spec = opts.bootstrap.unwrap_or(BootstrapSpec::new(1000, 0));
+        let rows = joint_table::joint_table(store, names, &jk, &spec)?;
+        let tab = rt::joint_table(&jk, &rows);
+        out.write("joint.md", &tab.markdown())?;
+        out.write("joint.tex", &tab.latex())?;
+        out.write("joint.csv", &tab.csv())?;
+        let mut parts: Vec<String> = rows.iter().map(|r| r.part.clone()).collect();
+        parts.dedup();
+        let mut drawn = 0;
+        for p in parts {
+            let fig = joint_table::figure(&names.dataset, &p, &jk, &rows);
+            if fig.rows.iter().any(|r| r.value.is_some()) {
+                fig.save(&out.path(&format!("figures/joint-{}.png", slug(&p.replace("->", "-to-"))))?)?;
+                drawn += 1;
+            }
+        }
+        if drawn == 0 {
+            let missing: Vec<&str> = [("ACC", &jk.acc), ("BLEU", &jk.bleu), ("PPL", &jk.ppl)].iter().filter(|(_, k)| k.is_none()).map(|(n, _)| *n).collect();
+            sum.skipped.push(format!("Joint figures: missing inputs {} (joint.md shows them as absent)", missing.join(", ")));
+        }
+    }
+
+    // Human vs metric ranks per sample.
+    let numbers = data::item_numbers(store, names.dataset_id)?;
+    for (aspect, target, entries) in &per_aspect {
+        let key = match &opts.rank_metric {
+            Some(s) => Some(data::resolve_metric(&keys, s)?.0),
+            None => best(entries, Part::Overall, Level::Sample).map(|(e, _)| e.metric.clone()),
+        };
+        let Some(key) = key else { continue };
+        let values = data::metric_values(store, names.dataset_id, &key)?;
+        let rows = data::join(&values, target.values(), None);
+        let ranks = human_vs_metric_ranks(&rows, opts.orient.of(&key.metric, &key.label), target.orientation());
+        let stem = format!("ranks-{}", slug(aspect));
+        out.write(&format!("{stem}.csv"), &rt::ranks_csv(names, &numbers, &ranks).csv())?;
+        out.write(&format!("{stem}.md"), &rt::ranks_markdown(names, &numbers, &key.label, aspect, &ranks, 3))?;
+    }
+
+    // Case study.
+    if let Some(items) = &opts.items {
+        let details = case::find_items(store, Some(&names.dataset), items)?;
+        out.write("case-study.md", &case::markdown(&details))?;
+        out.write("case-study.tex", &case::latex(&details))?;
+    }
+
+    if !best_lines.is_empty() {
+        index += &format!(
+            "\n## Best metric per human aspect (overall)\n\n| aspect | part | level | metric | {} |\n| --- | --- | --- | --- | ---: |\n{}\n",
+            correlate::method_symbol(opts.method),
+            best_lines.join("\n")
+        );
+    }
+    index += "\n## Files\n\nEach figure is written as PNG and as SVG (same name, `.svg`); the PNGs are listed.\n\n";
+    for f in &out.files {
+        let rel = f.strip_prefix(dir).unwrap_or(f);
+        if rel.extension().is_some_and(|e| e == "svg") && out.files.contains(&f.with_extension("png")) {
+            continue;
+        }
+        index += &format!("- [{}]({}): {}\n", md_escape(&rel.display().to_string()), rel.display(), describe(&rel.display().to_string()));
+    }
+    if !sum.skipped.is_empty() {
+        index += "\n## Not in this report\n\n";
+        for s in &sum.skipped {
+            index += &format!("- {}\n", md_escape(s));
+        }
+    }
+    if !sum.notes.is_empty() {
+        index += "\n## Notes\n\n";
+        for n in &sum.notes {
+            index += &format!("- {}\n", md_escape(n));
+        }
+    }
+    out.write("index.md", &index)?;
+    sum.files = out.files;
+    Ok(sum)
+}
+
+fn pick(keys: &[MetricKey], spec: Option<&str>, dflt: Option<MetricKey>) -> Result<Option<MetricKey>> {
+    Ok(match spec {
+        Some(s) => Some(data::resolve_metric(keys, s)?.0),
+        None => dflt,
+    })
+}
+
+fn overview(store: &Store, names: &Names, metrics: &[MetricKey], aspects: &[data::Aspect], opts: &ReportOptions) -> Result<String> {
+    let mut s = String::new();
+    let dirs = store.directions(names.dataset_id)?;
+    s += "| direction | items | references | systems | outputs |\n| --- | ---: | ---: | ---: | ---: |\n";
+    for d in &dirs {
+        s += &format!("| {} | {} | {} | {} | {} |\n", md_escape(&d.label()), d.items, d.references, d.systems, d.outputs);
+    }
+    s += &format!(
+        "\nSystems: {}.\n\nMetrics ({}): {}.\n\nHuman aspects: {}.\n\n",
+        md_escape(&names.systems.values().cloned().collect::<Vec<_>>().join(", ")),
+        metrics.len(),
+        md_escape(&metrics.iter().map(|k| k.label.as_str()).collect::<Vec<_>>().join(", ")),
+        if aspects.is_empty() {
+            "none".to_owned()
+        } else {
+            md_escape(
+                &aspects
+                    .iter()
+                    .map(|a| format!("{} ({} judgments)", a.name, a.campaigns.iter().map(|c| c.judgments).sum::<usize>()))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+        }
+    );
+    s += &format!(
+        "Correlation: {}; {}. Values are oriented so that a positive value means agreement (lower-is-better metrics, marked ↓ or `lower`, are negated). System level = correlation of per-system means, plus pairwise accuracy; sample level = mean over sources of the per-source correlation across systems (undefined sources skipped and counted); dataset level = one correlation over all outputs. Overall: system level = mean over the directions, sample and dataset levels pool the directions. The human value of an output is the mean of its judgments (the annotators' mean).\n",
+        correlate::method_name(opts.method),
+        match &opts.bootstrap {
+            Some(b) => format!("95% percentile intervals from {} bootstrap resamples of the sources within each direction (seed {})", b.resamples, b.seed),
+            None => "no intervals".into(),
+        }
+    );
+    Ok(s)
+}
+
+/// One line on what a report file holds.
+fn describe(rel: &str) -> &'static str {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    if rel.starts_with("correlations/") {
+        match rel.rsplit('.').next() {
+            Some("md") => "every metric against this aspect: all levels with intervals, per direction and overall",
+            Some("tex") => "the same, compact LaTeX (booktabs): system, sample and dataset values per part",
+            _ => "every number with its interval, counts and undefined counts",
+        }
+    } else if name == "correlations.json" {
+        "all correlation reports as JSON (for scripts)"
+    } else if name.starts_with("heatmap-human") {
+        "heatmap: metric x human aspect (level and part in the name)"
+    } else if name.starts_with("heatmap-metrics") {
+        "heatmap: metric x metric, dataset level, directions pooled"
+    } else if name.starts_with("tradeoff") {
+        "trade-off: one point per system, Pareto front marked"
+    } else if name.starts_with("joint") {
+        "Joint per system with its bootstrap 95% interval"
+    } else if name.starts_with("ranks-") {
+        "human rank vs metric rank per sample (Table 9 form)"
+    } else if name.starts_with("case-study") {
+        "case study: source, references and each system's output"
+    } else {
+        ""
+    }
+}

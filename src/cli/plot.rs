@@ -1,0 +1,236 @@
+//! `tstlab plot heatmap|tradeoff|joint`: figures as PNG or SVG (by the file extension).
+
+use super::correlate::pick_dataset;
+use crate::analysis::bootstrap::BootstrapSpec;
+use crate::analysis::correlate::{self, Level, Part};
+use crate::analysis::data::{self, MetricKey, Names};
+use crate::analysis::joint_table::{self, JointKeys};
+use crate::analysis::matrix;
+use crate::analysis::orient::Orientations;
+use crate::analysis::tradeoff::{tradeoff_data, Grouping};
+use crate::store::Store;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum PlotCommand {
+    /// Heatmap of metric x human aspect (or metric x metric) correlations.
+    Heatmap(HeatmapArgs),
+    /// Style strength against content preservation, one point per system, Pareto front marked.
+    Tradeoff(TradeoffArgs),
+    /// Joint (TSTBench) per system with its bootstrap 95% interval.
+    Joint(JointArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Common {
+    /// The dataset (may be left out when the store has one dataset).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Metrics where lower is better, beyond the built-in table (ids, families or labels).
+    #[arg(long, value_delimiter = ',')]
+    pub lower_better: Vec<String>,
+    /// Metrics to treat as higher-is-better although the built-in table says lower.
+    #[arg(long, value_delimiter = ',')]
+    pub higher_better: Vec<String>,
+    /// The figure file: .png or .svg.
+    #[arg(long, short)]
+    pub output: PathBuf,
+}
+
+impl Common {
+    fn orient(&self) -> Orientations {
+        Orientations { lower: self.lower_better.clone(), higher: self.higher_better.clone() }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HeatmapArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Columns: the human aspects (`all` or a comma list), or `metrics` for metric x metric.
+    #[arg(long, default_value = "all")]
+    pub against: String,
+    /// Only judgments of this campaign.
+    #[arg(long)]
+    pub campaign: Option<String>,
+    /// Rows: `all` or a comma list of metric specs (see `tstlab correlate --help`).
+    #[arg(long, default_value = "all")]
+    pub metrics: String,
+    /// pearson, spearman, kendall or tau-like.
+    #[arg(long, default_value = "kendall")]
+    pub method: String,
+    /// system, pairwise, sample or dataset.
+    #[arg(long, default_value = "dataset")]
+    pub level: String,
+    /// A direction (SOURCE->TARGET) or `overall`.
+    #[arg(long, default_value = "overall")]
+    pub part: String,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TradeoffArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Content preservation metric on the x axis (e.g. r-bleu.nltk, bertscore@content.ref).
+    #[arg(long)]
+    pub x: String,
+    /// Style strength metric on the y axis (e.g. acc).
+    #[arg(long)]
+    pub y: String,
+    /// Series: direction, prefix (system name before `_` or `:`) or manifest:KEY.
+    #[arg(long, default_value = "direction")]
+    pub group: String,
+    /// Only this direction.
+    #[arg(long)]
+    pub direction: Option<String>,
+    #[arg(long)]
+    pub title: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct JointArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// ACC metric (default: the first of family `acc`).
+    #[arg(long)]
+    pub acc: Option<String>,
+    /// BLEU metric (default: multi-bleu, else r-bleu).
+    #[arg(long)]
+    pub bleu: Option<String>,
+    /// PPL metric (default: the first family ending in `ppl`).
+    #[arg(long)]
+    pub ppl: Option<String>,
+    /// A direction (SOURCE->TARGET) or `all` (all directions pooled).
+    #[arg(long)]
+    pub part: Option<String>,
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+pub fn run(store: &Store, cmd: PlotCommand) -> anyhow::Result<()> {
+    match cmd {
+        PlotCommand::Heatmap(a) => heatmap(store, a),
+        PlotCommand::Tradeoff(a) => tradeoff(store, a),
+        PlotCommand::Joint(a) => joint(store, a),
+    }
+}
+
+/// A level from its name.
+pub fn parse_level(s: &str) -> anyhow::Result<Level> {
+    Ok(match s {
+        "system" => Level::System,
+        "pairwise" | "pairwise-accuracy" | "pairacc" => Level::PairwiseAccuracy,
+        "sample" => Level::Sample,
+        "dataset" => Level::Dataset,
+        other => anyhow::bail!("level {other:?}: use system, pairwise, sample or dataset"),
+    })
+}
+
+/// A part from `overall` or a direction.
+pub fn parse_part(names: &Names, s: &str) -> anyhow::Result<Part> {
+    Ok(if s == "overall" || s == "all" { Part::Overall } else { Part::Direction(names.find_direction(s)?) })
+}
+
+fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
+    let names = pick_dataset(store, a.common.dataset.as_deref())?;
+    let method = correlate::parse_method(&a.method).ok_or_else(|| anyhow::anyhow!("unknown --method {:?}", a.method))?;
+    let level = parse_level(&a.level)?;
+    let part = parse_part(&names, &a.part)?;
+    let orient = a.common.orient();
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let (metrics, notes) = data::resolve_metrics(&keys, &a.metrics)?;
+    notes.iter().for_each(|n| eprintln!("note: {n}"));
+    let m = if a.against == "metrics" {
+        matrix::metric_matrix(store, &names, &metrics, &orient, method)?
+    } else {
+        let aspects: Vec<String> = if a.against == "all" {
+            data::aspects(store, names.dataset_id)?.into_iter().map(|x| x.name).collect()
+        } else {
+            a.against.split(',').map(|s| s.trim().to_owned()).collect()
+        };
+        if aspects.is_empty() {
+            anyhow::bail!("dataset {} has no human judgments; try --against metrics", names.dataset);
+        }
+        matrix::human_matrix(store, &names, &metrics, &aspects, a.campaign.as_deref(), &orient, method)?
+    };
+    let h = m.heatmap(&names, part, level);
+    h.save(&a.common.output)?;
+    let (w, ht) = h.size();
+    println!("wrote {} ({w}x{ht}, {} x {})", a.common.output.display(), h.rows.len(), h.cols.len());
+    Ok(())
+}
+
+fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
+    let names = pick_dataset(store, a.common.dataset.as_deref())?;
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let (x, nx) = data::resolve_metric(&keys, &a.x)?;
+    let (y, ny) = data::resolve_metric(&keys, &a.y)?;
+    nx.iter().chain(ny.iter()).for_each(|n| eprintln!("note: {n}"));
+    let grouping = Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?;
+    let direction = a.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;
+    let t = tradeoff_data(store, &names, &x, &y, &grouping, direction, &a.common.orient())?;
+    if t.points.is_empty() {
+        anyhow::bail!("no output of {} has both {} and {}", names.dataset, x.label, y.label);
+    }
+    let scope = direction.map_or(String::new(), |d| format!(" ({})", names.direction(d)));
+    let title = a.title.unwrap_or_else(|| format!("{}{scope}: {} vs {}", names.dataset, y.label, x.label));
+    t.figure(&title).save(&a.common.output)?;
+    println!("wrote {}: {} points in {} series", a.common.output.display(), t.points.len(), {
+        let mut g: Vec<&str> = t.points.iter().map(|p| p.group.as_str()).collect();
+        g.dedup();
+        g.len()
+    });
+    for p in &t.points {
+        println!(
+            "  {:<24} {:<28} {}={:.4} {}={:.4} n={}{}",
+            p.group,
+            p.system,
+            x.label,
+            p.x,
+            y.label,
+            p.y,
+            p.outputs,
+            if p.on_front { "  Pareto" } else { "" }
+        );
+    }
+    Ok(())
+}
+
+/// Resolves the Joint inputs: named ones must exist; unnamed ones default by family.
+pub fn joint_keys(keys: &[MetricKey], acc: Option<&str>, bleu: Option<&str>, ppl: Option<&str>) -> anyhow::Result<JointKeys> {
+    let d = joint_table::default_keys(keys);
+    let get = |spec: Option<&str>, dflt: Option<MetricKey>| -> anyhow::Result<Option<MetricKey>> {
+        Ok(match spec {
+            Some(s) => Some(data::resolve_metric(keys, s)?.0),
+            None => dflt,
+        })
+    };
+    Ok(JointKeys { acc: get(acc, d.acc)?, bleu: get(bleu, d.bleu)?, ppl: get(ppl, d.ppl)? })
+}
+
+fn joint(store: &Store, a: JointArgs) -> anyhow::Result<()> {
+    let names = pick_dataset(store, a.common.dataset.as_deref())?;
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let jk = joint_keys(&keys, a.acc.as_deref(), a.bleu.as_deref(), a.ppl.as_deref())?;
+    let spec = BootstrapSpec::new(a.bootstrap.max(1), a.seed);
+    let rows = joint_table::joint_table(store, &names, &jk, &spec)?;
+    let part = match a.part.as_deref() {
+        None | Some("all") => "all directions".to_owned(),
+        Some(d) => names.direction(names.find_direction(d)?),
+    };
+    let fig = joint_table::figure(&names.dataset, &part, &jk, &rows);
+    if fig.rows.iter().all(|r| r.value.is_none()) {
+        let missing: Vec<&str> = [("ACC", &jk.acc), ("BLEU", &jk.bleu), ("PPL", &jk.ppl)]
+            .iter()
+            .filter(|(_, k)| k.is_none())
+            .map(|(n, _)| *n)
+            .collect();
+        anyhow::bail!("no Joint to draw for {}: missing inputs: {}", names.dataset, if missing.is_empty() { "none, but no system has all three".into() } else { missing.join(", ") });
+    }
+    fig.save(&a.common.output)?;
+    println!("wrote {}", a.common.output.display());
+    Ok(())
+}

@@ -1,0 +1,93 @@
+//! `tstlab report`: a folder of tables and figures for one dataset (see `analysis::report`).
+
+use super::correlate::pick_dataset;
+use crate::analysis::bootstrap::BootstrapSpec;
+use crate::analysis::correlate;
+use crate::analysis::orient::Orientations;
+use crate::analysis::report::{write_report, ReportOptions};
+use crate::analysis::tradeoff::Grouping;
+use crate::store::Store;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The dataset (may be left out when the store has one dataset).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// The report folder (created; files in it are overwritten).
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Metrics: `all` or a comma list of specs (see `tstlab correlate --help`).
+    #[arg(long, default_value = "all")]
+    pub metrics: String,
+    /// pearson, spearman, kendall or tau-like.
+    #[arg(long, default_value = "kendall")]
+    pub method: String,
+    /// Bootstrap resamples for the intervals (0: none for the correlations).
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Only judgments of this campaign.
+    #[arg(long)]
+    pub campaign: Option<String>,
+    /// Trade-off x axis (content), default r-bleu / multi-bleu / bertscore.
+    #[arg(long)]
+    pub tradeoff_x: Option<String>,
+    /// Trade-off y axis (style strength), default acc.
+    #[arg(long)]
+    pub tradeoff_y: Option<String>,
+    /// Trade-off series: direction, prefix or manifest:KEY.
+    #[arg(long, default_value = "direction")]
+    pub group: String,
+    /// Joint inputs (defaults by family: acc; multi-bleu else r-bleu; *ppl).
+    #[arg(long)]
+    pub acc: Option<String>,
+    #[arg(long)]
+    pub bleu: Option<String>,
+    #[arg(long)]
+    pub ppl: Option<String>,
+    /// Case-study items: numbers (`29,30`: that item of every direction) or addresses.
+    #[arg(long)]
+    pub items: Option<String>,
+    /// Metric of the rank tables (default: per aspect the best at the sample level).
+    #[arg(long)]
+    pub rank_metric: Option<String>,
+    /// Also draw the metric x metric heatmap.
+    #[arg(long)]
+    pub metric_heatmap: bool,
+    #[arg(long, value_delimiter = ',')]
+    pub lower_better: Vec<String>,
+    #[arg(long, value_delimiter = ',')]
+    pub higher_better: Vec<String>,
+}
+
+pub fn run(store: &Store, a: ReportArgs) -> anyhow::Result<()> {
+    let names = pick_dataset(store, a.dataset.as_deref())?;
+    let opts = ReportOptions {
+        method: correlate::parse_method(&a.method).ok_or_else(|| anyhow::anyhow!("unknown --method {:?}", a.method))?,
+        bootstrap: (a.bootstrap > 0).then(|| BootstrapSpec::new(a.bootstrap, a.seed)),
+        metrics: a.metrics,
+        orient: Orientations { lower: a.lower_better, higher: a.higher_better },
+        campaign: a.campaign,
+        tradeoff_x: a.tradeoff_x,
+        tradeoff_y: a.tradeoff_y,
+        grouping: Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?,
+        acc: a.acc,
+        bleu: a.bleu,
+        ppl: a.ppl,
+        items: a.items,
+        rank_metric: a.rank_metric,
+        metric_heatmap: a.metric_heatmap,
+    };
+    let sum = write_report(store, &names, &a.output, &opts)?;
+    println!("wrote {} files to {} (start with {})", sum.files.len(), a.output.display(), a.output.join("index.md").display());
+    for s in &sum.skipped {
+        println!("  not included: {s}");
+    }
+    for n in &sum.notes {
+        println!("  note: {n}");
+    }
+    Ok(())
+}

@@ -1,0 +1,498 @@
+//! Analysis: a heatmap of every metric against every human aspect (or every metric) of a
+//! dataset, coloured cells with values, arrow keys to move; the selected cell's details (n,
+//! bootstrap interval, undefined counts, every level); and a style-vs-content trade-off chart
+//! (`t`, drawn in `analysis_chart.rs`). Numbers come from `analysis::loaded` on the loader.
+
+use crate::analysis::bootstrap::BootstrapSpec;
+use crate::analysis::corr::CorrKind;
+use crate::analysis::correlate::{cell, method_name, method_symbol, part_name, Level, Part};
+use crate::analysis::loaded::{Column, Loaded};
+use crate::analysis::matrix::{Against, Matrix};
+use crate::analysis::meta::{MetaReport, Orientation};
+use crate::analysis::orient::word;
+use crate::analysis::tradeoff::TradeoffData;
+use crate::plot::diverging;
+use crate::tui::action::Action;
+use crate::tui::app::{Screen, Shared, View};
+use crate::tui::keys::Context;
+use crate::tui::loader::{CellQuery, Reply, Request, Topic};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Paragraph, Wrap};
+
+/// Resamples of the selected cell's intervals.
+pub const RESAMPLES: usize = 1000;
+/// Columns per heatmap cell.
+const CELL_W: usize = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    #[default]
+    Heatmap,
+    Tradeoff,
+}
+
+pub struct Analysis {
+    pub loaded: Option<Box<Loaded>>,
+    /// The dataset asked for (`None`: the loader's default).
+    pub dataset: Option<String>,
+    pub against: Against,
+    pub method: CorrKind,
+    pub level: Level,
+    /// Index into the matrix's parts (directions, then overall).
+    pub part: usize,
+    pub row: usize,
+    pub col: usize,
+    top: usize,
+    left: usize,
+    /// The selected cell's bootstrap report, with the query it answers.
+    pub cell: Option<(Box<CellQuery>, Box<MetaReport>)>,
+    pub mode: Mode,
+    /// Trade-off axes: indices into `loaded.keys` (x, y).
+    pub axes: Option<(usize, usize)>,
+    pub tradeoff: Option<Box<TradeoffData>>,
+    pub point: usize,
+}
+
+impl Default for Analysis {
+    fn default() -> Self {
+        Analysis {
+            loaded: None,
+            dataset: None,
+            against: Against::Humans,
+            method: CorrKind::KendallTauB,
+            level: Level::Dataset,
+            part: usize::MAX,
+            row: 0,
+            col: 0,
+            top: 0,
+            left: 0,
+            cell: None,
+            mode: Mode::Heatmap,
+            axes: None,
+            tradeoff: None,
+            point: 0,
+        }
+    }
+}
+
+impl Analysis {
+    pub fn matrix(&self) -> Option<&Matrix> {
+        self.loaded.as_ref()?.matrix.as_ref()
+    }
+
+    /// The part shown (overall until the matrix says otherwise).
+    pub fn part(&self) -> Part {
+        self.matrix().and_then(|m| m.parts.get(self.part).copied()).unwrap_or(Part::Overall)
+    }
+
+    fn load(&mut self, sh: &mut Shared) {
+        self.cell = None;
+        sh.loader.request(Request::Matrix { dataset: self.dataset.clone(), against: self.against, method: self.method });
+    }
+
+    /// The query for the selected cell's intervals.
+    pub fn cell_query(&self) -> Option<CellQuery> {
+        let l = self.loaded.as_ref()?;
+        let m = l.matrix.as_ref()?;
+        let metric = m.rows.get(self.row)?.clone();
+        let column = match m.against {
+            Against::Humans => Column::Aspect(m.cols.get(self.col)?.clone()),
+            Against::Metrics => Column::Metric(m.rows.get(self.col)?.clone()),
+        };
+        Some(CellQuery {
+            dataset: l.names.dataset.clone(),
+            metric,
+            column,
+            method: m.method,
+            bootstrap: BootstrapSpec::new(RESAMPLES, 0),
+        })
+    }
+
+    fn ask_cell(&mut self, sh: &mut Shared) {
+        if self.mode != Mode::Heatmap {
+            return;
+        }
+        match self.cell_query() {
+            Some(q) if self.cell.as_ref().is_none_or(|c| *c.0 != q) => {
+                sh.loader.request(Request::Cell(Box::new(q)));
+            }
+            _ => {}
+        }
+    }
+
+    fn ask_tradeoff(&mut self, sh: &mut Shared) {
+        let (Some(l), Some((x, y))) = (&self.loaded, self.axes) else { return };
+        if let (Some(x), Some(y)) = (l.keys.get(x), l.keys.get(y)) {
+            sh.loader.request(Request::Tradeoff { dataset: l.names.dataset.clone(), x: Box::new(x.clone()), y: Box::new(y.clone()) });
+        }
+    }
+
+    fn clamp(&mut self) {
+        let (rows, cols, parts) = self.matrix().map_or((0, 0, 1), |m| (m.rows.len(), m.cols.len(), m.parts.len()));
+        self.row = self.row.min(rows.saturating_sub(1));
+        self.col = self.col.min(cols.saturating_sub(1));
+        if self.part >= parts {
+            self.part = parts - 1; // overall
+        }
+    }
+
+    fn moved(&mut self, sh: &mut Shared) {
+        self.clamp();
+        self.ask_cell(sh);
+    }
+}
+
+impl View for Analysis {
+    fn context(&self) -> Context {
+        Context::Analysis
+    }
+
+    fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
+        let points = self.tradeoff.as_ref().map_or(0, |t| t.points.len());
+        match action {
+            Action::Refresh => self.load(sh),
+            Action::Loaded(r) => match r.result {
+                Ok(Reply::Matrix(l)) => {
+                    let same = self.loaded.as_ref().is_some_and(|o| o.names.dataset == l.names.dataset);
+                    if !same {
+                        self.axes = crate::analysis::loaded::default_axes(&l.keys);
+                        self.tradeoff = None;
+                        self.part = usize::MAX;
+                        (self.row, self.col, self.top, self.left) = (0, 0, 0, 0);
+                    }
+                    if !l.names.dataset.is_empty() {
+                        self.dataset = Some(l.names.dataset.clone());
+                    }
+                    self.loaded = Some(l);
+                    self.clamp();
+                    self.ask_cell(sh);
+                    if self.mode == Mode::Tradeoff && (self.tradeoff.is_none() || !same) {
+                        self.ask_tradeoff(sh);
+                    }
+                }
+                Ok(Reply::Cell { query, report }) if self.cell_query().as_ref() == Some(&*query) => {
+                    self.cell = Some((query, report));
+                }
+                Ok(Reply::Tradeoff(t)) => {
+                    self.tradeoff = Some(t);
+                    self.point = self.point.min(self.tradeoff.as_ref().map_or(0, |t| t.points.len().saturating_sub(1)));
+                }
+                _ => {}
+            },
+            Action::Up if self.mode == Mode::Tradeoff => self.point = self.point.saturating_sub(1),
+            Action::Down if self.mode == Mode::Tradeoff => self.point = (self.point + 1).min(points.saturating_sub(1)),
+            Action::Up => {
+                self.row = self.row.saturating_sub(1);
+                self.moved(sh);
+            }
+            Action::Down => {
+                self.row += 1;
+                self.moved(sh);
+            }
+            Action::Left => {
+                self.col = self.col.saturating_sub(1);
+                self.moved(sh);
+            }
+            Action::Right | Action::NextPane => {
+                self.col += 1;
+                self.moved(sh);
+            }
+            Action::PageUp => {
+                self.row = self.row.saturating_sub(10);
+                self.moved(sh);
+            }
+            Action::PageDown => {
+                self.row += 10;
+                self.moved(sh);
+            }
+            Action::Top => {
+                self.row = 0;
+                self.moved(sh);
+            }
+            Action::Bottom => {
+                self.row = usize::MAX;
+                self.moved(sh);
+            }
+            Action::CyclePart => {
+                let n = self.matrix().map_or(1, |m| m.parts.len());
+                self.part = (self.part.min(n - 1) + 1) % n;
+            }
+            Action::CycleLevel => {
+                let i = Level::ALL.iter().position(|l| *l == self.level).unwrap_or(0);
+                self.level = Level::ALL[(i + 1) % Level::ALL.len()];
+            }
+            Action::CycleMethod => {
+                let i = CorrKind::ALL.iter().position(|k| *k == self.method).unwrap_or(0);
+                self.method = CorrKind::ALL[(i + 1) % CorrKind::ALL.len()];
+                self.load(sh);
+                return Some(Action::Note(format!("method: {}", method_name(self.method)), false));
+            }
+            Action::ToggleColumns => {
+                self.against = match self.against {
+                    Against::Humans => Against::Metrics,
+                    Against::Metrics => Against::Humans,
+                };
+                self.col = 0;
+                self.left = 0;
+                self.load(sh);
+            }
+            Action::CycleDataset => {
+                let l = self.loaded.as_ref()?;
+                if l.datasets.is_empty() {
+                    return None;
+                }
+                let i = l.datasets.iter().position(|d| *d == l.names.dataset).map_or(0, |i| (i + 1) % l.datasets.len());
+                self.dataset = Some(l.datasets[i].clone());
+                self.load(sh);
+            }
+            Action::ToggleView => {
+                self.mode = match self.mode {
+                    Mode::Heatmap => Mode::Tradeoff,
+                    Mode::Tradeoff => Mode::Heatmap,
+                };
+                match self.mode {
+                    Mode::Tradeoff if self.tradeoff.is_none() => self.ask_tradeoff(sh),
+                    Mode::Heatmap => self.ask_cell(sh),
+                    _ => {}
+                }
+                if self.mode == Mode::Tradeoff && self.axes.is_none() {
+                    return Some(Action::Note("a trade-off needs two metrics in the dataset".into(), true));
+                }
+            }
+            Action::NextX | Action::NextY => {
+                let n = self.loaded.as_ref().map_or(0, |l| l.keys.len());
+                if let Some((x, y)) = self.axes.as_mut() {
+                    let a = if action == Action::NextX { x } else { y };
+                    *a = (*a + 1) % n.max(1);
+                    self.ask_tradeoff(sh);
+                }
+            }
+            Action::Back => return Some(Action::Go(Screen::Browse)),
+            _ => {}
+        }
+        None
+    }
+
+    fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
+        if self.mode == Mode::Tradeoff {
+            super::analysis_chart::draw(self, f, area, sh);
+            return;
+        }
+        let busy = if sh.loader.busy(Topic::Matrix) { " · loading…" } else { "" };
+        let title = match (&self.loaded, self.matrix()) {
+            (Some(l), Some(m)) => {
+                let what = if m.against == Against::Humans { "metric x human" } else { "metric x metric" };
+                format!(
+                    " Analysis · {} · {what} · {} · {} level · {}{busy} ",
+                    l.names.dataset,
+                    method_name(m.method),
+                    self.level.name(),
+                    part_name(&l.names, self.part())
+                )
+            }
+            _ => format!(" Analysis{busy} "),
+        };
+        let block = theme::pane(title, true);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let Some(m) = self.matrix() else {
+            let text = match &self.loaded {
+                Some(l) => l.note.clone().unwrap_or_default(),
+                None if busy.is_empty() => "nothing loaded: press r".into(),
+                None => "loading…".into(),
+            };
+            f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
+            return;
+        };
+        let (grid, side) = if inner.width >= 110 {
+            let [g, s] = Layout::horizontal([Constraint::Min(40), Constraint::Length(60)]).areas(inner);
+            (g, s)
+        } else {
+            let [g, s] = Layout::vertical([Constraint::Min(6), Constraint::Length(14)]).areas(inner);
+            (g, s)
+        };
+        let (label_w, rows_h, cols_n) = grid_layout(m, grid);
+        self.scroll(rows_h, cols_n);
+        let Some(m) = self.matrix() else { return };
+        let lines = self.grid_lines(m, label_w, rows_h, cols_n);
+        f.render_widget(Paragraph::new(lines), grid);
+        let details = self.details(m, sh);
+        f.render_widget(Paragraph::new(details).wrap(Wrap { trim: false }), side);
+    }
+}
+
+/// A cell's text: `+0.53`, `0.75` for shares, `n/a`.
+fn cell_text(v: Option<f64>, level: Level) -> String {
+    match v {
+        Some(x) if level == Level::PairwiseAccuracy => format!("{x:.2}"),
+        Some(x) => format!("{:+.2}", if x.abs() < 0.005 { 0.0 } else { x }),
+        None => "n/a".into(),
+    }
+}
+
+fn cell_style(v: Option<f64>) -> Style {
+    match v {
+        Some(x) => {
+            let (r, g, b) = diverging(x);
+            let fg = if x.abs() > 0.6 { Color::White } else { Color::Black };
+            Style::new().bg(Color::Rgb(r, g, b)).fg(fg)
+        }
+        None => Style::new().bg(Color::Rgb(225, 225, 225)).fg(Color::DarkGray),
+    }
+}
+
+fn center(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n >= w {
+        return s.chars().take(w).collect();
+    }
+    let left = (w - n) / 2;
+    format!("{}{s}{}", " ".repeat(left), " ".repeat(w - n - left))
+}
+
+/// A row's label; metric x metric numbers the rows (the columns show the numbers).
+fn row_label(m: &Matrix, r: usize) -> String {
+    if m.against == Against::Metrics { format!("{:>2} {}", r + 1, m.row_label(r)) } else { m.row_label(r) }
+}
+
+/// (label width, visible rows, visible columns) of the grid in `area`.
+fn grid_layout(m: &Matrix, area: Rect) -> (usize, usize, usize) {
+    let label_w = (0..m.rows.len()).map(|r| theme::width(&row_label(m, r))).max().unwrap_or(6).clamp(6, 32) + 1;
+    let rows_h = (area.height as usize).saturating_sub(4).max(1);
+    let cols_n = ((area.width as usize).saturating_sub(label_w) / CELL_W).max(1);
+    (label_w, rows_h, cols_n)
+}
+
+impl Analysis {
+    /// Scrolls so the selected cell is visible.
+    fn scroll(&mut self, rows_h: usize, cols_n: usize) {
+        if self.row < self.top {
+            self.top = self.row;
+        } else if self.row >= self.top + rows_h {
+            self.top = self.row + 1 - rows_h;
+        }
+        if self.col < self.left {
+            self.left = self.col;
+        } else if self.col >= self.left + cols_n {
+            self.left = self.col + 1 - cols_n;
+        }
+    }
+
+    fn grid_lines(&self, m: &Matrix, label_w: usize, rows_h: usize, cols_n: usize) -> Vec<Line<'static>> {
+        let numbered = m.against == Against::Metrics;
+        let label = |r: usize| row_label(m, r);
+        let part = self.part();
+        let mut lines = Vec::new();
+        let mut head = vec![Span::raw(" ".repeat(label_w))];
+        for c in self.left..(self.left + cols_n).min(m.cols.len()) {
+            let name = if numbered { format!("{}", c + 1) } else { m.cols[c].clone() };
+            let style = if c == self.col { theme::KEY } else { theme::LABEL };
+            head.push(Span::styled(center(theme::fit(&name, CELL_W - 1).trim_end(), CELL_W), style));
+        }
+        lines.push(Line::from(head));
+        for r in self.top..(self.top + rows_h).min(m.rows.len()) {
+            let style = if r == self.row { theme::SELECTED } else { theme::LABEL };
+            let mut spans = vec![Span::styled(theme::fit(&label(r), label_w - 1), style), Span::raw(" ")];
+            for c in self.left..(self.left + cols_n).min(m.cols.len()) {
+                let v = m.cell(r, c, part, self.level).and_then(|x| x.value);
+                let text = cell_text(v, self.level);
+                let (text, st) = if r == self.row && c == self.col {
+                    (format!("[{text}]"), cell_style(v).add_modifier(Modifier::BOLD))
+                } else {
+                    (text, cell_style(v))
+                };
+                spans.push(Span::styled(center(&text, CELL_W - 1), st));
+                spans.push(Span::raw(" "));
+            }
+            lines.push(Line::from(spans));
+        }
+        let shown = format!(
+            "rows {}-{} of {} · cols {}-{} of {}",
+            self.top + 1,
+            (self.top + rows_h).min(m.rows.len()),
+            m.rows.len(),
+            self.left + 1,
+            (self.left + cols_n).min(m.cols.len()),
+            m.cols.len()
+        );
+        let mut legend = vec![Span::styled("−1 ", theme::MUTED)];
+        for k in 0..9 {
+            let v = -1.0 + k as f64 * 0.25;
+            legend.push(Span::styled("  ", cell_style(Some(v))));
+        }
+        legend.push(Span::styled(" +1  ↓ lower is better (negated)", theme::MUTED));
+        lines.push(Line::default());
+        lines.push(Line::from(legend));
+        lines.push(Line::styled(shown, theme::MUTED));
+        lines
+    }
+
+    fn details(&self, m: &Matrix, sh: &Shared) -> Vec<Line<'static>> {
+        let Some(l) = &self.loaded else { return Vec::new() };
+        let (Some(metric), Some(col)) = (m.rows.get(self.row), m.cols.get(self.col)) else { return Vec::new() };
+        let part = self.part();
+        let sym = method_symbol(m.method);
+        let kv = |k: &str, v: String| Line::from(vec![Span::styled(format!(" {k:<8} "), theme::LABEL), Span::raw(v)]);
+        let mut out = vec![Line::styled(" Selected cell", theme::KEY)];
+        out.push(kv("metric", format!("{} ({} is better)", metric.label, word(m.row_orient[self.row]))));
+        out.push(kv("config", metric.config_json.clone()));
+        let vs = match m.against {
+            Against::Humans => m.col_desc.get(self.col).cloned().unwrap_or_else(|| col.clone()),
+            Against::Metrics => format!("metric {} ({} is better)", m.rows[self.col].label, word(m.col_orient[self.col])),
+        };
+        out.push(kv("vs", vs));
+        out.push(kv("part", part_name(&l.names, part)));
+        out.push(kv("level", format!("{} · {}", self.level.name(), method_name(m.method))));
+        let query = self.cell_query();
+        let boot = self.cell.as_ref().filter(|c| Some(&*c.0) == query.as_ref()).map(|c| &*c.1);
+        let report = boot.unwrap_or(&m.reports[self.row][self.col]);
+        let ci_note = if boot.is_some() {
+            format!("{RESAMPLES} bootstrap resamples of the sources, seed 0")
+        } else if sh.loader.busy(Topic::Cell) {
+            "computing the 95% intervals…".into()
+        } else {
+            "no intervals".into()
+        };
+        match cell(report, part, self.level) {
+            Some(c) => {
+                let ci = c.ci.map_or("—".into(), |i| format!("[{}, {}]", cell_text(Some(i.lo), self.level), cell_text(Some(i.hi), self.level)));
+                out.push(kv("value", format!("{}   95% CI {ci}", cell_text(c.value, self.level))));
+                out.push(kv("n", format!("{} {} · undefined {}", c.n, c.n_of, c.undefined)));
+            }
+            None => out.push(kv("value", "no rows with both values in this part".into())),
+        }
+        out.push(Line::default());
+        out.push(Line::styled(format!(" every level, {}", part_name(&l.names, part)), theme::MUTED));
+        for lv in Level::ALL {
+            let name = match lv {
+                Level::PairwiseAccuracy => "pair acc".to_owned(),
+                other => format!("{} {sym}", other.name()),
+            };
+            let line = match cell(report, part, lv) {
+                Some(c) => format!(
+                    "{:>7} {:<17} {} {}{}",
+                    cell_text(c.value, lv),
+                    c.ci.map_or(String::new(), |i| format!("[{},{}]", cell_text(Some(i.lo), lv), cell_text(Some(i.hi), lv))),
+                    c.n,
+                    c.n_of,
+                    if c.undefined > 0 { format!(", {} undef.", c.undefined) } else { String::new() }
+                ),
+                None => "n/a".into(),
+            };
+            let style = if lv == self.level { theme::KEY } else { Style::new() };
+            out.push(Line::from(vec![Span::styled(format!(" {name:<13}"), style), Span::raw(line)]));
+        }
+        out.push(Line::styled(format!(" {ci_note}"), theme::MUTED));
+        if report.rows_incomplete > 0 {
+            out.push(Line::styled(format!(" {} outputs lack one of the two values", report.rows_incomplete), theme::MUTED));
+        }
+        if m.row_orient[self.row] == Orientation::LowerIsBetter {
+            out.push(Line::styled(" ↓ this metric is negated: positive = agreement", theme::MUTED));
+        }
+        out
+    }
+}
