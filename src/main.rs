@@ -43,6 +43,11 @@ enum Command {
     Metric(cli::metric::MetricArgs),
     /// Install, list and inspect models (no store needed).
     Models(cli::models::ModelsArgs),
+    /// Local style transfer: a model and a prompt template over a direction, stored as a system.
+    Transfer(cli::transfer::TransferArgs),
+    /// Prompt templates: built-in and the user's own (no store needed).
+    #[command(subcommand)]
+    Templates(cli::templates::TemplatesCommand),
     /// Throughput benchmarks.
     Bench {
         #[command(subcommand)]
@@ -72,6 +77,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Metric(a)) => return cli::metric::run(a),
         Some(Command::Models(a)) => return cli::models::run(a),
         Some(Command::Bench { command }) => return cli::bench::run(command),
+        Some(Command::Templates(c)) => return cli::templates::run(c),
         _ => cli,
     };
     let default = tstlab::paths::default_store();
@@ -101,10 +107,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Some(Command::Campaign(c)) => cli::campaign::run(&mut store, c),
+        Some(Command::Transfer(a)) => cli::transfer::run(&mut store, a),
         Some(Command::Annotate(a)) => {
             drop(store);
             cli::annotate::run(&path, a)
         }
-        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. }) => unreachable!("handled before the store is opened"),
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
     }
 }

@@ -15,6 +15,8 @@ pub mod models;
 pub mod plot;
 pub mod report;
 pub mod show;
+pub mod templates;
+pub mod transfer;
 
 use std::io::Write;
 

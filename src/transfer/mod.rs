@@ -6,12 +6,14 @@
 //! - `clean.rs`: from raw model text to the rewritten sentence; refusal detection.
 //! - `manifest.rs`: what a run records and the key that identifies it.
 //! - `run.rs`: preparing, executing (outputs committed as they land), resuming, summaries.
+//! - `launch.rs`: model by name or path; spec to finished run in one call (CLI, TUI job).
 //! - `lock.rs`: the per-run lock that tells a live run from an interrupted one.
 //! - `regen.rs`: regenerating one item of a run and keeping the new output.
 
 pub mod clean;
 pub mod fewshot;
 pub mod library;
+pub mod launch;
 pub mod lock;
 pub mod manifest;
 pub mod regen;

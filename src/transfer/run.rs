@@ -662,3 +662,9 @@ pub fn list(store: &Store, direction_id: Option<i64>) -> Result<Vec<RunSummary>>
 pub fn latest_resumable(store: &Store) -> Result<Option<i64>> {
     Ok(list(store, None)?.into_iter().find(|r| r.resumable).map(|r| r.run_id))
 }
+
+/// Runs a killed process left behind: status `running`, nobody holding the lock, items missing.
+/// (Cancelled and failed runs are resumed only when asked.)
+pub fn interrupted(store: &Store) -> Result<Vec<i64>> {
+    Ok(list(store, None)?.into_iter().filter(|r| r.status == "running" && r.resumable).map(|r| r.run_id).collect())
+}
