@@ -19,7 +19,7 @@
 //! Refusals ([`is_refusal`]) are counted, not removed: the cleaned text is what the model said.
 
 /// Bump when the cleaning changes (recorded in run manifests, part of a run's key).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Tokens after which the model's turn is over.
 const END_MARKERS: &[&str] = &[
@@ -167,7 +167,11 @@ fn is_lead_in(prefix: &str) -> bool {
 fn is_lead_line(line: &str) -> bool {
     let l = line.trim().trim_end_matches(['*', '_']).trim_end();
     match l.strip_suffix(':') {
-        Some(prefix) => is_lead_in(prefix) || prefix.split_whitespace().count() <= 3,
+        // Only the last sentence counts: "The review was reworked. The rewritten review is:".
+        Some(prefix) => {
+            let last = prefix.rsplit(". ").next().unwrap_or(prefix);
+            is_lead_in(last) || last.split_whitespace().count() <= 3
+        }
         None => false,
     }
 }
@@ -403,6 +407,10 @@ mod tests {
         ("Sure!\nHere's the revised sentence:\n\"The staff was friendly and helpful.\"", "The staff was friendly and helpful."),
         ("Rewritten sentence: the prices are fair for such generous portions .", "the prices are fair for such generous portions ."),
         ("Revised: I will be late because my bus broke down.", "I will be late because my bus broke down."),
+        (
+            "The review was reworked to improve the tone and sentiment of the original text. The rewritten review is:\n\n\"The pasta was fresh.\"",
+            "The pasta was fresh.",
+        ),
         (
             "The coffee was rich and the muffin was fresh.\n\nThis version keeps the content but flips the sentiment.",
             "The coffee was rich and the muffin was fresh.",
