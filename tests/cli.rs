@@ -1,23 +1,15 @@
 //! Runs the `tstlab` binary as a user would.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
 mod anchor;
 
+mod bin;
+use bin::{json, tstlab};
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
-
-fn tstlab(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
-}
-
-fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).expect("valid JSON")
 }
 
 #[test]

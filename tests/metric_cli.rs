@@ -1,15 +1,11 @@
 //! `tstlab metric` and `tstlab bench metrics` as a user runs them.
 
-use assert_cmd::Command;
 use std::path::Path;
 
 mod anchor;
 
-fn tstlab(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
-}
+mod bin;
+use bin::tstlab;
 
 /// The same text lines as sacreBLEU's command line prints (`-f text`), recorded by
 /// tests/expected/make_sacrebleu.py.
