@@ -27,6 +27,12 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
+    /// Style classifiers for ACC: train, list, eval, score.
+    #[command(subcommand)]
+    Classifier(cli::classifier::ClassifierCommand),
+    /// N-gram LMs (modified Kneser-Ney, KenLM-like) and d-PPL: estimate, query, train, list, score.
+    #[command(subcommand)]
+    Lm(cli::lm::LmCommand),
     /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
     Correlate(cli::correlate::CorrelateArgs),
     /// Figures: heatmap, trade-off, Joint intervals (PNG or SVG).
@@ -78,6 +84,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Models(a)) => return cli::models::run(a),
         Some(Command::Bench { command }) => return cli::bench::run(command),
         Some(Command::Templates(c)) => return cli::templates::run(c),
+        Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
+        Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
         _ => cli,
     };
     let default = tstlab::paths::default_store();
@@ -106,6 +114,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{s}");
             Ok(())
         }
+        Some(Command::Classifier(c)) => cli::classifier::run(&mut store, c),
+        Some(Command::Lm(c)) => cli::lm::run(Some(&mut store), c),
         Some(Command::Campaign(c)) => cli::campaign::run(&mut store, c),
         Some(Command::Transfer(a)) => cli::transfer::run(&mut store, a),
         Some(Command::Annotate(a)) => {

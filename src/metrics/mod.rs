@@ -17,6 +17,10 @@
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
 //! | `py` | the Python string/float behaviours the above reproduce |
+//! | `style_data` | which store texts train and test a dataset's style models |
+//! | `style_classifier` | training, cross-validation, files and manifests of style classifiers |
+//! | `acc` | ACC scorer (target-style share) with per-output details |
+//! | `dppl` | d-PPL: per-style KN LMs, their files, the scorer |
 //!
 //! Conventions are named in every id: `sacre13a` / `sacrenone` (sacreBLEU 2.6.0, 0-100), `nltk`
 //! (TSTBench / llm-tst-code: lowercased, whitespace split, NLTK `corpus_bleu` without smoothing,
@@ -39,10 +43,12 @@
 //!   field dropped, as `pandas.dropna` does); amazon ref-BLEU does not, because its reference
 //!   file is not public (self-BLEU on the same rows does).
 
+pub mod acc;
 pub mod bench;
 pub mod bertscore;
 pub mod bleu;
 pub mod chrf;
+pub mod dppl;
 pub mod family;
 pub mod hamming;
 pub mod intern;
@@ -52,6 +58,8 @@ pub mod nlgeval;
 pub mod nltk;
 pub mod py;
 pub mod scorers;
+pub mod style_classifier;
+pub mod style_data;
 pub mod tokenize;
 
 /// The sacreBLEU release whose BLEU and chrF this module reproduces (and names in signatures).
@@ -100,3 +108,6 @@ pub fn segments_from_streams<S: AsRef<str>>(streams: &[Vec<S>]) -> Vec<Vec<&str>
         .map(|i| streams.iter().filter_map(|s| s.get(i)).map(AsRef::as_ref).collect())
         .collect()
 }
+
+#[cfg(test)]
+mod style_tests;

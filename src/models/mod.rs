@@ -10,17 +10,27 @@
 //! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
 //! - `generate.rs`: the batched generator (`Generator`), prefix sharing, stop rules.
 //! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
+//! - `words.rs`: word tokenizers for the n-gram models.
+//! - `classify.rs`: the `StyleClassifier` trait, its errors, training checks.
+//! - `ngram_classifier.rs`: fastText-like hashed n-gram bag classifier (trained with candle).
+//! - `embed_classifier.rs`: logistic head on sentence embeddings; the `SentenceEncoder` trait.
+//! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
 pub mod bert;
+pub mod classify;
 pub mod device;
+pub mod embed_classifier;
 pub mod generate;
 pub mod gguf;
 pub mod hf;
 pub mod install;
 pub mod llama;
+pub mod ngram_classifier;
+pub mod ngram_lm;
 pub mod registry;
 pub mod sampling;
 pub mod tokenizer;
+pub mod words;
 
 pub use generate::{ChatMessage, GenParams, GenStats, Generated, Generator, ModelInfo, Prompt, StopReason};
 

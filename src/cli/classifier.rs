@@ -1,0 +1,220 @@
+//! `tstlab classifier`: train, list, evaluate style classifiers and score ACC with them.
+
+use super::print_json;
+use crate::metrics::acc::{self, AccScorer};
+use crate::metrics::style_classifier::{self, Accuracy, Kind, Manifest, NgramFit, TrainOptions};
+use crate::metrics::style_data::StyleData;
+use crate::models::embed_classifier::SentenceEncoder;
+use crate::score::Selection;
+use crate::store::Store;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ClassifierCommand {
+    /// Train a dataset's style classifier (k-fold over test sources when it has no train split).
+    Train(TrainArgs),
+    /// List trained classifiers and their accuracies.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Re-evaluate a trained classifier from its files: held-out and reference accuracy.
+    Eval(Which),
+    /// Score ACC of a dataset's outputs into the store; show it per direction and system.
+    Score(ScoreArgs),
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum KindArg {
+    Ngram,
+    Embed,
+}
+
+impl KindArg {
+    fn kind(self) -> Kind {
+        match self {
+            KindArg::Ngram => Kind::Ngram,
+            KindArg::Embed => Kind::Embed,
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Which {
+    #[arg(long)]
+    pub dataset: String,
+    #[arg(long, value_enum, default_value = "ngram")]
+    pub kind: KindArg,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub which: Which,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Cross-validation folds (test-source basis).
+    #[arg(long, default_value_t = 5)]
+    pub folds: usize,
+    /// Also train on the test references (for datasets whose target styles have no sources;
+    /// reference accuracy is then cross-validated training data).
+    #[arg(long)]
+    pub with_references: bool,
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    #[arg(long)]
+    pub lr: Option<f64>,
+    /// n-gram kind: embedding size.
+    #[arg(long)]
+    pub dim: Option<usize>,
+    /// n-gram kind: 1 (unigrams) or 2 (unigrams and bigrams).
+    #[arg(long)]
+    pub word_ngrams: Option<usize>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    #[command(flatten)]
+    pub which: Which,
+    /// Only these systems (repeatable).
+    #[arg(long)]
+    pub system: Vec<String>,
+}
+
+pub fn run(store: &mut Store, cmd: ClassifierCommand) -> anyhow::Result<()> {
+    match cmd {
+        ClassifierCommand::Train(a) => train(store, a),
+        ClassifierCommand::List { json } => list(json),
+        ClassifierCommand::Eval(w) => eval(store, w),
+        ClassifierCommand::Score(a) => score(store, a),
+    }
+}
+
+/// The sentence encoder for the embed kind.
+fn encoder() -> anyhow::Result<Box<dyn SentenceEncoder>> {
+    anyhow::bail!("the embed kind needs the MiniLM sentence encoder, which this build does not include yet")
+}
+
+fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
+    let data = StyleData::read(store, &a.which.dataset, a.with_references)?;
+    let mut opts = TrainOptions { folds: a.folds, seed: a.seed, ..TrainOptions::default() };
+    let h = &mut opts.ngram;
+    h.epochs = a.epochs.unwrap_or(h.epochs);
+    h.lr = a.lr.unwrap_or(h.lr);
+    h.dim = a.dim.unwrap_or(h.dim);
+    h.word_ngrams = a.word_ngrams.unwrap_or(h.word_ngrams);
+    let e = &mut opts.embed;
+    e.epochs = a.epochs.unwrap_or(e.epochs);
+    e.lr = a.lr.unwrap_or(e.lr);
+    let kind = a.which.kind.kind();
+    let dir = style_classifier::dir(&data.dataset, kind);
+    let texts = style_classifier::corpus(&data);
+    let m = match kind {
+        Kind::Ngram => {
+            let mut fit = NgramFit { texts: Arc::new(texts), labels: data.styles.clone(), hyper: opts.ngram.clone() };
+            style_classifier::train(&data, &mut fit, kind, &opts, &dir)?
+        }
+        Kind::Embed => {
+            let mut enc = encoder()?;
+            let mut fit = style_classifier::EmbedFit::new(&texts, data.styles.clone(), opts.embed.clone(), enc.as_mut())?;
+            style_classifier::train(&data, &mut fit, kind, &opts, &dir)?
+        }
+    };
+    if a.which.json {
+        return print_json(&m);
+    }
+    println!("{} ({}) -> {}", m.dataset, m.kind.name(), dir.display());
+    print_manifest(&m);
+    Ok(())
+}
+
+fn print_manifest(m: &Manifest) {
+    let counts: Vec<String> = m.training_texts.iter().map(|(s, n)| format!("{s} {n}")).collect();
+    println!("  trained on {}: {}; seed {}", m.trained_on, counts.join(", "), m.seed);
+    print_accuracy("held-out", &m.held_out);
+    if let Some(r) = &m.references {
+        print_accuracy("references", r);
+    }
+    if let Some(r) = &m.references_final_model {
+        print_accuracy("references (final model)", r);
+    }
+}
+
+fn print_accuracy(name: &str, a: &Accuracy) {
+    let by: Vec<String> = a.by_style.iter().map(|(s, (acc, n))| format!("{s} {:.1}% of {n}", acc * 100.0)).collect();
+    println!("  {name:<26} {:>6.2}% of {:<6} ({}) [{}]", a.accuracy * 100.0, a.n, by.join(", "), a.how);
+}
+
+pub fn list(json: bool) -> anyhow::Result<()> {
+    let all = style_classifier::list();
+    if json {
+        let v: Vec<serde_json::Value> = all
+            .iter()
+            .map(|(d, m)| match m {
+                Ok(m) => style_classifier::summary(m),
+                Err(e) => serde_json::json!({"dir": d, "error": e.to_string()}),
+            })
+            .collect();
+        return print_json(&v);
+    }
+    if all.is_empty() {
+        println!("no classifiers under {} (tstlab classifier train --dataset D)", crate::paths::models_dir().join("classifiers").display());
+    }
+    for (d, m) in all {
+        match m {
+            Ok(m) => {
+                println!("{} ({}) {}", m.dataset, m.kind.name(), d.display());
+                print_manifest(&m);
+            }
+            Err(e) => println!("{}: {e}", d.display()),
+        }
+    }
+    Ok(())
+}
+
+fn open(w: &Which) -> anyhow::Result<AccScorer> {
+    let kind = w.kind.kind();
+    let dir = style_classifier::dir(&w.dataset, kind);
+    if !dir.join("manifest.json").is_file() {
+        anyhow::bail!("no {} classifier for {} (tstlab classifier train --dataset {})", kind.name(), w.dataset, w.dataset);
+    }
+    let enc = match kind {
+        Kind::Embed => Some(encoder()?),
+        Kind::Ngram => None,
+    };
+    Ok(AccScorer::open(&dir, enc)?)
+}
+
+fn eval(store: &Store, w: Which) -> anyhow::Result<()> {
+    let (m, _) = style_classifier::read_manifest(&style_classifier::dir(&w.dataset, w.kind.kind()))?;
+    let mut scorer = open(&w)?;
+    let data = StyleData::read(store, &w.dataset, m.with_references)?;
+    let (held, refs) = scorer.evaluate(&data)?;
+    if w.json {
+        return print_json(&serde_json::json!({"trained_on": m.trained_on, "held_out": held, "references": refs}));
+    }
+    println!("{} ({}), trained on {}", m.dataset, m.kind.name(), m.trained_on);
+    print_accuracy("held-out", &held);
+    print_accuracy("references", &refs);
+    if (held.accuracy - m.held_out.accuracy).abs() > 1e-9 {
+        println!("  note: the manifest says {:.2}% held-out: the dataset changed since training", m.held_out.accuracy * 100.0);
+    }
+    Ok(())
+}
+
+fn score(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
+    let mut scorer = open(&a.which)?;
+    let dataset_id = store.dataset_id(&a.which.dataset)?;
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
+    let outcome = acc::run(store, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {})?;
+    let rows = super::score_table::rows(store, dataset_id, "acc", &outcome.config_hash)?;
+    if a.which.json {
+        return print_json(&serde_json::json!({"outcome": outcome, "rows": rows}));
+    }
+    eprintln!("acc: {} computed, {} cached, {} undefined", outcome.computed, outcome.cached, outcome.undefined);
+    super::score_table::print(&rows, "ACC %", 100.0, false);
+    Ok(())
+}
