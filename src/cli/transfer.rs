@@ -170,7 +170,7 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         s.empty,
         s.refused
     );
-    println!("system {:?} of {}; see it with `tstlab show {}/{}/0` or in the TUI", s.system, s.dataset, s.dataset, s.direction);
+    println!("system {:?} of {}; see it with `tstlab show '{}/{}/N'` or in the TUI's Compare", s.system, s.dataset, s.dataset, s.direction);
     Ok(())
 }
 
