@@ -21,6 +21,8 @@ pub mod score;
 pub mod score_table;
 pub mod show;
 pub mod table;
+pub mod templates;
+pub mod transfer;
 
 use std::io::Write;
 

@@ -199,18 +199,7 @@ impl BertScore {
 
     /// Unit token vectors of each text; each distinct text is encoded once.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Arc<TokenVectors>>, BertError> {
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut unique: Vec<&str> = Vec::new();
-        let slots: Vec<usize> = texts
-            .iter()
-            .map(|t| {
-                let t = t.trim();
-                *index.entry(t).or_insert_with(|| {
-                    unique.push(t);
-                    unique.len() - 1
-                })
-            })
-            .collect();
+        let (unique, slots) = distinct(texts);
         let enc = self.encoder.token_embeddings(&unique, self.layer)?;
         let vecs: Vec<Arc<TokenVectors>> = enc.iter().map(|e| Arc::new(TokenVectors::from_encoded(e))).collect();
         Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
@@ -293,11 +282,11 @@ pub fn sbert_cosines(encoder: &BertEncoder, a: &[&str], b: &[&str]) -> Result<Ve
     Ok(x.iter().zip(y).map(|(x, y)| cosine(x, y)).collect())
 }
 
-/// Sentence embeddings with each distinct text encoded once.
-fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>, BertError> {
+/// The distinct trimmed texts, and for each input the index of its text among them.
+fn distinct<'a>(texts: &[&'a str]) -> (Vec<&'a str>, Vec<usize>) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut unique: Vec<&str> = Vec::new();
-    let slots: Vec<usize> = texts
+    let slots = texts
         .iter()
         .map(|t| {
             let t = t.trim();
@@ -307,6 +296,12 @@ fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec
             })
         })
         .collect();
+    (unique, slots)
+}
+
+/// Sentence embeddings with each distinct text encoded once.
+fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>, BertError> {
+    let (unique, slots) = distinct(texts);
     let enc = encoder.token_embeddings(&unique, encoder.num_layers())?;
     let vecs: Vec<Arc<Vec<f32>>> = enc.iter().map(|e| Arc::new(mean_normalized(e))).collect();
     Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())

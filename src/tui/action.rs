@@ -91,6 +91,11 @@ pub enum Action {
     StartScoring,
     /// Scores: write the tables as Markdown, LaTeX and CSV.
     WriteTable,
+    /// Browse or Compare: open the launch form of a local transfer run.
+    LaunchTransfer,
+    /// Compare: regenerate the selected output of a local run; keep the new one.
+    Regenerate,
+    KeepRegen,
 }
 
 impl Action {

@@ -8,5 +8,7 @@ pub mod campaigns;
 pub mod compare;
 pub mod import;
 pub mod jobs;
+pub mod launch;
+pub mod regen;
 pub mod results;
 pub mod scores;
