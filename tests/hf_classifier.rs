@@ -213,3 +213,34 @@ fn not_a_classification_folder_is_refused() {
     let err = HfClassifier::load(&dir).err().unwrap().to_string();
     assert!(err.contains("sequence-classification head"), "{err}");
 }
+
+fn tstlab(home: &Path) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("tstlab").unwrap();
+    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
+    c
+}
+
+#[test]
+fn cli_scores_acc_and_cola_with_a_folder() {
+    let home = tempfile::tempdir().unwrap();
+    let [_, (roberta, _)] = folders(&home.path().join("hf"));
+    let model = roberta.to_str().unwrap();
+    let out = tstlab(home.path()).args(["classifier", "score", "--dataset", "demo-sentiment", "--model", model]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--label LABEL_0=negative"));
+    let args = ["classifier", "score", "--dataset", "demo-sentiment", "--model", model, "--label", "0=negative", "--label", "LABEL_1=positive", "--json"];
+    let out = tstlab(home.path()).args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["outcome"]["computed"].as_u64(), v["outcome"]["undefined"].as_u64()), (Some(160), Some(0)));
+    let cola = ["classifier", "cola", "--dataset", "demo-sentiment", "--model", model, "--acceptable", "1", "--json"];
+    let out = tstlab(home.path()).args(cola).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"]["computed"].as_u64(), Some(160));
+    let out = tstlab(home.path()).args(cola).output().unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["outcome"]["computed"].as_u64(), v["outcome"]["cached"].as_u64()), (Some(0), Some(160)), "cached by model hash");
+    let out = tstlab(home.path()).args(["classifier", "cola", "--dataset", "demo-sentiment", "--model", model]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("means acceptable"));
+}

@@ -22,7 +22,7 @@ impl ColaScorer {
             None => labels.iter().position(|l| l.eq_ignore_ascii_case("acceptable")),
         };
         let acceptable = found.ok_or_else(|| {
-            ClassifierError::Data(format!(
+            ClassifierError::Labels(format!(
                 "which class of {labels:?} means acceptable? give it by name or number (for CoLA-trained GLUE models it is usually 1)"
             ))
         })?;

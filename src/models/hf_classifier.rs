@@ -145,14 +145,14 @@ impl HfClassifier {
             }
         }
         for (c, s) in map {
-            let i = self.class(c).ok_or_else(|| ClassifierError::Data(format!("no class {c:?}; the model has {:?}", self.id2label)))?;
+            let i = self.class(c).ok_or_else(|| ClassifierError::Labels(format!("no class {c:?}; the model has {:?}", self.id2label)))?;
             if !styles.contains(s) {
-                return Err(ClassifierError::Data(format!("{s:?} is not a style of the dataset ({})", styles.join(", "))));
+                return Err(ClassifierError::Labels(format!("{s:?} is not a style of the dataset ({})", styles.join(", "))));
             }
             names[i] = s.clone();
         }
         if !names.iter().any(|n| styles.contains(n)) {
-            return Err(ClassifierError::Data(format!(
+            return Err(ClassifierError::Labels(format!(
                 "no class of {:?} is a style ({}): map them, e.g. --label {}={}",
                 self.id2label,
                 styles.join(", "),
