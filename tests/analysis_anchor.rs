@@ -5,45 +5,25 @@
 //! beside it from the raw anchor JSON). Skips with a message when ../shared/anchors is absent.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tstlab::analysis::corr::CorrKind;
 use tstlab::analysis::correlate::{cell, correlate, CorrOptions, Level, Part, Target};
 use tstlab::analysis::data::{self, Names};
 use tstlab::analysis::orient::Orientations;
 use tstlab::store::Store;
 
-const TOL: f64 = 1e-12;
+mod anchor;
 
-fn anchor() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors/eval-formality-transfer");
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skipping: anchor data not found at {}", dir.display());
-        None
-    }
-}
+const TOL: f64 = 1e-12;
 
 fn expected() -> Vec<Value> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/store_corr.json");
     std::fs::read_to_string(p).unwrap().lines().skip(1).map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
-fn check(what: &str, got: Option<f64>, want: &Value) -> f64 {
-    match (got, want.as_f64()) {
-        (None, None) => 0.0,
-        (Some(g), Some(w)) => {
-            let d = (g - w).abs();
-            assert!(d <= TOL, "{what}: got {g}, scipy {w} (diff {d:e})");
-            d
-        }
-        (g, _) => panic!("{what}: got {g:?}, scipy {want}"),
-    }
-}
-
 #[test]
 fn imported_store_correlations_match_scipy() {
-    let Some(dir) = anchor() else { return };
+    let Some(dir) = anchor::dir("eval-formality-transfer") else { return };
     let mut store = Store::open_in_memory().unwrap();
     tstlab::import::import(&mut store, "eval-formality", &[dir], &Default::default()).unwrap();
     let names = Names::load(&store, "gyafc-fr").unwrap();
@@ -76,10 +56,10 @@ fn imported_store_correlations_match_scipy() {
                     let part = if pname == "overall" { Part::Overall } else { Part::Direction(names.find_direction(pname).unwrap()) };
                     let what = format!("{label} vs {aspect} [{pname}] {key}");
                     let got = |l| cell(&e.report, part, l).unwrap();
-                    max_diff = max_diff.max(check(&format!("{what} system"), got(Level::System).value, &want["system"][key]));
-                    max_diff = max_diff.max(check(&format!("{what} pairwise accuracy"), got(Level::PairwiseAccuracy).value, &want["pairwise_accuracy"]));
-                    max_diff = max_diff.max(check(&format!("{what} sample"), got(Level::Sample).value, &want["sample"][key]));
-                    max_diff = max_diff.max(check(&format!("{what} dataset"), got(Level::Dataset).value, &want["dataset"][key]));
+                    max_diff = max_diff.max(anchor::check(&format!("{what} system"), got(Level::System).value, &want["system"][key], TOL));
+                    max_diff = max_diff.max(anchor::check(&format!("{what} pairwise accuracy"), got(Level::PairwiseAccuracy).value, &want["pairwise_accuracy"], TOL));
+                    max_diff = max_diff.max(anchor::check(&format!("{what} sample"), got(Level::Sample).value, &want["sample"][key], TOL));
+                    max_diff = max_diff.max(anchor::check(&format!("{what} dataset"), got(Level::Dataset).value, &want["dataset"][key], TOL));
                     let s = got(Level::Sample);
                     assert_eq!(s.undefined as u64, want["sample_undefined"][key].as_u64().unwrap(), "{what} undefined sources");
                     assert_eq!(s.n, if part == Part::Overall { 80 } else { 40 }, "{what} sources");

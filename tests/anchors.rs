@@ -2,19 +2,11 @@
 //! that needs the folder skips with a message when it is absent.
 
 use rusqlite::params;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tstlab::import::{self, Options, Summary};
 use tstlab::store::Store;
 
-fn anchors() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
+mod anchor;
 
 fn run(store: &mut Store, format: &str, paths: &[PathBuf]) -> Summary {
     import::import(store, format, paths, &Options::default()).unwrap_or_else(|e| panic!("{format}: {e}"))
@@ -77,7 +69,7 @@ fn has_notice(s: &Summary, file_end: &str, line: Option<usize>, needle: &str) ->
 
 #[test]
 fn dualrl_yelp_with_four_references_fifteen_systems_and_the_bad_bytes() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "dualrl", &[a.join("DualRL")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (1000, 4000, 15, 15000));
@@ -104,7 +96,7 @@ fn dualrl_yelp_with_four_references_fifteen_systems_and_the_bad_bytes() {
 
 #[test]
 fn lijuncen_references_by_source_outputs_and_crowd_ratings() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "lijuncen", &[a.join("Sentiment-and-Style-Transfer")]);
     assert_eq!(sum.datasets, ["yelp", "amazon", "imagecaption"]);
@@ -153,7 +145,7 @@ fn lijuncen_reports_references_whose_source_is_missing() {
 
 #[test]
 fn yelp_and_amazon_test_sets_merge_across_layouts() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     run(&mut s, "dualrl", &[a.join("DualRL")]);
     let tst = run(&mut s, "tstbench", &[a.join("A-Benchmark-of-Text-Style-Transfer")]);
@@ -180,7 +172,7 @@ fn yelp_and_amazon_test_sets_merge_across_layouts() {
 
 #[test]
 fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let root = a.join("A-Benchmark-of-Text-Style-Transfer");
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "tstbench", &[root.clone()]);
@@ -208,7 +200,7 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
 
 #[test]
 fn styleptb_tstbench_pairs_compositions_and_crowd_rewrites() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "styleptb", &[a.join("StylePTB"), a.join("A-Benchmark-of-Text-Style-Transfer")]);
     assert_eq!((sum.items, sum.references, sum.outputs), (8354, 8364, 0));
@@ -234,7 +226,7 @@ fn styleptb_tstbench_pairs_compositions_and_crowd_rewrites() {
 
 #[test]
 fn llm_tst_baselines_llm_outputs_and_published_metrics() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "llm-tst", &[a.join("llm-tst-code")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (2600, 0, 43, 40154));
@@ -251,7 +243,7 @@ fn llm_tst_baselines_llm_outputs_and_published_metrics() {
 
 #[test]
 fn eval_formality_references_human_system_judgments_and_scores() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "eval-formality", &[a.join("eval-formality-transfer")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (80, 80, 9, 720));
@@ -282,7 +274,7 @@ fn eval_formality_references_human_system_judgments_and_scores() {
 
 #[test]
 fn passeul_twelve_settings_and_npy_ratings() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "passeul", &[a.join("style-transfer-model-evaluation")]);
     assert_eq!((sum.items, sum.systems, sum.outputs, sum.judgments), (244, 12, 2928, 12 * 244 * 2));

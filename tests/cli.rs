@@ -1,21 +1,15 @@
 //! Runs the `tstlab` binary as a user would.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use std::path::{Path, PathBuf};
 
+mod anchor;
+
+mod bin;
+use bin::{json, tstlab};
+
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
-}
-
-fn tstlab(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
-}
-
-fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).expect("valid JSON")
 }
 
 #[test]
@@ -100,19 +94,9 @@ fn unknown_item_and_format_are_clear_errors() {
 }
 
 /// `../shared/anchors`, or None (with a message) when absent.
-fn anchors() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipped: {} is absent", p.display());
-        None
-    }
-}
-
 #[test]
 fn import_dualrl_reports_the_bad_bytes_and_ls_shows_the_counts() {
-    let Some(a) = anchors() else { return };
+    let Some(a) = anchor::dir("") else { return };
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("s.sqlite");
     let out = tstlab(home.path()).arg("--store").arg(&store).args(["import", "dualrl"]).arg(a.join("DualRL")).output().unwrap();

@@ -1,18 +1,9 @@
 //! `tstlab classifier` and `tstlab lm` as a user runs them, on the demo store.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
-use std::path::Path;
 
-fn tstlab(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
-}
-
-fn json(out: &[u8]) -> serde_json::Value {
-    serde_json::from_slice(out).expect("valid JSON")
-}
+mod bin;
+use bin::{json, tstlab};
 
 #[test]
 fn classifier_train_list_eval_score() {

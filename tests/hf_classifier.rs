@@ -15,6 +15,9 @@ use tstlab::metrics::cola::ColaScorer;
 use tstlab::models::classify::StyleClassifier;
 use tstlab::models::hf_classifier::HfClassifier;
 
+mod bin;
+use bin::tstlab;
+
 const H: usize = 16;
 const INTER: usize = 24;
 const VOCAB: usize = 30;
@@ -212,12 +215,6 @@ fn not_a_classification_folder_is_refused() {
     std::fs::write(dir.join("config.json"), c.to_string()).unwrap();
     let err = HfClassifier::load(&dir).err().unwrap().to_string();
     assert!(err.contains("sequence-classification head"), "{err}");
-}
-
-fn tstlab(home: &Path) -> assert_cmd::Command {
-    let mut c = assert_cmd::Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
 }
 
 #[test]

@@ -1,29 +1,17 @@
 //! `tstlab metric` and `tstlab bench metrics` as a user runs them.
 
-use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-fn tstlab(home: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env("TSTLAB_HOME", home).env_remove("TSTLAB_STORE");
-    c
-}
+mod anchor;
 
-fn anchors() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
+mod bin;
+use bin::tstlab;
 
 /// The same text lines as sacreBLEU's command line prints (`-f text`), recorded by
 /// tests/expected/make_sacrebleu.py.
 #[test]
 fn prints_what_the_sacrebleu_cli_prints() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let home = tempfile::tempdir().unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/sacrebleu.json");
     let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();

@@ -4,22 +4,14 @@
 //! `../shared/anchors` skip with a message when it is absent.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tstlab::import::text::TextFile;
 use tstlab::metrics::bleu::{self, BleuConfig};
 use tstlab::metrics::chrf::{self, ChrfConfig};
 use tstlab::metrics::family::{self, Convention};
 use tstlab::metrics::nlgeval;
 
-fn anchors() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
+mod anchor;
 
 fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
@@ -110,7 +102,7 @@ fn check_eval(
 
 #[test]
 fn llm_tst_code_eval_json_baselines() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let base = root.join("llm-tst-code/baselines");
     let mut checked = 0;
     let mut worst: f64 = 0.0;
@@ -140,7 +132,7 @@ fn llm_tst_code_eval_json_baselines() {
 
 #[test]
 fn llm_tst_code_eval_json_llm_outputs() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let dir = root.join("llm-tst-code/output/common/0/pos-neg/yelp");
     let refs = li_references(&root, "yelp");
     let mut checked = 0;
@@ -164,7 +156,7 @@ fn llm_tst_code_eval_json_llm_outputs() {
 /// GEM's tolerance (`places=2` unless noted: |diff| < 0.005).
 #[test]
 fn gem_metrics_unit_tests() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let dir = root.join("GEM-metrics/test_data/unit_tests");
     let values = |f: &str| -> Vec<String> {
         json(&dir.join(f))["values"]

@@ -4,23 +4,15 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tstlab::import::text::TextFile;
 use tstlab::metrics::bleu::{self, BleuConfig, Smooth};
 use tstlab::metrics::chrf::{self, ChrfConfig};
 use tstlab::metrics::{SACREBLEU_VERSION, segments_from_streams};
 
-const TOL: f64 = 1e-9;
+mod anchor;
 
-fn anchors() -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/anchors");
-    if p.is_dir() {
-        Some(p)
-    } else {
-        eprintln!("skipping: {} not found", p.display());
-        None
-    }
-}
+const TOL: f64 = 1e-9;
 
 /// The lines a case names: a text file (optionally one TSV column) or a GEM JSON `values` list.
 fn lines(root: &Path, spec: &Value) -> Vec<String> {
@@ -72,7 +64,7 @@ fn f(v: &Value) -> f64 {
 
 #[test]
 fn sacrebleu_numbers_on_real_files() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/sacrebleu.json");
     let expected: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     assert_eq!(expected["sacrebleu_version"], SACREBLEU_VERSION);
@@ -167,7 +159,7 @@ fn sacrebleu_numbers_on_real_files() {
 
 #[test]
 fn parallel_equals_serial_on_real_files() {
-    let Some(root) = anchors() else { return };
+    let Some(root) = anchor::dir("") else { return };
     let hyps = TextFile::read(&root.join("DualRL/outputs/yelp/DualRL/test.1.tsf"))
         .unwrap()
         .lines;

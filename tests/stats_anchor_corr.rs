@@ -11,6 +11,8 @@ use tstlab::analysis::corr::{corr, CorrKind};
 use tstlab::analysis::meta::{meta_evaluate, Levels, MetaOptions, MetaRow, Orientation};
 use tstlab::human::agreement::kendalls_w;
 
+mod anchor;
+
 const TOL: f64 = 1e-12;
 
 fn anchor_dir() -> Option<PathBuf> {
@@ -130,19 +132,6 @@ fn human_value(out: &Value, human: &str) -> f64 {
 const KINDS: [(CorrKind, &str); 3] =
     [(CorrKind::Pearson, "pearson"), (CorrKind::Spearman, "spearman"), (CorrKind::KendallTauB, "kendall_tau_b")];
 
-/// Compares and returns |difference|; both undefined (None / null) is a match.
-fn check(what: &str, got: Option<f64>, want: &Value) -> f64 {
-    match (got, want.as_f64()) {
-        (None, None) => 0.0,
-        (Some(g), Some(w)) => {
-            let d = (g - w).abs();
-            assert!(d <= TOL, "{what}: got {g}, scipy {w} (diff {d:e})");
-            d
-        }
-        (g, _) => panic!("{what}: got {g:?}, scipy {want}"),
-    }
-}
-
 #[test]
 fn exact_numbers_parses_like_python() {
     let v = exact_numbers(r#"{"a": [0.42100000000000004, -1e-3, 100], "b\"c": {"t": true, "n": null, "s": "x,}"}}"#);
@@ -174,7 +163,7 @@ fn pooled_correlations_match_scipy() {
         }
         assert_eq!(m.len() as u64, c["n"].as_u64().unwrap());
         for (kind, key) in KINDS {
-            max_diff = max_diff.max(check(&format!("{file} {metric} {human} {} {key}", c["scope"]), corr(kind, &m, &h), &c[key]));
+            max_diff = max_diff.max(anchor::check(&format!("{file} {metric} {human} {} {key}", c["scope"]), corr(kind, &m, &h), &c[key], TOL));
         }
     }
     eprintln!("pooled correlations: {} cases x 3 coefficients, max |diff| vs scipy {max_diff:e}", cases.len());
@@ -221,16 +210,16 @@ fn meta_levels_match_reference_script() {
             assert_eq!(report.metric_negated, orientation == Orientation::LowerIsBetter);
             let l = levels_for(&report, scope);
             if kind == CorrKind::KendallTauLike {
-                max_diff = max_diff.max(check(&format!("{what} sample tau-like"), l.sample.mean, &c["sample_tau_like"]));
+                max_diff = max_diff.max(anchor::check(&format!("{what} sample tau-like"), l.sample.mean, &c["sample_tau_like"], TOL));
                 assert_eq!(l.sample.sources_undefined as u64, c["sample_tau_like_undefined"].as_u64().unwrap(), "{what}");
                 continue;
             }
-            max_diff = max_diff.max(check(&format!("{what} system {key}"), l.system.corr, &c["system"][key]));
-            max_diff = max_diff.max(check(&format!("{what} dataset {key}"), l.dataset.corr, &c["dataset"][key]));
-            max_diff = max_diff.max(check(&format!("{what} sample {key} (NaN as 0)"), l.sample.mean_undefined_as_zero, &c["sample_undefined_as_zero"][key]));
-            max_diff = max_diff.max(check(&format!("{what} sample {key}"), l.sample.mean, &c["sample_defined_mean"][key]));
+            max_diff = max_diff.max(anchor::check(&format!("{what} system {key}"), l.system.corr, &c["system"][key], TOL));
+            max_diff = max_diff.max(anchor::check(&format!("{what} dataset {key}"), l.dataset.corr, &c["dataset"][key], TOL));
+            max_diff = max_diff.max(anchor::check(&format!("{what} sample {key} (NaN as 0)"), l.sample.mean_undefined_as_zero, &c["sample_undefined_as_zero"][key], TOL));
+            max_diff = max_diff.max(anchor::check(&format!("{what} sample {key}"), l.sample.mean, &c["sample_defined_mean"][key], TOL));
             assert_eq!(l.sample.sources_undefined as u64, c["sample_undefined"][key].as_u64().unwrap(), "{what} {key}");
-            max_diff = max_diff.max(check(&format!("{what} pairwise accuracy"), l.system.pairwise_accuracy, &c["pairwise_accuracy"]));
+            max_diff = max_diff.max(anchor::check(&format!("{what} pairwise accuracy"), l.system.pairwise_accuracy, &c["pairwise_accuracy"], TOL));
             assert_eq!(l.system.systems, 9);
         }
     }
@@ -250,7 +239,7 @@ fn kendalls_w_matches_scipy_friedman() {
         let rows = files.entry(file.to_string()).or_insert_with(|| load(&dir, file));
         let row = &rows[c["row"].as_u64().unwrap() as usize];
         let raters: Vec<Vec<f64>> = ["human_1", "human_2"].iter().map(|h| row.values().map(|o| o[*h].as_f64().unwrap()).collect()).collect();
-        max_diff = max_diff.max(check(&format!("{file} row {} W", c["row"]), kendalls_w(&raters), &c["w"]));
+        max_diff = max_diff.max(anchor::check(&format!("{file} row {} W", c["row"]), kendalls_w(&raters), &c["w"], TOL));
     }
     eprintln!("Kendall's W: {} sources, max |diff| vs scipy {max_diff:e}", cases.len());
 }
@@ -272,7 +261,7 @@ fn krippendorff_alpha_on_anchor_scores_matches_package() {
     assert_eq!(coders[0].len(), 720);
     let mut max_diff = 0.0f64;
     for (level, key) in [(AlphaLevel::Nominal, "nominal"), (AlphaLevel::Ordinal, "ordinal"), (AlphaLevel::Interval, "interval"), (AlphaLevel::Ratio, "ratio")] {
-        max_diff = max_diff.max(check(&format!("alpha {key} on style.json human_1/human_2"), krippendorff_alpha(&coders, level), &want[key]));
+        max_diff = max_diff.max(anchor::check(&format!("alpha {key} on style.json human_1/human_2"), krippendorff_alpha(&coders, level), &want[key], TOL));
     }
     eprintln!("Krippendorff on 720 anchor units: max |diff| vs package {max_diff:e}");
 }

@@ -39,12 +39,8 @@ pub struct CorrelateArgs {
     /// Only this direction (SOURCE->TARGET).
     #[arg(long)]
     pub direction: Option<String>,
-    /// Bootstrap resamples for the 95% intervals (0: no intervals).
-    #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
-    /// Seed of the bootstrap resampling.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub resampling: Resampling,
     /// Metrics (ids, families or labels) where lower is better, beyond the built-in table.
     #[arg(long, value_delimiter = ',')]
     pub lower_better: Vec<String>,
@@ -98,6 +94,24 @@ struct JsonOut<'a> {
 
 const CONVENTIONS: &str = "Values are oriented: lower-is-better metrics (and rank judgments) are negated, so a positive value means agreement. System level: correlation of per-system means; pairwise accuracy = share of system pairs ordered alike (ties on both sides agree). Sample level: mean over sources of the per-source correlation across systems; sources where it is undefined (fewer than 2 systems, a constant side) are skipped and counted (mean_undefined_as_zero gives the NaN-as-0 convention). Dataset level: one correlation over all outputs. Overall: system level = mean over directions; sample and dataset levels pool the directions. Bootstrap: sources resampled within each direction, percentile intervals; undefined replicates are left out and counted.";
 
+/// Bootstrap options shared by the analysis commands.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Resampling {
+    /// Bootstrap resamples for the 95% intervals (0: no intervals).
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl Resampling {
+    /// `None` when `--bootstrap 0`.
+    pub fn spec(&self) -> Option<BootstrapSpec> {
+        (self.bootstrap > 0).then(|| BootstrapSpec::new(self.bootstrap, self.seed))
+    }
+}
+
 pub fn run(store: &Store, args: CorrelateArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, args.dataset.as_deref())?;
     let method = correlate::parse_method(&args.method)
@@ -120,7 +134,7 @@ pub fn run(store: &Store, args: CorrelateArgs) -> anyhow::Result<()> {
         (None, None) => unreachable!("clap requires one"),
     };
     let direction = args.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;
-    let bootstrap = (args.bootstrap > 0).then(|| BootstrapSpec::new(args.bootstrap, args.seed));
+    let bootstrap = args.resampling.spec();
     let opts = CorrOptions { method, bootstrap, direction };
     let entries = correlate(store, &names, &metrics, &target, &orient, &opts)?;
     for e in &entries {

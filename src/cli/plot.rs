@@ -1,6 +1,6 @@
 //! `tstlab plot heatmap|tradeoff|joint`: figures as PNG or SVG (by the file extension).
 
-use super::correlate::pick_dataset;
+use super::correlate::{pick_dataset, Resampling};
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::correlate::{self, Level, Part};
 use crate::analysis::data::{self, MetricKey, Names};
@@ -91,6 +91,18 @@ pub struct TradeoffArgs {
 pub struct JointArgs {
     #[command(flatten)]
     pub common: Common,
+    #[command(flatten)]
+    pub inputs: JointInputs,
+    /// A direction (SOURCE->TARGET) or `all` (all directions pooled).
+    #[arg(long)]
+    pub part: Option<String>,
+    #[command(flatten)]
+    pub resampling: Resampling,
+}
+
+/// The metrics Joint combines.
+#[derive(Debug, Clone, clap::Args)]
+pub struct JointInputs {
     /// ACC metric (default: the first of family `acc`).
     #[arg(long)]
     pub acc: Option<String>,
@@ -100,14 +112,6 @@ pub struct JointArgs {
     /// PPL metric (default: the first family ending in `ppl`).
     #[arg(long)]
     pub ppl: Option<String>,
-    /// A direction (SOURCE->TARGET) or `all` (all directions pooled).
-    #[arg(long)]
-    pub part: Option<String>,
-    #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
-    /// Seed of the bootstrap resampling.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
 }
 
 pub fn run(store: &Store, cmd: PlotCommand) -> anyhow::Result<()> {
@@ -214,8 +218,8 @@ pub fn joint_keys(keys: &[MetricKey], acc: Option<&str>, bleu: Option<&str>, ppl
 fn joint(store: &Store, a: JointArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, a.common.dataset.as_deref())?;
     let keys = data::metric_keys(store, names.dataset_id)?;
-    let jk = joint_keys(&keys, a.acc.as_deref(), a.bleu.as_deref(), a.ppl.as_deref())?;
-    let spec = BootstrapSpec::new(a.bootstrap.max(1), a.seed);
+    let jk = joint_keys(&keys, a.inputs.acc.as_deref(), a.inputs.bleu.as_deref(), a.inputs.ppl.as_deref())?;
+    let spec = BootstrapSpec::new(a.resampling.bootstrap.max(1), a.resampling.seed);
     let rows = joint_table::joint_table(store, &names, &jk, &spec)?;
     let part = match a.part.as_deref() {
         None | Some("all") => "all directions".to_owned(),

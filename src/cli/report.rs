@@ -1,7 +1,7 @@
 //! `tstlab report`: a folder of tables and figures for one dataset (see `analysis::report`).
 
-use super::correlate::pick_dataset;
-use crate::analysis::bootstrap::BootstrapSpec;
+use super::correlate::{pick_dataset, Resampling};
+use super::plot::JointInputs;
 use crate::analysis::correlate;
 use crate::analysis::orient::Orientations;
 use crate::analysis::report::{write_report, ReportOptions};
@@ -23,12 +23,8 @@ pub struct ReportArgs {
     /// pearson, spearman, kendall or tau-like.
     #[arg(long, default_value = "kendall")]
     pub method: String,
-    /// Bootstrap resamples for the intervals (0: none for the correlations).
-    #[arg(long, default_value_t = 1000)]
-    pub bootstrap: usize,
-    /// Seed of the bootstrap resampling.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    #[command(flatten)]
+    pub resampling: Resampling,
     /// Only judgments of this campaign.
     #[arg(long)]
     pub campaign: Option<String>,
@@ -41,13 +37,8 @@ pub struct ReportArgs {
     /// Trade-off series: direction, prefix or manifest:KEY.
     #[arg(long, default_value = "direction")]
     pub group: String,
-    /// Joint inputs (defaults by family: acc; multi-bleu else r-bleu; *ppl).
-    #[arg(long)]
-    pub acc: Option<String>,
-    #[arg(long)]
-    pub bleu: Option<String>,
-    #[arg(long)]
-    pub ppl: Option<String>,
+    #[command(flatten)]
+    pub joint: JointInputs,
     /// Case-study items: numbers (`29,30`: that item of every direction) or addresses.
     #[arg(long)]
     pub items: Option<String>,
@@ -67,16 +58,16 @@ pub fn run(store: &Store, a: ReportArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, a.dataset.as_deref())?;
     let opts = ReportOptions {
         method: correlate::parse_method(&a.method).ok_or_else(|| anyhow::anyhow!("unknown --method {:?}", a.method))?,
-        bootstrap: (a.bootstrap > 0).then(|| BootstrapSpec::new(a.bootstrap, a.seed)),
+        bootstrap: a.resampling.spec(),
         metrics: a.metrics,
         orient: Orientations { lower: a.lower_better, higher: a.higher_better },
         campaign: a.campaign,
         tradeoff_x: a.tradeoff_x,
         tradeoff_y: a.tradeoff_y,
         grouping: Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?,
-        acc: a.acc,
-        bleu: a.bleu,
-        ppl: a.ppl,
+        acc: a.joint.acc,
+        bleu: a.joint.bleu,
+        ppl: a.joint.ppl,
         items: a.items,
         rank_metric: a.rank_metric,
         metric_heatmap: a.metric_heatmap,

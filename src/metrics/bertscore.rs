@@ -20,7 +20,7 @@
 //! P and R are reported from that same reference. bert_score instead takes the maximum of P, R
 //! and F1 separately (possibly from different references); F1 is the same either way.
 
-use crate::models::bert::{BertEncoder, BertError, Encoded, sentence_vectors};
+use crate::models::bert::{BertEncoder, BertError, Encoded, distinct, sentence_vectors};
 use crate::score::{Scorer, Target};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -199,18 +199,7 @@ impl BertScore {
 
     /// Unit token vectors of each text; each distinct text is encoded once.
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Arc<TokenVectors>>, BertError> {
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let mut unique: Vec<&str> = Vec::new();
-        let slots: Vec<usize> = texts
-            .iter()
-            .map(|t| {
-                let t = t.trim();
-                *index.entry(t).or_insert_with(|| {
-                    unique.push(t);
-                    unique.len() - 1
-                })
-            })
-            .collect();
+        let (unique, slots) = distinct(texts);
         let enc = self.encoder.token_embeddings(&unique, self.layer)?;
         let vecs: Vec<Arc<TokenVectors>> = enc.iter().map(|e| Arc::new(TokenVectors::from_encoded(e))).collect();
         Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())

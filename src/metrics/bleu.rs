@@ -274,18 +274,8 @@ where
     R: AsRef<str>,
     Rs: AsRef<[R]> + Sync,
 {
-    check_refs(hyps.len(), refs)?;
     // Integer sums: any grouping gives the serial total exactly.
-    let counts: Counts = hyps
-        .par_iter()
-        .zip(refs.par_iter())
-        .map_init(Scratch::default, |s, (h, r)| {
-            segment_counts(h.as_ref(), r.as_ref(), cfg, s)
-        })
-        .reduce(Counts::default, |mut a, b| {
-            a += b;
-            a
-        });
+    let counts: Counts = corpus_counts(hyps, refs, cfg)?.into_iter().sum();
     Ok(score_counts(&counts, cfg, cfg.signature(&nrefs_label(refs))))
 }
 

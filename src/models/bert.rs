@@ -826,12 +826,11 @@ pub fn mean_normalized(e: &Encoded) -> Vec<f32> {
     acc.iter().map(|a| (a / norm) as f32).collect()
 }
 
-/// SBERT sentence embeddings (`mean_normalized` of the last layer), each distinct text (after
-/// trimming) encoded once.
-pub fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>> {
+/// The distinct trimmed texts, and for each input the index of its text among them.
+pub fn distinct<'a>(texts: &[&'a str]) -> (Vec<&'a str>, Vec<usize>) {
     let mut index: HashMap<&str, usize> = HashMap::new();
     let mut unique: Vec<&str> = Vec::new();
-    let slots: Vec<usize> = texts
+    let slots = texts
         .iter()
         .map(|t| {
             let t = t.trim();
@@ -841,6 +840,13 @@ pub fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc
             })
         })
         .collect();
+    (unique, slots)
+}
+
+/// SBERT sentence embeddings (`mean_normalized` of the last layer), each distinct text (after
+/// trimming) encoded once.
+pub fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>> {
+    let (unique, slots) = distinct(texts);
     let enc = encoder.token_embeddings(&unique, encoder.num_layers())?;
     let vecs: Vec<Arc<Vec<f32>>> = enc.iter().map(|e| Arc::new(mean_normalized(e))).collect();
     Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
