@@ -147,10 +147,6 @@ pub fn run(store: &mut Store, cmd: ClassifierCommand) -> anyhow::Result<()> {
 
 /// The sentence encoder for the embed kind: the installed MiniLM, with progress on stderr.
 pub fn encoder() -> anyhow::Result<Box<dyn SentenceEncoder>> {
-    let dir = registry::installed_path(registry::MINILM);
-    if !dir.join("config.json").is_file() {
-        anyhow::bail!("the embed kind needs the MiniLM sentence encoder: {} is absent (tstlab models install {})", dir.display(), registry::MINILM);
-    }
     // Only long calls (training, evaluation): scoring reports its own progress per batch.
     let progress = |done: usize, total: usize, rate: f64| {
         if total <= 256 {
@@ -161,7 +157,8 @@ pub fn encoder() -> anyhow::Result<Box<dyn SentenceEncoder>> {
             eprintln!();
         }
     };
-    Ok(Box::new(SbertEncoder::load(&dir)?.with_progress(Box::new(progress))))
+    let enc = SbertEncoder::installed().map_err(|e| anyhow::anyhow!("the embed kind needs the MiniLM sentence encoder: {e}"))?;
+    Ok(Box::new(enc.with_progress(Box::new(progress))))
 }
 
 fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {

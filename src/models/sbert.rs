@@ -33,6 +33,19 @@ impl SbertEncoder {
         Ok(SbertEncoder::new(Arc::new(enc)))
     }
 
+    /// The installed MiniLM (`registry::MINILM` under the models folder).
+    pub fn installed() -> Result<SbertEncoder> {
+        let dir = super::registry::installed_path(super::registry::MINILM);
+        if !dir.join("config.json").is_file() {
+            return Err(ClassifierError::Encoder(format!(
+                "{} is absent (tstlab models install {})",
+                dir.display(),
+                super::registry::MINILM
+            )));
+        }
+        SbertEncoder::load(&dir)
+    }
+
     pub fn with_progress(mut self, progress: EmbedProgress) -> SbertEncoder {
         self.progress = Some(progress);
         self
