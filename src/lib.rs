@@ -15,4 +15,5 @@ pub mod jobs;
 pub mod metrics;
 pub mod models;
 pub mod store;
+pub mod transfer;
 pub mod tui;

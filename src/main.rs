@@ -49,6 +49,11 @@ enum Command {
     Metric(cli::metric::MetricArgs),
     /// Install, list and inspect models (no store needed).
     Models(cli::models::ModelsArgs),
+    /// Local style transfer: a model and a prompt template over a direction, stored as a system.
+    Transfer(cli::transfer::TransferArgs),
+    /// Prompt templates: built-in and the user's own (no store needed).
+    #[command(subcommand)]
+    Templates(cli::templates::TemplatesCommand),
     /// Throughput benchmarks.
     Bench {
         #[command(subcommand)]
@@ -78,6 +83,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Metric(a)) => return cli::metric::run(a),
         Some(Command::Models(a)) => return cli::models::run(a),
         Some(Command::Bench { command }) => return cli::bench::run(command),
+        Some(Command::Templates(c)) => return cli::templates::run(c),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
         _ => cli,
@@ -111,10 +117,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Classifier(c)) => cli::classifier::run(&mut store, c),
         Some(Command::Lm(c)) => cli::lm::run(Some(&mut store), c),
         Some(Command::Campaign(c)) => cli::campaign::run(&mut store, c),
+        Some(Command::Transfer(a)) => cli::transfer::run(&mut store, a),
         Some(Command::Annotate(a)) => {
             drop(store);
             cli::annotate::run(&path, a)
         }
-        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. }) => unreachable!("handled before the store is opened"),
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
     }
 }

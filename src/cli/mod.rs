@@ -18,6 +18,8 @@ pub mod plot;
 pub mod report;
 pub mod score_table;
 pub mod show;
+pub mod templates;
+pub mod transfer;
 
 use std::io::Write;
 

@@ -66,11 +66,25 @@ pub struct GenParams {
     /// way; on the 2-core development machine 4 was within the noise of 0 (about 45% of drafts
     /// accepted), so it stays off by default.
     pub lookahead: usize,
+    /// Sampling only: the random stream of prompt `i` is `streams[i]` instead of `i`, so a
+    /// sampled output can depend on a stable key (an item) rather than on its place in the call.
+    /// Empty: the prompt index.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub streams: Vec<u64>,
 }
 
 impl Default for GenParams {
     fn default() -> Self {
-        GenParams { max_new_tokens: 40, temperature: 0.0, top_p: 1.0, seed: 0, batch_size: 64, share_prefix: true, lookahead: 0 }
+        GenParams {
+            max_new_tokens: 40,
+            temperature: 0.0,
+            top_p: 1.0,
+            seed: 0,
+            batch_size: 64,
+            share_prefix: true,
+            lookahead: 0,
+            streams: Vec::new(),
+        }
     }
 }
 
@@ -86,6 +100,11 @@ impl GenParams {
             return Err(ModelError::Params(format!("top-p {} must be in (0, 1]", self.top_p)));
         }
         Ok(())
+    }
+
+    /// The sampling stream of prompt `i`.
+    fn stream(&self, i: usize) -> u64 {
+        self.streams.get(i).copied().unwrap_or(i as u64)
     }
 }
 
@@ -468,6 +487,9 @@ pub fn run(
     on_result: &mut dyn FnMut(usize, Vec<u32>, StopReason),
 ) -> Result<GenStats> {
     params.check()?;
+    if !params.streams.is_empty() && params.streams.len() != prompts.len() {
+        return Err(ModelError::Params(format!("{} sampling streams for {} prompts", params.streams.len(), prompts.len())));
+    }
     let ctx = model.config().context_length;
     for (i, p) in prompts.iter().enumerate() {
         if p.is_empty() {
@@ -519,7 +541,7 @@ pub fn run(
                     out: Vec::new(),
                     next: 0,
                     done: false,
-                    sampler: Sampler::new(params.temperature, params.top_p, params.seed, i),
+                    sampler: Sampler::new(params.temperature, params.top_p, params.seed, params.stream(i)),
                 }
             })
             .collect();

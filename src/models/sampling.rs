@@ -29,9 +29,9 @@ pub struct Sampler {
 
 impl Sampler {
     /// `temperature <= 0` means greedy.
-    pub fn new(temperature: f64, top_p: f64, seed: u64, index: usize) -> Sampler {
+    pub fn new(temperature: f64, top_p: f64, seed: u64, index: u64) -> Sampler {
         // SplitMix-style mixing so nearby indices get unrelated streams.
-        let mut z = seed ^ (index as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed ^ index.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;

@@ -87,6 +87,11 @@ pub enum Action {
     Redo,
     Guidelines,
     ToggleDiff,
+    /// Browse or Compare: open the launch form of a local transfer run.
+    LaunchTransfer,
+    /// Compare: regenerate the selected output of a local run; keep the new one.
+    Regenerate,
+    KeepRegen,
 }
 
 impl Action {

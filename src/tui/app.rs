@@ -12,7 +12,7 @@ use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
 use super::screens::{
     analysis::Analysis, annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
-    jobs::JobsView, results::ResultsView,
+    jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView,
 };
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Status};
@@ -90,11 +90,15 @@ pub struct App {
     pub annotate: Annotate,
     pub results: ResultsView,
     pub analysis: Analysis,
+    /// The launch form of a transfer run, while open.
+    pub launch: Option<LaunchForm>,
     pub shared: Shared,
     /// Status line note and whether it is an error.
     pub note: Option<(String, bool)>,
     pub quit: bool,
     finished: HashSet<JobId>,
+    /// When Compare was last reloaded for a running transfer job.
+    live_reload: Option<Instant>,
 }
 
 impl App {
@@ -110,10 +114,12 @@ impl App {
             annotate: Annotate::default(),
             results: ResultsView::default(),
             analysis: Analysis::default(),
+            launch: None,
             shared: Shared { loader, jobs, store_path: store_path.to_owned() },
             note: None,
             quit: false,
             finished: HashSet::new(),
+            live_reload: None,
         }
     }
 
@@ -156,6 +162,9 @@ impl App {
         if self.help.is_some() {
             return vec![Context::Help, Context::Any];
         }
+        if self.launch.is_some() {
+            return vec![Context::Launch, Context::Any];
+        }
         let view = self.view();
         if view.typing() {
             vec![Context::Input, Context::Any]
@@ -194,7 +203,56 @@ impl App {
             }
             return None;
         }
+        if self.launch.is_some() && !matches!(a, Action::Quit | Action::Loaded(_) | Action::Note(..)) {
+            return self.dispatch_launch(a);
+        }
         self.dispatch_main(a)
+    }
+
+    /// Keys of the open launch form.
+    fn dispatch_launch(&mut self, a: Action) -> Option<Action> {
+        let form = self.launch.as_mut()?;
+        match a {
+            Action::Up => form.up(),
+            Action::Down | Action::NextPane => form.down(),
+            Action::Left => form.cycle(-1),
+            Action::Right => form.cycle(1),
+            Action::Back => self.launch = None,
+            Action::Submit => {
+                let form = self.launch.take()?;
+                let id = launch::spawn(&self.shared.jobs, form.job_name(), &self.shared.store_path, launch::What::Launch(form.spec()));
+                return Some(Action::Note(
+                    format!("transfer run started (job {id}): 3 shows progress; outputs appear in Compare as they land"),
+                    false,
+                ));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    /// Opens the launch form for the direction (and item) on screen.
+    fn open_launch(&mut self) -> Option<Action> {
+        let items_of = |id: i64| self.browse.directions.iter().find(|d| d.id == id).map_or(0, |d| d.items);
+        let form = match self.screen {
+            Screen::Compare => {
+                let d = self.compare.detail.as_ref()?;
+                let direction = format!("{}->{}", d.source_style, d.target_style);
+                LaunchForm::new(&d.dataset, &direction, items_of(d.direction_id), Some((d.id, d.address())))
+            }
+            _ => {
+                let Some(d) = self.browse.selected_direction() else {
+                    return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
+                };
+                let direction = format!("{}->{}", d.source_style, d.target_style);
+                LaunchForm::new(&d.dataset, &direction, d.items, None)
+            }
+        };
+        match form {
+            Ok(f) => self.launch = Some(f),
+            Err(e) => return Some(Action::Note(e, true)),
+        }
+        None
     }
 
     fn dispatch_main(&mut self, a: Action) -> Option<Action> {
@@ -240,6 +298,7 @@ impl App {
                 return self.compare.handle(a, &mut self.shared);
             }
             Action::Note(text, error) => self.note = Some((text, error)),
+            Action::LaunchTransfer if matches!(self.screen, Screen::Browse | Screen::Compare) => return self.open_launch(),
             Action::Loaded(r) => {
                 if let Err(e) = &r.result {
                     self.note = Some((format!("store query failed: {e}"), true));
@@ -272,12 +331,21 @@ impl App {
     /// changed.
     pub fn jobs_changed(&mut self) {
         let mut refresh = false;
+        let mut live = false;
         for j in self.shared.jobs.list() {
+            let transfer = j.name.starts_with("transfer ");
             if j.status != Status::Running && self.finished.insert(j.id) {
                 let error = j.status == Status::Failed;
                 self.note = Some((format!("job {} {}: {}", j.name, j.status.name(), j.message), error));
-                refresh |= j.status == Status::Done;
+                // A cancelled or failed transfer run keeps the outputs it stored.
+                refresh |= j.status == Status::Done || transfer;
             }
+            live |= transfer && j.status == Status::Running;
+        }
+        // Outputs of a running transfer job appear in Compare as they land (reloaded once a second).
+        if live && !refresh && !self.compare.is_empty() && self.live_reload.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            self.live_reload = Some(Instant::now());
+            self.compare.handle(Action::Refresh, &mut self.shared);
         }
         if refresh {
             self.browse.handle(Action::Refresh, &mut self.shared);
@@ -323,6 +391,9 @@ impl App {
             Screen::Analysis => self.analysis.draw(f, body, &self.shared),
         }
         self.draw_status(f, status);
+        if let Some(form) = &self.launch {
+            form.draw(f, body);
+        }
         if let Some(scroll) = self.help.as_mut() {
             help::draw(f, f.area(), scroll);
         }

@@ -27,12 +27,18 @@ use std::time::{Duration, Instant};
 /// Shortest time between two redraws.
 const FRAME: Duration = Duration::from_millis(33);
 
-/// Runs the TUI on the store at `path` until the user quits.
+/// Runs the TUI on the store at `path` until the user quits. Transfer runs a killed tstlab
+/// left unfinished are resumed as background jobs.
 ///
 /// `TSTLAB_TUI_FAIL=panic` or `=error` makes it fail after the first frame: a way to check that
 /// the terminal is restored in both cases.
 pub fn run(path: &Path) -> anyhow::Result<()> {
-    run_with(path, |_| Ok(()))
+    run_with(path, |app| {
+        if let Some(note) = screens::launch::resume_interrupted(&app.shared.jobs, path) {
+            app.note = Some((note, false));
+        }
+        Ok(())
+    })
 }
 
 /// Runs the TUI in annotator mode on one queue (`tstlab annotate`).

@@ -10,6 +10,7 @@ use crate::tui::action::Action;
 use crate::tui::app::{Screen, Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::screens::regen::{self, RegenState, Slot};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -32,6 +33,9 @@ pub struct Compare {
     follow: bool,
     /// Which way the last neighbour request went.
     step: Option<bool>,
+    /// A regeneration of one local output, and where its job answers.
+    pub regen: Option<RegenState>,
+    regen_slot: Slot,
 }
 
 impl Default for Compare {
@@ -45,6 +49,8 @@ impl Default for Compare {
             show_removed: true,
             follow: true,
             step: None,
+            regen: None,
+            regen_slot: Slot::default(),
         }
     }
 }
@@ -153,8 +159,9 @@ impl Compare {
             ranges.push(start..out.len());
         }
         if d.outputs.is_empty() {
-            out.push(Line::styled("  no outputs for this item yet", theme::MUTED));
+            out.push(Line::styled("  no outputs for this item yet (t launches a local transfer run)", theme::MUTED));
         }
+        self.regen_lines(&mut out, d.id, width, label_w, text_w);
         let mut legend = vec![Span::styled("  ▶ selected  ▪ pinned", theme::MUTED)];
         if shown.iter().any(|o| o.kind == "human") {
             legend.push(Span::styled("  * human rewrite", theme::HUMAN));
@@ -162,6 +169,87 @@ impl Compare {
         out.push(Line::default());
         out.push(Line::from(legend));
         (out, ranges)
+    }
+}
+
+impl Compare {
+    /// The regeneration block: the new output as a word diff against the old one.
+    fn regen_lines(&self, out: &mut Vec<Line<'static>>, item_id: i64, width: u16, label_w: usize, text_w: usize) {
+        let rule = |out: &mut Vec<Line<'static>>, text: String| {
+            let fill = (width as usize).saturating_sub(theme::width(&text));
+            out.push(Line::styled(format!("{text}{}", "─".repeat(fill)), theme::MUTED));
+        };
+        let label = |s: &str| Span::styled(theme::fit(s, label_w), theme::LABEL);
+        match &self.regen {
+            Some(RegenState::Pending { item_id: id, system }) if *id == item_id => {
+                rule(out, format!("── regenerating {system} (job on the Jobs screen) "));
+            }
+            Some(RegenState::Failed { system, error }) => {
+                rule(out, format!("── regenerating {system} failed (Esc closes) "));
+                push_wrapped(out, "  ", label("error"), vec![(error.clone(), theme::ERROR)], text_w);
+            }
+            Some(RegenState::Ready { system, r }) if r.item_id == item_id => {
+                let d = &r.decoding;
+                rule(out, format!("── regenerated {system} (t={} p={}): new vs old · y keeps · e again · Esc drops ", d.temperature, d.top_p));
+                let old = if r.old_text.is_empty() { "(none)" } else { r.old_text.as_str() };
+                push_wrapped(out, "  ", label("old"), old.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect(), text_w);
+                let words = if r.text.trim().is_empty() {
+                    vec![("(empty output)".to_owned(), theme::MUTED)]
+                } else {
+                    diff_words(&r.old_text, &r.text, true)
+                };
+                push_wrapped(out, "  ", label("new"), words, text_w);
+                if r.raw.trim() != r.text.trim() {
+                    push_wrapped(out, "  ", label("raw"), r.raw.split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect(), text_w);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes the regeneration job's answer when it has come.
+    fn poll_regen(&mut self) {
+        let Some(result) = self.regen_slot.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+        let system = match &self.regen {
+            Some(RegenState::Pending { system, .. }) => system.clone(),
+            _ => return,
+        };
+        self.regen = Some(match result {
+            Ok(r) => RegenState::Ready { system, r: Box::new(r) },
+            Err(error) => RegenState::Failed { system, error },
+        });
+    }
+
+    fn regenerate(&mut self, sh: &mut Shared) -> Option<Action> {
+        let d = self.detail.as_ref()?;
+        let o = *self.shown().get(self.selected)?;
+        if o.kind != "local" {
+            return Some(Action::Note(
+                format!("{} is not a local transfer run: only those can be regenerated (t launches one)", o.system),
+                false,
+            ));
+        }
+        if matches!(self.regen, Some(RegenState::Pending { .. })) {
+            return Some(Action::Note("a regeneration is already running".into(), false));
+        }
+        let (item_id, run_id, system) = (d.id, o.run_id, o.system.clone());
+        *self.regen_slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        regen::spawn(&sh.jobs, &sh.store_path, run_id, item_id, self.regen_slot.clone());
+        self.regen = Some(RegenState::Pending { item_id, system: system.clone() });
+        Some(Action::Note(format!("regenerating {system} for item #{item_id}"), false))
+    }
+
+    fn keep_regen(&mut self, sh: &mut Shared) -> Option<Action> {
+        let Some(RegenState::Ready { system, r }) = &self.regen else {
+            return Some(Action::Note("nothing to keep: e regenerates the selected local output".into(), false));
+        };
+        let note = match regen::keep(&sh.store_path, r) {
+            Ok(()) => Action::Note(format!("kept the new output of {system} (the old one is in the run manifest)"), false),
+            Err(e) => return Some(Action::Note(format!("not kept: {e}"), true)),
+        };
+        sh.loader.request(Request::Detail(r.item_id));
+        self.regen = None;
+        Some(note)
     }
 }
 
@@ -357,6 +445,9 @@ impl View for Compare {
                     Err(e) => Action::Note(format!("case study not written: {e}"), true),
                 });
             }
+            Action::Regenerate => return self.regenerate(sh),
+            Action::KeepRegen => return self.keep_regen(sh),
+            Action::Back if matches!(self.regen, Some(RegenState::Ready { .. } | RegenState::Failed { .. })) => self.regen = None,
             Action::Back => return Some(Action::Go(Screen::Browse)),
             _ => {}
         }
@@ -364,6 +455,7 @@ impl View for Compare {
     }
 
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
+        self.poll_regen();
         let busy = if sh.loader.busy(Topic::Detail) { " · loading…" } else { "" };
         let title = match &self.detail {
             Some(d) => format!(

@@ -8,4 +8,6 @@ pub mod campaigns;
 pub mod compare;
 pub mod import;
 pub mod jobs;
+pub mod launch;
+pub mod regen;
 pub mod results;

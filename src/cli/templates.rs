@@ -1,0 +1,88 @@
+//! `tstlab templates list|show`: built-in prompt templates and the user's own
+//! (`$TSTLAB_HOME/templates/*.prompt`, read at run time).
+
+use super::{fit, print_json};
+use crate::transfer::library::{self, Library};
+use serde::Serialize;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum TemplatesCommand {
+    /// Every template: name, kind, origin, the datasets and directions it matches.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// One template's file text (a name, or a .prompt file to check).
+    Show { name: String },
+    /// Which template a dataset and direction get when none is named.
+    Which {
+        dataset: String,
+        direction: String,
+        /// The few-shot one.
+        #[arg(long)]
+        few_shot: bool,
+    },
+}
+
+#[derive(Serialize)]
+struct Row {
+    name: String,
+    kind: &'static str,
+    format: &'static str,
+    origin: String,
+    datasets: Vec<String>,
+    directions: Vec<String>,
+    about: String,
+}
+
+pub fn run(c: TemplatesCommand) -> anyhow::Result<()> {
+    let lib = Library::load();
+    match c {
+        TemplatesCommand::List { json } => {
+            let rows: Vec<Row> = lib
+                .templates
+                .iter()
+                .map(|t| Row {
+                    name: t.name.clone(),
+                    kind: t.kind(),
+                    format: t.format.name(),
+                    origin: t.origin.to_string(),
+                    datasets: t.datasets.clone(),
+                    directions: t.directions.clone(),
+                    about: t.about.clone(),
+                })
+                .collect();
+            if json {
+                return print_json(&rows);
+            }
+            println!("{}  {}  {}  {}  about", fit("name", 34), fit("kind", 9), fit("origin", 9), fit("matches", 28));
+            for r in &rows {
+                let mut m = r.datasets.join(",");
+                if !r.directions.is_empty() {
+                    m += &format!(" {}", r.directions.join(","));
+                }
+                let origin = if r.origin == "built-in" { "built-in" } else { "user" };
+                println!("{}  {}  {}  {}  {}", fit(&r.name, 34), fit(r.kind, 9), fit(origin, 9), fit(&m, 28), r.about);
+            }
+            println!("\nuser templates: {} (a file with a built-in name replaces it)", library::user_dir().display());
+            for p in &lib.problems {
+                println!("not loaded: {p}");
+            }
+            Ok(())
+        }
+        TemplatesCommand::Show { name } => {
+            let t = lib.resolve(&name)?;
+            println!("# {} ({}, {}, from {})", t.name, t.kind(), t.format.name(), t.origin);
+            println!("{}", t.text.trim_end());
+            Ok(())
+        }
+        TemplatesCommand::Which { dataset, direction, few_shot } => {
+            match lib.choose(&dataset, &direction, few_shot) {
+                Some(t) => println!("{} ({})", t.name, t.origin),
+                None => anyhow::bail!("no {} template matches {dataset} {direction}", if few_shot { "few-shot" } else { "zero-shot" }),
+            }
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,196 @@
+//! `tstlab transfer`: a local transfer run (model + prompt template) over a direction, stored as
+//! a system; `--resume` continues an interrupted run, `--runs` lists runs.
+
+use super::{fit, print_json};
+use crate::transfer::launch::{self, Started};
+use crate::transfer::manifest::Decoding;
+use crate::transfer::run::{self, RunProgress, Spec, Subset, TemplateChoice};
+use crate::store::Store;
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+#[derive(Debug, clap::Args)]
+pub struct TransferArgs {
+    /// Dataset name (see `tstlab ls`).
+    #[arg(long, required_unless_present_any = ["resume", "runs"])]
+    pub dataset: Option<String>,
+    /// Direction `source->target`.
+    #[arg(long, required_unless_present_any = ["resume", "runs"])]
+    pub direction: Option<String>,
+    /// Installed model name or a GGUF file / model folder (default: smollm2-135m-instruct).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Template name (`tstlab templates list`) or a .prompt file; default: the dataset's
+    /// zero-shot template (`few-shot`: its few-shot template).
+    #[arg(long)]
+    pub template: Option<String>,
+    /// Only the first N items of the direction (by split and index).
+    #[arg(long)]
+    pub limit: Option<usize>,
+    /// Sentences decoded together.
+    #[arg(long, default_value_t = Decoding::default().batch_size)]
+    pub batch: usize,
+    /// At most this many new tokens per sentence.
+    #[arg(long, default_value_t = Decoding::default().max_new_tokens)]
+    pub max_new: usize,
+    /// Sampling temperature (0: greedy).
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    #[arg(long, default_value_t = 1.0)]
+    pub top_p: f64,
+    /// Sampling seed.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Seed of the few-shot exemplar draws.
+    #[arg(long, default_value_t = 0)]
+    pub shots_seed: u64,
+    /// System name (default: model:template).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Resume an interrupted run (its id; without one: the newest resumable run).
+    #[arg(long, num_args = 0..=1, default_missing_value = "0", value_name = "RUN")]
+    pub resume: Option<i64>,
+    /// List local transfer runs with their counts and speed.
+    #[arg(long)]
+    pub runs: bool,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
+    if let Some(id) = a.resume {
+        let id = if id > 0 {
+            id
+        } else {
+            run::latest_resumable(store)?.context("no interrupted run to resume (see `tstlab transfer --runs`)")?
+        };
+        return Ok(run::resume_spec(store, id)?);
+    }
+    let (Some(dataset), Some(direction)) = (&a.dataset, &a.direction) else {
+        anyhow::bail!("--dataset and --direction are needed");
+    };
+    let mut s = Spec::new(dataset, direction, &launch::resolve_model(a.model.as_deref()));
+    s.template = match a.template.as_deref() {
+        None | Some("auto") | Some("zero-shot") => TemplateChoice::Auto { few_shot: false },
+        Some("few-shot") => TemplateChoice::Auto { few_shot: true },
+        Some(t) => TemplateChoice::Named(t.into()),
+    };
+    s.subset = a.limit.map_or(Subset::All, Subset::First);
+    s.decoding = Decoding {
+        max_new_tokens: a.max_new,
+        temperature: a.temperature,
+        top_p: a.top_p,
+        seed: a.seed,
+        batch_size: a.batch.max(1),
+        ..Decoding::default()
+    };
+    s.few_shot_seed = a.shots_seed;
+    s.name = a.name.clone();
+    Ok(s)
+}
+
+fn list(store: &Store, json: bool) -> anyhow::Result<()> {
+    let runs = run::list(store, None)?;
+    if json {
+        return print_json(&runs);
+    }
+    if runs.is_empty() {
+        println!("no local transfer runs yet (tstlab transfer --dataset D --direction S->T)");
+        return Ok(());
+    }
+    println!("{:>4}  {}  {}  {:>9}  {:>5}  {:>7}  {:>6}  status", "run", fit("system", 36), fit("dataset/direction", 34), "done", "empty", "refused", "sent/s");
+    for r in runs {
+        let status = if r.live { "running now".to_owned() } else if r.resumable { format!("{} (resumable)", r.status) } else { r.status.clone() };
+        println!(
+            "{:>4}  {}  {}  {:>9}  {:>5}  {:>7}  {:>6.2}  {status}",
+            r.run_id,
+            fit(&r.system, 36),
+            fit(&format!("{}/{}", r.dataset, r.direction), 34),
+            format!("{}/{}", r.done, r.items),
+            r.empty,
+            r.refused,
+            r.items_per_sec
+        );
+    }
+    Ok(())
+}
+
+pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
+    if a.runs {
+        return list(store, a.json);
+    }
+    let spec = spec(&a, store)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    cancel_on_sigint(cancel.clone());
+    let bar = if a.quiet || a.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise}, ETA {eta}]")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let mut on_start = |s: &Started| {
+        bar.println(format!(
+            "run {} ({}) on {}: {} item(s), {} already done{}",
+            s.run_id,
+            s.system,
+            s.device,
+            s.total,
+            s.already,
+            if s.resumed { ", resuming" } else { "" }
+        ));
+        bar.set_length(s.total as u64);
+        bar.set_position(s.already as u64);
+    };
+    let mut on_progress = |p: &RunProgress| {
+        bar.set_position(p.done as u64);
+        bar.set_message(format!("{:.2} sent/s {:.0} tok/s", p.items_per_sec(), p.tokens_per_sec()));
+    };
+    let out = launch::run_spec(store, &spec, &cancel, &mut on_start, &mut on_progress)?;
+    bar.finish_and_clear();
+    if a.json {
+        return print_json(&out.summary);
+    }
+    let s = &out.summary;
+    let sess = &out.session;
+    println!(
+        "run {} {}: {} new output(s) in {:.1}s ({:.2} sentences/s, {:.0} new tokens/s); {}/{} done; empty {}, refused {}",
+        s.run_id,
+        if out.cancelled { "cancelled (resume with `tstlab transfer --resume`)" } else { "finished" },
+        sess.items,
+        sess.secs,
+        if sess.secs > 0.0 { sess.items as f64 / sess.secs } else { 0.0 },
+        if sess.secs > 0.0 { sess.new_tokens as f64 / sess.secs } else { 0.0 },
+        s.done,
+        s.items,
+        s.empty,
+        s.refused
+    );
+    println!("system {:?} of {}; see it with `tstlab show '{}/{}/N'` or in the TUI's Compare", s.system, s.dataset, s.dataset, s.direction);
+    Ok(())
+}
+
+/// Sets `flag` on SIGINT (Unix), so Ctrl-C stops the run after the current step.
+fn cancel_on_sigint(flag: Arc<AtomicBool>) {
+    #[cfg(unix)]
+    {
+        use std::sync::OnceLock;
+        static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+        let _ = FLAG.set(flag);
+        extern "C" fn on_sigint(_: libc::c_int) {
+            if let Some(f) = FLAG.get() {
+                f.store(true, Ordering::Relaxed);
+            }
+        }
+        // SAFETY: the handler only reads an initialised OnceLock and stores to an atomic.
+        unsafe {
+            libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = flag;
+}

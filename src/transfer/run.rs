@@ -1,0 +1,670 @@
+//! Local transfer runs: one system (kind `local`) per model and template, one run per settings
+//! key (see `manifest.rs`), outputs committed one transaction each as they finish.
+//!
+//! A launch: [`prepare`] finds or creates the run for a [`Spec`] (taking its lock), renders the
+//! prompts of the asked items that have no output yet; [`execute`] generates them, storing each
+//! output (cleaned text and raw text) the moment it finishes, and records the session. Killed at
+//! any point, a run keeps every output already committed; launching the same settings again (or
+//! [`resume_spec`] on the run id) generates only the missing items, so no item is lost or
+//! stored twice (the store also has UNIQUE(run_id, item_id)). Cancelled runs end `cancelled`,
+//! failed ones `failed`, killed ones stay `running` with their lock free: all resumable.
+
+use super::clean;
+use super::fewshot::{self, Pool};
+use super::library::Library;
+use super::lock::{self, RunLock};
+use super::manifest::{Decoding, FewShotRecord, Manifest, ModelRecord, Session, SubsetRecord, TemplateRecord};
+use super::template::{Example, Format, Origin, Template, Vars};
+use super::{Result, TransferError};
+use crate::models::{Generator, Prompt};
+use crate::store::{Store, split_direction};
+use rusqlite::{OptionalExtension, params};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Which items of the direction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Subset {
+    /// Every item that is not a training pair.
+    All,
+    /// The first n of those, by split and index.
+    First(usize),
+    /// These item ids.
+    Items(Vec<i64>),
+}
+
+impl Subset {
+    fn record(&self) -> SubsetRecord {
+        match self {
+            Subset::All => SubsetRecord::All,
+            Subset::First(n) => SubsetRecord::First { n: *n },
+            Subset::Items(ids) => SubsetRecord::Items { ids: ids.clone() },
+        }
+    }
+
+    fn from_record(r: &SubsetRecord) -> Subset {
+        match r {
+            SubsetRecord::All => Subset::All,
+            SubsetRecord::First { n } => Subset::First(*n),
+            SubsetRecord::Items { ids } => Subset::Items(ids.clone()),
+        }
+    }
+}
+
+/// Which template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TemplateChoice {
+    /// The matching rule's zero-shot (or few-shot) template.
+    Auto { few_shot: bool },
+    /// A name, or a path to a `.prompt` file.
+    Named(String),
+    /// This template (e.g. read back from a manifest).
+    Given(Box<Template>),
+}
+
+/// What a launch asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    pub dataset: String,
+    /// `source->target`.
+    pub direction: String,
+    /// A model file or folder.
+    pub model: PathBuf,
+    pub template: TemplateChoice,
+    pub subset: Subset,
+    pub decoding: Decoding,
+    pub few_shot_seed: u64,
+    /// The system name (default: model and template, see [`system_name`]).
+    pub name: Option<String>,
+    /// Resuming: the run these settings must lead to.
+    pub expect_run: Option<i64>,
+}
+
+impl Spec {
+    pub fn new(dataset: &str, direction: &str, model: &Path) -> Spec {
+        Spec {
+            dataset: dataset.into(),
+            direction: direction.into(),
+            model: model.into(),
+            template: TemplateChoice::Auto { few_shot: false },
+            subset: Subset::All,
+            decoding: Decoding::default(),
+            few_shot_seed: 0,
+            name: None,
+            expect_run: None,
+        }
+    }
+}
+
+/// One item to generate.
+#[derive(Debug, Clone)]
+pub struct Todo {
+    pub item_id: i64,
+    pub split: String,
+    pub idx: i64,
+    pub source: String,
+    pub prompt: Prompt,
+}
+
+/// A prepared launch: the run (locked) and the prompts of the missing items.
+#[derive(Debug)]
+pub struct Launch {
+    pub run_id: i64,
+    pub system: String,
+    pub manifest: Manifest,
+    pub todo: Vec<Todo>,
+    /// Items asked for, and how many of them already had an output.
+    pub total: usize,
+    pub already: usize,
+    /// The run existed before this launch.
+    pub resumed: bool,
+    _lock: RunLock,
+}
+
+/// Progress of a launch.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RunProgress {
+    /// Items of the subset with an output (earlier sessions included).
+    pub done: usize,
+    pub total: usize,
+    /// Outputs of this session.
+    pub generated: usize,
+    pub new_tokens: usize,
+    pub secs: f64,
+}
+
+impl RunProgress {
+    pub fn items_per_sec(&self) -> f64 {
+        if self.secs > 0.0 { self.generated as f64 / self.secs } else { 0.0 }
+    }
+    pub fn tokens_per_sec(&self) -> f64 {
+        if self.secs > 0.0 { self.new_tokens as f64 / self.secs } else { 0.0 }
+    }
+    pub fn eta(&self) -> Option<Duration> {
+        let rate = self.items_per_sec();
+        (rate > 0.0 && self.done < self.total).then(|| Duration::from_secs_f64((self.total - self.done) as f64 / rate))
+    }
+}
+
+/// A run's counts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    pub run_id: i64,
+    pub system: String,
+    pub dataset: String,
+    pub direction: String,
+    pub template: String,
+    pub model: String,
+    pub status: String,
+    /// Items the latest launch asked for.
+    pub items: usize,
+    pub outputs: usize,
+    /// Of those items, how many have an output.
+    pub done: usize,
+    pub empty: usize,
+    pub refused: usize,
+    /// New tokens and generation time over recorded sessions.
+    pub new_tokens: usize,
+    pub secs: f64,
+    pub items_per_sec: f64,
+    pub tokens_per_sec: f64,
+    /// Some process is generating it now.
+    pub live: bool,
+    /// Interrupted (running without a live process, cancelled or failed) with items missing.
+    pub resumable: bool,
+    pub created_at: String,
+}
+
+/// How a launch ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub run_id: i64,
+    pub cancelled: bool,
+    pub session: Session,
+    pub summary: RunSummary,
+}
+
+/// The name of an installed model (its folder under the models folder), else the file stem.
+pub fn model_name(path: &Path) -> String {
+    let models = crate::paths::models_dir();
+    if let Ok(rest) = path.strip_prefix(&models)
+        && let Some(first) = rest.components().next()
+    {
+        return first.as_os_str().to_string_lossy().into_owned();
+    }
+    let stem = if path.is_dir() { path.file_name() } else { path.file_stem() };
+    stem.map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into())
+}
+
+/// `model:template`, with `:t0.7-p0.9-s1` for sampled runs.
+pub fn system_name(model: &str, template: &str, d: &Decoding) -> String {
+    let mut name = format!("{model}:{template}");
+    if !d.greedy() {
+        name += &format!(":t{}-p{}-s{}", d.temperature, d.top_p, d.seed);
+    }
+    name
+}
+
+fn now(store: &Store) -> Result<String> {
+    Ok(store.conn().query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |r| r.get(0))?)
+}
+
+pub struct ItemRow {
+    pub id: i64,
+    pub split: String,
+    pub idx: i64,
+    pub source: String,
+    pub context: Option<String>,
+}
+
+pub(crate) fn direction_items(store: &Store, direction_id: i64, subset: &Subset) -> Result<Vec<ItemRow>> {
+    let map = |r: &rusqlite::Row<'_>| {
+        Ok(ItemRow { id: r.get(0)?, split: r.get(1)?, idx: r.get(2)?, source: r.get(3)?, context: r.get(4)? })
+    };
+    let c = store.conn();
+    Ok(match subset {
+        Subset::All | Subset::First(_) => {
+            let limit = match subset {
+                Subset::First(n) => *n as i64,
+                _ => -1,
+            };
+            let mut st = c.prepare_cached(
+                "SELECT id, split, idx, source, context FROM items
+                 WHERE direction_id = ?1 AND split != 'train' ORDER BY split, idx LIMIT ?2",
+            )?;
+            st.query_map(params![direction_id, limit], map)?.collect::<Result<_, _>>()?
+        }
+        Subset::Items(ids) => {
+            let mut st = c.prepare_cached("SELECT id, split, idx, source, context, direction_id FROM items WHERE id = ?1")?;
+            let mut out = Vec::new();
+            let mut seen = HashSet::new();
+            for &id in ids {
+                if !seen.insert(id) {
+                    continue;
+                }
+                let row = st
+                    .query_row([id], |r| Ok((map(r)?, r.get::<_, i64>(5)?)))
+                    .optional()?
+                    .ok_or_else(|| TransferError::NotFound(format!("item #{id}")))?;
+                if row.1 != direction_id {
+                    return Err(TransferError::Invalid(format!("item #{id} is not in this direction")));
+                }
+                out.push(row.0);
+            }
+            out
+        }
+    })
+}
+
+/// Dataset id, direction id, canonical `source->target`, the two styles and the dataset's task.
+pub(crate) fn locate(store: &Store, dataset: &str, direction: &str) -> Result<(i64, i64, String, String, String, String)> {
+    let dataset_id = store.dataset_id(dataset)?;
+    let direction_id = store.direction_id(dataset_id, direction)?;
+    let (s, t) = split_direction(direction).ok_or_else(|| TransferError::Invalid(format!("bad direction {direction:?}")))?;
+    let task: String = store.conn().query_row("SELECT task FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))?;
+    Ok((dataset_id, direction_id, format!("{s}->{t}"), s.to_owned(), t.to_owned(), task))
+}
+
+/// Finds or creates the run for `spec`, takes its lock and renders the missing items' prompts.
+pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Library) -> Result<Launch> {
+    let (dataset_id, direction_id, direction, source_style, target_style, task) =
+        locate(store, &spec.dataset, &spec.direction)?;
+    let template = match &spec.template {
+        TemplateChoice::Auto { few_shot } => lib.choose(&spec.dataset, &direction, *few_shot).cloned().ok_or_else(|| {
+            TransferError::Invalid(format!(
+                "no {} template matches {}/{direction}; name one with --template",
+                if *few_shot { "few-shot" } else { "zero-shot" },
+                spec.dataset
+            ))
+        })?,
+        TemplateChoice::Named(s) => lib.resolve(s)?,
+        TemplateChoice::Given(t) => (**t).clone(),
+    };
+    let items = direction_items(store, direction_id, &spec.subset)?;
+    if items.is_empty() {
+        return Err(TransferError::Invalid(format!("{}/{direction} has no items to rewrite", spec.dataset)));
+    }
+    let info = generator.info();
+    let model = ModelRecord {
+        path: info.path.display().to_string(),
+        name: model_name(&info.path),
+        sha256: generator.sha256()?,
+        architecture: info.architecture.clone(),
+        format: info.format.clone(),
+        parameters: info.parameters,
+        context_length: info.context_length,
+        chat_template: info.chat_template.clone(),
+    };
+    let pool = if template.is_few_shot() {
+        let pool = Pool::of(store, direction_id, template.examples_need_context())?;
+        if pool.items.is_empty() {
+            return Err(TransferError::Invalid(format!(
+                "template {} is few-shot but {}/{direction} has no items with a reference to draw exemplars from",
+                template.name, spec.dataset
+            )));
+        }
+        Some(pool)
+    } else {
+        None
+    };
+    let mut manifest = Manifest {
+        kind: "transfer".into(),
+        key: String::new(),
+        tstlab_version: env!("CARGO_PKG_VERSION").into(),
+        model,
+        device: info.device.clone(),
+        template: TemplateRecord {
+            name: template.name.clone(),
+            kind: template.kind().into(),
+            origin: template.origin.to_string(),
+            text: template.text.clone(),
+        },
+        prompt_format: template.format.name().into(),
+        decoding: spec.decoding.clone(),
+        dataset: spec.dataset.clone(),
+        direction: direction.clone(),
+        subset: spec.subset.record(),
+        few_shot: pool.as_ref().map(|p| FewShotRecord {
+            seed: spec.few_shot_seed,
+            shots: template.shots,
+            pool: p.kind,
+            pool_note: p.kind.describe().into(),
+            pool_size: p.items.len(),
+            exemplars: BTreeMap::new(),
+        }),
+        cleaning: clean::VERSION,
+        sessions: Vec::new(),
+        edits: Vec::new(),
+    };
+    manifest.key = manifest.compute_key();
+    let system = spec.name.clone().unwrap_or_else(|| system_name(&manifest.model.name, &template.name, &spec.decoding));
+
+    // Find or create the system and run (one immediate transaction: two launches of the same
+    // settings cannot both create a run), then lock it.
+    let (run_id, existing) = {
+        let mut w = store.writer_now()?;
+        let kind: Option<String> = w
+            .tx()
+            .query_row("SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, system], |r| r.get(0))
+            .optional()?;
+        if let Some(k) = kind.filter(|k| k != "local") {
+            return Err(TransferError::Invalid(format!(
+                "{} already has a system {system:?} of kind {k}; choose another name (--name)",
+                spec.dataset
+            )));
+        }
+        let system_id = w.system(dataset_id, &system, "local")?;
+        let found: Option<(i64, String)> = w
+            .tx()
+            .query_row(
+                "SELECT id, manifest FROM runs WHERE system_id = ?1 AND json_extract(manifest, '$.key') = ?2
+                 ORDER BY id DESC LIMIT 1",
+                params![system_id, manifest.key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let out = match found {
+            Some((id, text)) => (id, Some(serde_json::from_str::<Manifest>(&text)?)),
+            None => (w.new_run(system_id, &serde_json::to_value(&manifest)?, "running")?, None),
+        };
+        w.commit()?;
+        out
+    };
+    if let Some(expected) = spec.expect_run
+        && expected != run_id
+    {
+        return Err(TransferError::Invalid(format!(
+            "run {expected} cannot be resumed as recorded: its settings now lead to run {run_id} \
+             (the model file, device or tstlab version changed?)"
+        )));
+    }
+    let lock = lock::acquire(store.path(), run_id)?;
+    let resumed = existing.is_some();
+    if let Some(old) = existing {
+        manifest.sessions = old.sessions;
+        manifest.edits = old.edits;
+        if let (Some(new), Some(old)) = (manifest.few_shot.as_mut(), old.few_shot) {
+            new.exemplars = old.exemplars;
+        }
+    }
+
+    let done: HashSet<i64> = {
+        let mut st = store.conn().prepare_cached("SELECT item_id FROM outputs WHERE run_id = ?1")?;
+        st.query_map([run_id], |r| r.get(0))?.collect::<Result<_, _>>()?
+    };
+    let total = items.len();
+    let already = items.iter().filter(|i| done.contains(&i.id)).count();
+    let mut todo = Vec::new();
+    for it in items.into_iter().filter(|i| !done.contains(&i.id)) {
+        let chosen = match &pool {
+            Some(p) => p.draw(spec.few_shot_seed, it.id, &it.split, it.idx, template.shots),
+            None => Vec::new(),
+        };
+        if let Some(f) = manifest.few_shot.as_mut() {
+            f.exemplars.insert(it.id, chosen.iter().map(|c| c.item_id).collect());
+        }
+        let ctx = ItemCtx { dataset: &spec.dataset, direction: &direction, source_style: &source_style, target_style: &target_style, task: &task };
+        let prompt = build_prompt(&template, &ctx, &it, &fewshot::examples(&chosen))?;
+        todo.push(Todo { item_id: it.id, split: it.split, idx: it.idx, source: it.source, prompt });
+    }
+    {
+        let w = store.writer()?;
+        w.tx().execute(
+            "UPDATE runs SET manifest = ?2, status = 'running' WHERE id = ?1",
+            params![run_id, serde_json::to_string(&manifest)?],
+        )?;
+        w.commit()?;
+    }
+    Ok(Launch { run_id, system, manifest, todo, total, already, resumed, _lock: lock })
+}
+
+/// What every prompt of a direction shares.
+pub(crate) struct ItemCtx<'a> {
+    pub dataset: &'a str,
+    pub direction: &'a str,
+    pub source_style: &'a str,
+    pub target_style: &'a str,
+    pub task: &'a str,
+}
+
+/// The prompt of one item.
+pub(crate) fn build_prompt(template: &Template, c: &ItemCtx<'_>, it: &ItemRow, examples: &[Example]) -> Result<Prompt> {
+    let vars = Vars {
+        sentence: &it.source,
+        source_style: c.source_style,
+        target_style: c.target_style,
+        attribute: if c.task.is_empty() { "style" } else { c.task },
+        dataset: c.dataset,
+        context: it.context.as_deref(),
+        examples,
+    };
+    let text = template.render(&vars).map_err(|e| {
+        TransferError::Invalid(format!("{}/{}/{}: {e}", c.dataset, c.direction, item_label(&it.split, it.idx)))
+    })?;
+    Ok(match template.format {
+        Format::Chat => Prompt::user(&text),
+        Format::Text => Prompt::Text(text),
+    })
+}
+
+fn item_label(split: &str, idx: i64) -> String {
+    if split == "test" { idx.to_string() } else { format!("{split}:{idx}") }
+}
+
+/// The prompt text of an item as the model sees it (chat template applied).
+pub fn prompt_text(generator: &Generator, prompt: &Prompt) -> String {
+    match prompt {
+        Prompt::Chat(m) => generator.tokenizer().render_chat(m),
+        Prompt::Text(t) => t.clone(),
+        Prompt::Tokens(t) => format!("{t:?}"),
+    }
+}
+
+/// Generates the launch's items, committing each output as it finishes.
+pub fn execute(
+    store: &mut Store,
+    generator: &Generator,
+    launch: Launch,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(&RunProgress),
+) -> Result<Outcome> {
+    let started = now(store)?;
+    let t0 = Instant::now();
+    let mut params = launch.manifest.decoding.params();
+    // Sampled outputs depend on the item, not on its place in this launch.
+    params.streams = launch.todo.iter().map(|t| fewshot::item_seed(0, &t.split, t.idx)).collect();
+    let prompts: Vec<Prompt> = launch.todo.iter().map(|t| t.prompt.clone()).collect();
+    let mut p = RunProgress { done: launch.already, total: launch.total, ..Default::default() };
+    progress(&p);
+    let (mut empty, mut refused, mut prompt_tokens) = (0, 0, 0);
+    let mut write_error: Option<TransferError> = None;
+    let run_id = launch.run_id;
+    let result = generator.generate(&prompts, &params, cancel, |i, g| {
+        if write_error.is_some() {
+            return;
+        }
+        let todo = &launch.todo[i];
+        let checked = clean::check(&g.text, &todo.source);
+        let stored = store.writer().and_then(|mut w| {
+            w.output(run_id, todo.item_id, &checked.text, Some(&g.text))?;
+            w.commit()
+        });
+        if let Err(e) = stored {
+            write_error = Some(e.into());
+            // Stop generating: nothing more can be stored.
+            cancel.store(true, Ordering::Relaxed);
+            return;
+        }
+        empty += checked.empty as usize;
+        refused += checked.refused as usize;
+        prompt_tokens += g.prompt_tokens;
+        p.done += 1;
+        p.generated += 1;
+        p.new_tokens += g.new_tokens;
+        p.secs = t0.elapsed().as_secs_f64();
+        progress(&p);
+    });
+    let secs = t0.elapsed().as_secs_f64();
+    let (outcome, error) = match (result, write_error) {
+        (_, Some(e)) => ("failed", Some(e)),
+        (Err(e), None) => ("failed", Some(e.into())),
+        (Ok(stats), None) if stats.cancelled => ("cancelled", None),
+        (Ok(_), None) => ("done", None),
+    };
+    let session = Session {
+        started,
+        finished: now(store)?,
+        outcome: outcome.into(),
+        items: p.generated,
+        prompt_tokens,
+        new_tokens: p.new_tokens,
+        secs,
+        empty,
+        refused,
+    };
+    let mut manifest = launch.manifest.clone();
+    manifest.sessions.push(session.clone());
+    {
+        let w = store.writer()?;
+        w.tx().execute(
+            "UPDATE runs SET manifest = ?2, status = ?3 WHERE id = ?1",
+            params![run_id, serde_json::to_string(&manifest)?, outcome],
+        )?;
+        w.commit()?;
+    }
+    p.secs = secs;
+    progress(&p);
+    drop(launch);
+    if let Some(e) = error {
+        return Err(e);
+    }
+    Ok(Outcome { run_id, cancelled: outcome == "cancelled", session, summary: summary(store, run_id)? })
+}
+
+/// The manifest of a run.
+pub fn manifest(store: &Store, run_id: i64) -> Result<Manifest> {
+    let text: String = store
+        .conn()
+        .query_row("SELECT manifest FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| TransferError::NotFound(format!("run {run_id}")))?;
+    let m: Manifest = serde_json::from_str(&text)
+        .map_err(|e| TransferError::Invalid(format!("run {run_id} is not a local transfer run ({e})")))?;
+    Ok(m)
+}
+
+/// A spec that continues run `run_id` exactly as recorded (model path, template text,
+/// decoding, subset, few-shot seed, system name).
+pub fn resume_spec(store: &Store, run_id: i64) -> Result<Spec> {
+    let m = manifest(store, run_id)?;
+    let system: String = store.conn().query_row(
+        "SELECT s.name FROM runs r JOIN systems s ON r.system_id = s.id WHERE r.id = ?1",
+        [run_id],
+        |r| r.get(0),
+    )?;
+    let template = Template::parse(&m.template.text, &m.template.name, Origin::Recorded)?;
+    Ok(Spec {
+        dataset: m.dataset.clone(),
+        direction: m.direction.clone(),
+        model: PathBuf::from(&m.model.path),
+        template: TemplateChoice::Given(Box::new(template)),
+        subset: Subset::from_record(&m.subset),
+        decoding: m.decoding.clone(),
+        few_shot_seed: m.few_shot.as_ref().map_or(0, |f| f.seed),
+        name: Some(system),
+        expect_run: Some(run_id),
+    })
+}
+
+/// Counts of one run.
+pub fn summary(store: &Store, run_id: i64) -> Result<RunSummary> {
+    let m = manifest(store, run_id)?;
+    let (system, status, created_at): (String, String, String) = store.conn().query_row(
+        "SELECT s.name, r.status, r.created_at FROM runs r JOIN systems s ON r.system_id = s.id WHERE r.id = ?1",
+        [run_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    let (_, direction_id, ..) = locate(store, &m.dataset, &m.direction)?;
+    let asked: HashSet<i64> =
+        direction_items(store, direction_id, &Subset::from_record(&m.subset))?.into_iter().map(|i| i.id).collect();
+    let mut st = store.conn().prepare_cached(
+        "SELECT o.item_id, o.text, o.raw, i.source FROM outputs o JOIN items i ON o.item_id = i.id WHERE o.run_id = ?1",
+    )?;
+    let rows = st.query_map([run_id], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, String>(3)?))
+    })?;
+    let (mut outputs, mut done, mut empty, mut refused) = (0, 0, 0, 0);
+    for row in rows {
+        let (item, text, raw, source) = row?;
+        outputs += 1;
+        done += asked.contains(&item) as usize;
+        if text.trim().is_empty() {
+            empty += 1;
+        } else if clean::is_refusal(&text, &source) || raw.is_some_and(|r| clean::is_refusal(&r, &source)) {
+            refused += 1;
+        }
+    }
+    let (new_tokens, secs) = m.totals();
+    let generated: usize = m.sessions.iter().map(|s| s.items).sum();
+    let live = lock::is_held(store.path(), run_id);
+    let interrupted = status != "done" && !live;
+    Ok(RunSummary {
+        run_id,
+        system,
+        dataset: m.dataset.clone(),
+        direction: m.direction.clone(),
+        template: m.template.name.clone(),
+        model: m.model.name.clone(),
+        status,
+        items: asked.len(),
+        outputs,
+        done,
+        empty,
+        refused,
+        new_tokens,
+        secs,
+        items_per_sec: if secs > 0.0 { generated as f64 / secs } else { 0.0 },
+        tokens_per_sec: if secs > 0.0 { new_tokens as f64 / secs } else { 0.0 },
+        live,
+        resumable: interrupted && done < asked.len(),
+        created_at,
+    })
+}
+
+/// Local transfer runs, newest first (of one direction when given).
+pub fn list(store: &Store, direction_id: Option<i64>) -> Result<Vec<RunSummary>> {
+    let mut st = store.conn().prepare(
+        "SELECT r.id, x.id FROM runs r JOIN systems s ON r.system_id = s.id
+         JOIN datasets d ON s.dataset_id = d.id
+         LEFT JOIN directions x ON x.dataset_id = d.id
+           AND x.id = (SELECT xx.id FROM directions xx JOIN styles a ON xx.source_style_id = a.id
+                       JOIN styles b ON xx.target_style_id = b.id
+                       WHERE xx.dataset_id = d.id
+                         AND a.name || '->' || b.name = json_extract(r.manifest, '$.direction'))
+         WHERE s.kind = 'local' AND json_extract(r.manifest, '$.kind') = 'transfer'
+         ORDER BY r.id DESC",
+    )?;
+    let rows: Vec<(i64, Option<i64>)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut out = Vec::new();
+    for (run, dir) in rows {
+        if direction_id.is_some() && dir != direction_id {
+            continue;
+        }
+        out.push(summary(store, run)?);
+    }
+    Ok(out)
+}
+
+/// The interrupted run to resume when none is named: the newest resumable one.
+pub fn latest_resumable(store: &Store) -> Result<Option<i64>> {
+    Ok(list(store, None)?.into_iter().find(|r| r.resumable).map(|r| r.run_id))
+}
+
+/// Runs a killed process left behind: status `running`, nobody holding the lock, items missing.
+/// (Cancelled and failed runs are resumed only when asked.)
+pub fn interrupted(store: &Store) -> Result<Vec<i64>> {
+    Ok(list(store, None)?.into_iter().filter(|r| r.status == "running" && r.resumable).map(|r| r.run_id).collect())
+}
