@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use tstlab::metrics::acc::{self, AccScorer};
 use tstlab::metrics::dppl::{self, DpplScorer, LmOptions};
-use tstlab::metrics::style_classifier::{self, Kind, Manifest, NgramFit, TrainOptions};
+use tstlab::metrics::style_classifier::{self, EmbedFit, Kind, Manifest, NgramFit, TrainOptions};
+use tstlab::models::embed_classifier::SentenceEncoder;
+use tstlab::models::sbert::SbertEncoder;
 use tstlab::metrics::style_data::StyleData;
 use tstlab::score::Selection;
 use tstlab::store::Store;
@@ -130,4 +132,39 @@ fn lijuncen_and_formality_classifiers() {
     let m = train(&data, &dir.path().join("gyafc-fr"));
     report("gyafc-fr (eval-formality)", &m);
     assert!(m.held_out.accuracy > 0.5 && m.references.as_ref().unwrap().accuracy > 0.65, "{m:?}");
+}
+
+/// The embed kind (MiniLM sentence embeddings) against the ngram kind on DualRL's yelp.
+#[test]
+fn yelp_embed_classifier_beats_ngram() {
+    let minilm = tstlab::models::registry::installed_path(tstlab::models::registry::MINILM);
+    if !anchors() {
+        return;
+    }
+    if !minilm.join("config.json").is_file() {
+        eprintln!("skipped: {} is not installed", minilm.display());
+        return;
+    }
+    let mut s = import("dualrl", "DualRL");
+    let data = StyleData::read(&s, "yelp", false).unwrap();
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let ngram = train(&data, a.path());
+    let opts = TrainOptions::default();
+    let mut enc = SbertEncoder::load(&minilm).unwrap();
+    let mut fit = EmbedFit::new(&style_classifier::corpus(&data), data.styles.clone(), opts.embed.clone(), &mut enc).unwrap();
+    let m = style_classifier::train(&data, &mut fit, Kind::Embed, &opts, b.path()).unwrap();
+    report("yelp (dualrl), embed", &m);
+    assert_eq!(m.encoder, Some(enc.id()));
+    let (held, refs) = (m.held_out.accuracy, m.references.as_ref().unwrap().accuracy);
+    assert!(held > 0.88 && refs > 0.76, "{m:?}");
+    assert!(held > ngram.held_out.accuracy + 0.03 && refs > ngram.references.as_ref().unwrap().accuracy + 0.1);
+
+    let mut scorer = AccScorer::open(b.path(), Some(Box::new(enc))).unwrap();
+    let systems = vec!["StyleEmbedding_Fu".to_string(), "BackTranslation_Pr".to_string()];
+    let sel = Selection { dataset_id: Some(s.dataset_id("yelp").unwrap()), direction_id: None, systems };
+    let o = acc::run(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert_eq!((o.computed, o.undefined), (2000, 0));
+    let acc = means(&s, "acc");
+    eprintln!("yelp ACC (embed): {acc:?}");
+    assert!(acc["StyleEmbedding_Fu"] < 0.25 && acc["BackTranslation_Pr"] > 0.85, "{acc:?}");
 }

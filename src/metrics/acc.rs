@@ -91,6 +91,16 @@ impl AccScorer {
         Ok(AccScorer { config: config(&m, &hash), models, fold_of, details: Vec::new() })
     }
 
+    /// The trained classifier of a dataset and kind under the models folder; the embed kind
+    /// loads the installed MiniLM.
+    pub fn open_trained(dataset: &str, kind: Kind) -> CResult<AccScorer> {
+        let encoder: Option<Box<dyn SentenceEncoder>> = match kind {
+            Kind::Embed => Some(Box::new(crate::models::sbert::SbertEncoder::installed()?)),
+            Kind::Ngram => None,
+        };
+        AccScorer::open(&super::style_classifier::dir(dataset, kind), encoder)
+    }
+
     /// A ready classifier with no folds (e.g. a Hugging Face folder); `config` names it.
     pub fn single(classifier: Box<dyn StyleClassifier>, config: Value) -> AccScorer {
         AccScorer { models: Models::Single(classifier), fold_of: HashMap::new(), config, details: Vec::new() }

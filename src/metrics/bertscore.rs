@@ -20,7 +20,7 @@
 //! P and R are reported from that same reference. bert_score instead takes the maximum of P, R
 //! and F1 separately (possibly from different references); F1 is the same either way.
 
-use crate::models::bert::{BertEncoder, BertError, Encoded, mean_normalized};
+use crate::models::bert::{BertEncoder, BertError, Encoded, distinct, sentence_vectors};
 use crate::score::{Scorer, Target};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -280,31 +280,6 @@ pub fn sbert_cosines(encoder: &BertEncoder, a: &[&str], b: &[&str]) -> Result<Ve
     let e = sentence_vectors(encoder, &texts)?;
     let (x, y) = e.split_at(a.len());
     Ok(x.iter().zip(y).map(|(x, y)| cosine(x, y)).collect())
-}
-
-/// The distinct trimmed texts, and for each input the index of its text among them.
-fn distinct<'a>(texts: &[&'a str]) -> (Vec<&'a str>, Vec<usize>) {
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let mut unique: Vec<&str> = Vec::new();
-    let slots = texts
-        .iter()
-        .map(|t| {
-            let t = t.trim();
-            *index.entry(t).or_insert_with(|| {
-                unique.push(t);
-                unique.len() - 1
-            })
-        })
-        .collect();
-    (unique, slots)
-}
-
-/// Sentence embeddings with each distinct text encoded once.
-fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>, BertError> {
-    let (unique, slots) = distinct(texts);
-    let enc = encoder.token_embeddings(&unique, encoder.num_layers())?;
-    let vecs: Vec<Arc<Vec<f32>>> = enc.iter().map(|e| Arc::new(mean_normalized(e))).collect();
-    Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
 }
 
 /// What an output is compared with.

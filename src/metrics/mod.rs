@@ -22,6 +22,7 @@
 //! | `style_data` | which store texts train and test a dataset's style models |
 //! | `style_classifier` | training, cross-validation, files and manifests of style classifiers |
 //! | `acc` | ACC scorer (target-style share) with per-output details |
+//! | `cola` | CoLA acceptability share with a Hugging Face classifier folder |
 //! | `dppl` | d-PPL: per-style KN LMs, their files, the scorer |
 //!
 //! Conventions are named in every id: `sacre13a` / `sacrenone` (sacreBLEU 2.6.0, 0-100), `nltk`
@@ -50,6 +51,7 @@ pub mod bench;
 pub mod bertscore;
 pub mod bleu;
 pub mod chrf;
+pub mod cola;
 pub mod dppl;
 pub mod family;
 pub mod hamming;

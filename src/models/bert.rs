@@ -14,7 +14,9 @@ use candle_nn::VarBuilder;
 use rayon::prelude::*;
 use serde::Deserialize;
 use sha2::Digest;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use tokenizers::Tokenizer;
 
 #[derive(Debug, thiserror::Error)]
@@ -445,6 +447,8 @@ pub struct BertEncoder {
     max_length: usize,
     batch_size: usize,
     fused: bool,
+    /// The pre-tokenizer as tokenizer.json has it (before bert_score's prefix space).
+    saved_pre_tokenizer: Option<tokenizers::PreTokenizerWrapper>,
 }
 
 impl std::fmt::Debug for BertEncoder {
@@ -584,6 +588,7 @@ impl BertEncoder {
         let tok_err = |reason: String| BertError::Tokenizer { path: tok_path.clone(), reason };
         tokenizer.with_padding(None);
         tokenizer.with_truncation(None).map_err(|e| tok_err(e.to_string()))?;
+        let saved_pre_tokenizer = tokenizer.get_pre_tokenizer().cloned();
         if family == Family::Roberta {
             // bert_score encodes with add_prefix_space=True for GPT-2 style tokenizers.
             if let Some(tokenizers::PreTokenizerWrapper::ByteLevel(bl)) = tokenizer.get_pre_tokenizer() {
@@ -619,6 +624,7 @@ impl BertEncoder {
             sep_id,
             batch_size: 64,
             fused: true,
+            saved_pre_tokenizer,
         })
     }
 
@@ -662,6 +668,11 @@ impl BertEncoder {
             Family::Bert => self.config.max_position_embeddings,
             Family::Roberta => self.config.max_position_embeddings - self.config.pad_token_id - 1,
         }
+    }
+    /// Tokenize as tokenizer.json says, as transformers' tokenizer does (for classifiers): undoes
+    /// the prefix space added to RoBERTa's byte-level pre-tokenizer for bert_score.
+    pub fn use_saved_pre_tokenizer(&mut self) {
+        self.tokenizer.with_pre_tokenizer(self.saved_pre_tokenizer.clone());
     }
     /// Use the fused CPU kernels (default; ignored off the CPU) or plain candle ops.
     pub fn set_fused_kernels(&mut self, on: bool) {
@@ -815,6 +826,31 @@ pub fn mean_normalized(e: &Encoded) -> Vec<f32> {
     acc.iter().map(|a| (a / norm) as f32).collect()
 }
 
+/// The distinct trimmed texts, and for each input the index of its text among them.
+pub fn distinct<'a>(texts: &[&'a str]) -> (Vec<&'a str>, Vec<usize>) {
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut unique: Vec<&str> = Vec::new();
+    let slots = texts
+        .iter()
+        .map(|t| {
+            let t = t.trim();
+            *index.entry(t).or_insert_with(|| {
+                unique.push(t);
+                unique.len() - 1
+            })
+        })
+        .collect();
+    (unique, slots)
+}
+
+/// SBERT sentence embeddings (`mean_normalized` of the last layer), each distinct text (after
+/// trimming) encoded once.
+pub fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc<Vec<f32>>>> {
+    let (unique, slots) = distinct(texts);
+    let enc = encoder.token_embeddings(&unique, encoder.num_layers())?;
+    let vecs: Vec<Arc<Vec<f32>>> = enc.iter().map(|e| Arc::new(mean_normalized(e))).collect();
+    Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
+}
 
 #[cfg(test)]
 mod tests {

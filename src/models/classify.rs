@@ -15,6 +15,8 @@ pub enum ClassifierError {
     Data(String),
     #[error("encoder: {0}")]
     Encoder(String),
+    #[error("labels: {0}")]
+    Labels(String),
 }
 
 pub type Result<T> = std::result::Result<T, ClassifierError>;

@@ -13,8 +13,10 @@
 //! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
 //! - `words.rs`: word tokenizers for the n-gram models.
 //! - `classify.rs`: the `StyleClassifier` trait, its errors, training checks.
+//! - `hf_classifier.rs`: a Hugging Face BERT/RoBERTa sequence-classification folder (style, CoLA).
 //! - `ngram_classifier.rs`: fastText-like hashed n-gram bag classifier (trained with candle).
 //! - `embed_classifier.rs`: logistic head on sentence embeddings; the `SentenceEncoder` trait.
+//! - `sbert.rs`: the embed classifier's sentence encoder (mean-pooled BERT/MiniLM, batched).
 //! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
 pub mod bert;
@@ -24,6 +26,7 @@ pub mod embed_classifier;
 pub mod generate;
 pub mod gguf;
 pub mod hf;
+pub mod hf_classifier;
 pub mod install;
 pub mod llama;
 pub mod lm_score;
@@ -31,6 +34,7 @@ pub mod ngram_classifier;
 pub mod ngram_lm;
 pub mod registry;
 pub mod sampling;
+pub mod sbert;
 pub mod tokenizer;
 pub mod words;
 
