@@ -291,7 +291,7 @@ fn hint(col: Column, dataset: &str) -> String {
         Column::SBert | Column::RBert | Column::MultiBert => {
             format!("no {} scores: `tstlab score --dataset {dataset} --metrics {}`", col.name(), col.name().to_lowercase())
         }
-        Column::Cola => "no CoLA scores: needs a CoLA classifier folder (Hugging Face sequence classification)".into(),
+        Column::Cola => format!("no CoLA scores: give a CoLA classifier folder (`tstlab classifier cola --dataset {dataset} --model DIR`)"),
         Column::Ppl => format!("no PPL scores: `tstlab score --dataset {dataset} --metrics d-ppl` (or g-ppl)"),
         _ => String::new(),
     }
