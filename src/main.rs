@@ -25,6 +25,10 @@ enum Command {
     Show(cli::show::ShowArgs),
     /// Export outputs and their scores as CSV or JSON Lines.
     Export(cli::export::ExportArgs),
+    /// Score a dataset's outputs with automatic metrics (cached: only missing scores are computed).
+    Score(cli::score::ScoreArgs),
+    /// The result table per direction in TSTBench's layout (text, CSV, Markdown, LaTeX, JSON).
+    Table(cli::table::TableArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,
     /// Style classifiers for ACC: train, list, eval, score.
@@ -106,6 +110,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Ls(a)) => cli::ls::run(&store, a),
         Some(Command::Show(a)) => cli::show::run(&store, a),
         Some(Command::Export(a)) => cli::export::run(&store, a),
+        Some(Command::Score(a)) => cli::score::run(&mut store, a),
+        Some(Command::Table(a)) => cli::table::run(&store, a),
         Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
         Some(Command::Plot(p)) => cli::plot::run(&store, p),
         Some(Command::Report(a)) => cli::report::run(&store, a),

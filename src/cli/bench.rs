@@ -8,6 +8,8 @@ pub enum BenchCommand {
     Store(super::bench_store::StoreArgs),
     /// Speed of BLEU and chrF on benchmark pairs built from the demo text.
     Metrics(super::metric::BenchArgs),
+    /// Throughput of the ACC classifier, d-PPL and g-PPL scorers.
+    Score(super::bench_score::ScoreBenchArgs),
     /// Local generation speed on a zero-shot transfer run (demo sentiment sentences).
     Transfer(super::bench_transfer::TransferArgs),
 }
@@ -18,5 +20,6 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Store(a) => super::bench_store::run(a),
         BenchCommand::Metrics(a) => super::metric::bench(a),
         BenchCommand::Transfer(a) => super::bench_transfer::run(a),
+        BenchCommand::Score(a) => super::bench_score::run(a),
     }
 }

@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod bench;
 pub mod bench_bertscore;
+pub mod bench_score;
 pub mod bench_store;
 pub mod bench_transfer;
 pub mod campaign;
@@ -16,8 +17,10 @@ pub mod metric;
 pub mod models;
 pub mod plot;
 pub mod report;
+pub mod score;
 pub mod score_table;
 pub mod show;
+pub mod table;
 pub mod templates;
 pub mod transfer;
 

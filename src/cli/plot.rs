@@ -71,12 +71,13 @@ pub struct HeatmapArgs {
 pub struct TradeoffArgs {
     #[command(flatten)]
     pub common: Common,
-    /// Content preservation metric on the x axis (e.g. r-bleu.nltk, bertscore@content.ref).
+    /// Content preservation metric on the x axis (e.g. r-bleu.nltk, r-bleu.sacre13a,
+    /// bertscore@content.ref); default: the first of family r-bleu, multi-bleu, else BERTScore.
     #[arg(long)]
-    pub x: String,
-    /// Style strength metric on the y axis (e.g. acc).
+    pub x: Option<String>,
+    /// Style strength metric on the y axis; default: the first of family acc.
     #[arg(long)]
-    pub y: String,
+    pub y: Option<String>,
     /// Series: direction, prefix (system name before `_` or `:`) or manifest:KEY.
     #[arg(long, default_value = "direction")]
     pub group: String,
@@ -170,8 +171,16 @@ fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
 fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, a.common.dataset.as_deref())?;
     let keys = data::metric_keys(store, names.dataset_id)?;
-    let (x, nx) = data::resolve_metric(&keys, &a.x)?;
-    let (y, ny) = data::resolve_metric(&keys, &a.y)?;
+    let (dx, dy) = crate::analysis::report::default_tradeoff(&keys);
+    let pick = |spec: &Option<String>, dflt: Option<MetricKey>, axis: &str| -> anyhow::Result<(MetricKey, Option<String>)> {
+        match (spec, dflt) {
+            (Some(s), _) => Ok(data::resolve_metric(&keys, s)?),
+            (None, Some(k)) => Ok((k, None)),
+            (None, None) => anyhow::bail!("no metric for the {axis} axis in {}: name one with --{axis} (tstlab score --metrics tstbench stores acc and r-bleu)", names.dataset),
+        }
+    };
+    let (x, nx) = pick(&a.x, dx, "x")?;
+    let (y, ny) = pick(&a.y, dy, "y")?;
     nx.iter().chain(ny.iter()).for_each(|n| eprintln!("note: {n}"));
     let grouping = Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?;
     let direction = a.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;

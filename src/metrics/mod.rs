@@ -16,6 +16,8 @@
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
+//! | `ppl` | g-PPL and NLL appropriateness under the local causal LM (`models::lm_score`) |
+//! | `judge` | LLM as judge with the local model: prompts, reply parsing, scorers |
 //! | `py` | the Python string/float behaviours the above reproduce |
 //! | `style_data` | which store texts train and test a dataset's style models |
 //! | `style_classifier` | training, cross-validation, files and manifests of style classifiers |
@@ -54,10 +56,12 @@ pub mod dppl;
 pub mod family;
 pub mod hamming;
 pub mod intern;
+pub mod judge;
 pub mod keys;
 pub mod ngrams;
 pub mod nlgeval;
 pub mod nltk;
+pub mod ppl;
 pub mod py;
 pub mod scorers;
 pub mod style_classifier;

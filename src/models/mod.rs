@@ -9,6 +9,7 @@
 //! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json; chat templates.
 //! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
 //! - `generate.rs`: the batched generator (`Generator`), prefix sharing, stop rules.
+//! - `lm_score.rs`: log-likelihood of texts (g-PPL, NLL appropriateness), batched.
 //! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
 //! - `words.rs`: word tokenizers for the n-gram models.
 //! - `classify.rs`: the `StyleClassifier` trait, its errors, training checks.
@@ -28,6 +29,7 @@ pub mod hf;
 pub mod hf_classifier;
 pub mod install;
 pub mod llama;
+pub mod lm_score;
 pub mod ngram_classifier;
 pub mod ngram_lm;
 pub mod registry;

@@ -322,6 +322,10 @@ impl Tokenizer {
     pub fn bos_id(&self) -> Option<u32> {
         self.bos
     }
+    /// Whether the model's tokenizer prepends BOS to a text (`add_bos_token`).
+    pub fn adds_bos(&self) -> bool {
+        self.add_bos
+    }
     pub fn eos_id(&self) -> Option<u32> {
         self.eos
     }

@@ -2,6 +2,10 @@
 //! feeds it only the outputs whose (metric, config hash) score is missing and commits each batch,
 //! so an interrupted scoring job keeps what it finished.
 
+pub mod plan;
+pub mod table;
+pub mod table_fmt;
+
 use crate::store::{self, Store};
 use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -29,10 +33,22 @@ pub trait Scorer {
     fn config(&self) -> Value;
     /// One value per target (`None`: undefined for that output, e.g. no reference).
     fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>>;
+    /// Values with a detail each (stored in the score's `detail`, e.g. an explanation or the
+    /// counts behind a value); by default `score` without details.
+    fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
+        Ok(self.score(batch)?.into_iter().map(|value| Scored { value, detail: None }).collect())
+    }
     /// Preferred batch size.
     fn batch_size(&self) -> usize {
         256
     }
+}
+
+/// A value and its detail (JSON text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    pub value: Option<f64>,
+    pub detail: Option<String>,
 }
 
 /// Which outputs to score.
@@ -131,7 +147,7 @@ pub fn run(
             outcome.cancelled = true;
             break;
         }
-        let values = scorer.score(batch)?;
+        let values = scorer.score_detailed(batch)?;
         anyhow::ensure!(
             values.len() == batch.len(),
             "metric {metric} returned {} values for {} outputs",
@@ -140,10 +156,10 @@ pub fn run(
         );
         let mut w = store.writer()?;
         w.metric_config(&metric, &config)?;
-        for (t, v) in batch.iter().zip(&values) {
-            let v = v.filter(|x| x.is_finite());
+        for (t, s) in batch.iter().zip(&values) {
+            let v = s.value.filter(|x| x.is_finite());
             outcome.undefined += usize::from(v.is_none());
-            w.score(t.output_id, &metric, &hash, v, None)?;
+            w.score(t.output_id, &metric, &hash, v, s.detail.as_deref())?;
         }
         w.commit()?;
         outcome.computed += batch.len();

@@ -87,6 +87,10 @@ pub enum Action {
     Redo,
     Guidelines,
     ToggleDiff,
+    /// Scores: score the shown dataset's tstbench metrics as a background job.
+    StartScoring,
+    /// Scores: write the tables as Markdown, LaTeX and CSV.
+    WriteTable,
     /// Browse or Compare: open the launch form of a local transfer run.
     LaunchTransfer,
     /// Compare: regenerate the selected output of a local run; keep the new one.

@@ -12,7 +12,7 @@ use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
 use super::screens::{
     analysis::Analysis, annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
-    jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView,
+    jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView, scores::Scores,
 };
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Status};
@@ -57,12 +57,13 @@ pub enum Screen {
     Annotate,
     /// Reached from Campaigns, not a tab of its own.
     Results,
+    Scores,
 }
 
 impl Screen {
     /// In tab order (the keys `1`, `2`, ... in `keys.rs`).
-    pub const ALL: [Screen; 6] =
-        [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Analysis];
+    pub const ALL: [Screen; 7] =
+        [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Analysis, Screen::Scores];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -74,6 +75,7 @@ impl Screen {
             Screen::Annotate => "Annotate",
             Screen::Results => "Results",
             Screen::Analysis => "Analysis",
+            Screen::Scores => "Scores",
         }
     }
 }
@@ -90,6 +92,7 @@ pub struct App {
     pub annotate: Annotate,
     pub results: ResultsView,
     pub analysis: Analysis,
+    pub scores: Scores,
     /// The launch form of a transfer run, while open.
     pub launch: Option<LaunchForm>,
     pub shared: Shared,
@@ -114,6 +117,7 @@ impl App {
             annotate: Annotate::default(),
             results: ResultsView::default(),
             analysis: Analysis::default(),
+            scores: Scores::default(),
             launch: None,
             shared: Shared { loader, jobs, store_path: store_path.to_owned() },
             note: None,
@@ -154,6 +158,7 @@ impl App {
             Screen::Annotate => &mut self.annotate,
             Screen::Results => &mut self.results,
             Screen::Analysis => &mut self.analysis,
+            Screen::Scores => &mut self.scores,
         }
     }
 
@@ -292,6 +297,12 @@ impl App {
                     return self.analysis.handle(Action::Refresh, &mut self.shared);
                 }
             }
+            Action::Go(Screen::Scores) => {
+                self.screen = Screen::Scores;
+                if !self.scores.loaded {
+                    return self.scores.handle(Action::Refresh, &mut self.shared);
+                }
+            }
             Action::Go(screen) => self.screen = screen,
             Action::OpenItem(_) => {
                 self.screen = Screen::Compare;
@@ -308,6 +319,7 @@ impl App {
                 let other = self.compare.handle(Action::Loaded(r.clone()), &mut self.shared);
                 let third = self.analysis.handle(Action::Loaded(r.clone()), &mut self.shared);
                 self.campaigns.handle(Action::Loaded(r.clone()), &mut self.shared);
+                self.scores.handle(Action::Loaded(r.clone()), &mut self.shared);
                 self.results.handle(Action::Loaded(r), &mut self.shared);
                 return follow.or(other).or(third);
             }
@@ -321,6 +333,7 @@ impl App {
                     Screen::Annotate => self.annotate.handle(a, &mut self.shared),
                     Screen::Results => self.results.handle(a, &mut self.shared),
                     Screen::Analysis => self.analysis.handle(a, &mut self.shared),
+                    Screen::Scores => self.scores.handle(a, &mut self.shared),
                 };
             }
         }
@@ -352,6 +365,9 @@ impl App {
             self.compare.handle(Action::Refresh, &mut self.shared);
             if self.analysis.loaded.is_some() {
                 self.analysis.handle(Action::Refresh, &mut self.shared);
+            }
+            if self.scores.loaded {
+                self.scores.handle(Action::Refresh, &mut self.shared);
             }
         }
     }
@@ -389,6 +405,7 @@ impl App {
             Screen::Annotate => self.annotate.draw(f, body, &self.shared),
             Screen::Results => self.results.draw(f, body, &self.shared),
             Screen::Analysis => self.analysis.draw(f, body, &self.shared),
+            Screen::Scores => self.scores.draw(f, body, &self.shared),
         }
         self.draw_status(f, status);
         if let Some(form) = &self.launch {

@@ -38,6 +38,8 @@ pub enum Request {
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
     Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
+    /// The result tables of a dataset (`None`: the first dataset with outputs).
+    ScoreTable { dataset: Option<String> },
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -61,9 +63,10 @@ pub enum Topic {
     Matrix,
     Cell,
     Tradeoff,
+    ScoreTable,
 }
 
-const TOPICS: usize = 9;
+const TOPICS: usize = 10;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -77,6 +80,7 @@ impl Request {
             Request::Matrix { .. } => Topic::Matrix,
             Request::Cell(_) => Topic::Cell,
             Request::Tradeoff { .. } => Topic::Tradeoff,
+            Request::ScoreTable { .. } => Topic::ScoreTable,
         }
     }
 }
@@ -93,6 +97,8 @@ pub enum Reply {
     Matrix(Box<Loaded>),
     Cell { query: Box<CellQuery>, report: Box<MetaReport> },
     Tradeoff(Box<TradeoffData>),
+    /// The datasets with outputs, the dataset shown, its tables (one per direction).
+    ScoreTable(Box<(Vec<String>, String, Vec<crate::score::table::Table>)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -135,11 +141,21 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
+        Request::ScoreTable { dataset } => return score_tables(store, dataset.as_deref()).map_err(|e| format!("{e:#}")),
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
     };
     r.map_err(|e| e.to_string())
+}
+
+fn score_tables(store: &Store, dataset: Option<&str>) -> anyhow::Result<Reply> {
+    let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
+    let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
+        return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
+    };
+    let tables = crate::score::table::build_all(store, &name, None)?;
+    Ok(Reply::ScoreTable(Box::new((names, name, tables))))
 }
 
 fn respond(store: &Store, id: u64, req: &Request) -> Response {

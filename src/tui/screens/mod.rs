@@ -11,3 +11,4 @@ pub mod jobs;
 pub mod launch;
 pub mod regen;
 pub mod results;
+pub mod scores;

@@ -1,0 +1,101 @@
+//! `tstlab score`: score a dataset's outputs with automatic metrics, cached per output (metric,
+//! configuration, output): a second run computes only what is missing.
+
+use crate::metrics::family::Convention;
+use crate::score::plan::{self, Event, Options};
+use crate::score::Selection;
+use crate::store::Store;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+#[derive(Debug, clap::Args)]
+pub struct ScoreArgs {
+    #[arg(long)]
+    pub dataset: String,
+    /// Only this direction (SOURCE->TARGET).
+    #[arg(long)]
+    pub direction: Option<String>,
+    /// Only these systems (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub systems: Vec<String>,
+    /// Metrics, comma-separated: acc, d-ppl, s-bleu, r-bleu, multi-bleu, s-bert, r-bert,
+    /// multi-bert, g-ppl, nll-app, judge-content, judge-style, judge-fluency, judge-overall;
+    /// groups: tstbench (acc, the BLEU and BERTScore families, d-ppl), judge, all. ACC and d-PPL
+    /// train the dataset's n-gram classifier and LMs first when they are missing.
+    #[arg(long, default_value = "tstbench")]
+    pub metrics: String,
+    /// Causal LM for g-PPL, nll-app and the judge: GGUF file, model folder or installed name.
+    #[arg(long, default_value = crate::models::registry::SMOLLM2)]
+    pub model: String,
+    /// BERT-family encoder for BERTScore: folder or installed name.
+    #[arg(long, default_value = crate::models::registry::MINILM)]
+    pub encoder: String,
+    /// Sentence-level BLEU convention: sacre13a (sacreBLEU sentence_bleu, 0-100) or nltk (0-1).
+    #[arg(long, default_value = "sacre13a", value_parser = ["sacre13a", "nltk"])]
+    pub bleu: String,
+    /// Print the outcome as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
+    let dataset_id = store.dataset_id(&args.dataset)?;
+    let direction_id = args.direction.as_deref().map(|x| store.direction_id(dataset_id, x)).transpose()?;
+    let known: Vec<String> = store.systems(Some(dataset_id))?.into_iter().map(|s| s.name).collect();
+    if let Some(bad) = args.systems.iter().find(|s| !known.contains(s)) {
+        anyhow::bail!("no system {bad:?} in {}; it has: {}", args.dataset, known.join(", "));
+    }
+    let metrics = plan::parse(&args.metrics)?;
+    let opts = Options {
+        model: args.model,
+        encoder: args.encoder,
+        bleu: if args.bleu == "nltk" { Convention::nltk() } else { Convention::sacre13a() },
+    };
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id, systems: args.systems };
+    let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
+        .expect("valid template")
+        .progress_chars("=> ");
+    let mut bar: Option<ProgressBar> = None;
+    let mut started = Instant::now();
+    let started_all = Instant::now();
+    let report = plan::run(store, &sel, &metrics, &opts, &AtomicBool::new(false), &mut |e| match e {
+        Event::Start { metric, index, of } => {
+            started = Instant::now();
+            eprintln!("[{}/{of}] {metric}", index + 1);
+        }
+        Event::Progress { metric, progress } => {
+            let b = bar.get_or_insert_with(|| {
+                let b = ProgressBar::new(progress.total as u64).with_style(style.clone()).with_prefix(metric);
+                b.set_position(0);
+                b
+            });
+            b.set_position(progress.done as u64);
+        }
+        Event::Done(o) => {
+            if let Some(b) = bar.take() {
+                b.finish_and_clear();
+            }
+            eprintln!(
+                "{:>16}: {} computed ({} undefined), {} cached, {:.1} s",
+                o.metric,
+                o.computed,
+                o.undefined,
+                o.cached,
+                started.elapsed().as_secs_f64()
+            );
+        }
+        Event::Absent { metric, reason } => eprintln!("{metric:>16}: absent: {reason}"),
+        Event::Note { metric, text } => eprintln!("{metric:>16}: {text}"),
+    })?;
+    eprintln!("done in {:.1} s", started_all.elapsed().as_secs_f64());
+    if args.json {
+        let v = serde_json::json!({
+            "done": report.done,
+            "absent": report.absent.iter().map(|(m, r)| serde_json::json!({"metric": m, "reason": r})).collect::<Vec<_>>(),
+            "seconds": started_all.elapsed().as_secs_f64(),
+        });
+        super::print_json(&v)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,60 @@
+//! `tstlab table`: the result table of a dataset per direction in TSTBench's layout, as text,
+//! CSV, Markdown, LaTeX or JSON.
+
+use crate::score::table::{self, Column};
+use crate::score::table_fmt;
+use crate::store::Store;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct TableArgs {
+    #[arg(long)]
+    pub dataset: String,
+    /// Only this direction (SOURCE->TARGET); default: every direction.
+    #[arg(long)]
+    pub direction: Option<String>,
+    /// text, csv, md, latex or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "csv", "md", "markdown", "latex", "tex", "json"])]
+    pub format: String,
+    /// Same as --format json.
+    #[arg(long)]
+    pub json: bool,
+    /// Sort the rows by a column, best first (e.g. Joint, ACC, r-BLEU, PPL); default: by system.
+    #[arg(long)]
+    pub sort: Option<String>,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+/// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, ...).
+pub fn parse_column(s: &str) -> anyhow::Result<Column> {
+    Column::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s)).ok_or_else(|| {
+        let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+        anyhow::anyhow!("no column {s:?}; columns: {}", names.join(", "))
+    })
+}
+
+pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
+    let sort = args.sort.as_deref().map(parse_column).transpose()?;
+    let mut tables = table::build_all(store, &args.dataset, args.direction.as_deref())?;
+    for t in &mut tables {
+        t.sort_by(sort);
+    }
+    let format = if args.json { "json" } else { args.format.as_str() };
+    let out = match format {
+        "json" => serde_json::to_string_pretty(&tables)? + "\n",
+        "csv" => table_fmt::csv(&tables)?,
+        "md" | "markdown" => tables.iter().map(table_fmt::markdown).collect::<Vec<_>>().join("\n"),
+        "latex" | "tex" => tables.iter().map(table_fmt::latex).collect::<Vec<_>>().join("\n"),
+        _ => tables.iter().map(table_fmt::text).collect::<Vec<_>>().join("\n"),
+    };
+    match args.output {
+        Some(p) => {
+            std::fs::write(&p, out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            eprintln!("wrote {}", p.display());
+        }
+        None => print!("{out}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,306 @@
+//! LLM as judge with the local model: a score 0-100 per output and dimension, one request each,
+//! with the prompts of `assets/judge/` (content preservation: the METHODS.md prompt word for
+//! word; style strength, fluency and the combined `overall` prompt: analogues, see
+//! `assets/judge/README.md`).
+//!
+//! Metric ids `judge-content`, `judge-style`, `judge-fluency`, `judge-overall`. The detail of
+//! each score is JSON `{"score", "explanation", "reply"}`; a reply without a score is stored as
+//! value NULL with the raw reply, never as 0.
+//!
+//! The score is parsed from free text ([`parse_reply`]): `Output 1 Score: 85`, `Score: 85/100`,
+//! `**85**`, `85 out of 100`, `8/10` (scaled to 100), `85%`, or a lone number in 0-100 with words
+//! around it. The `1` of `Output 1` and the `100` of `/100` are never taken as scores.
+
+use crate::models::generate::{GenParams, Generator, Prompt};
+use crate::score::{Scored, Scorer, Target};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// What a judge is asked about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dimension {
+    Content,
+    Style,
+    Fluency,
+    /// The combined prompt: one score for all three.
+    Overall,
+}
+
+impl Dimension {
+    pub const ALL: [Dimension; 4] = [Dimension::Content, Dimension::Style, Dimension::Fluency, Dimension::Overall];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Dimension::Content => "content",
+            Dimension::Style => "style",
+            Dimension::Fluency => "fluency",
+            Dimension::Overall => "overall",
+        }
+    }
+
+    /// `judge-content`, ...
+    pub fn metric(self) -> String {
+        format!("judge-{}", self.name())
+    }
+
+    pub fn parse(s: &str) -> Option<Dimension> {
+        Dimension::ALL.into_iter().find(|d| d.name() == s || d.metric() == s)
+    }
+
+    /// The prompt template (`assets/judge/<name>.txt`).
+    pub fn template(self) -> &'static str {
+        match self {
+            Dimension::Content => include_str!("../../assets/judge/content.txt"),
+            Dimension::Style => include_str!("../../assets/judge/style.txt"),
+            Dimension::Fluency => include_str!("../../assets/judge/fluency.txt"),
+            Dimension::Overall => include_str!("../../assets/judge/overall.txt"),
+        }
+    }
+}
+
+/// Fills `{task}`, `{source_style}`, `{target_style}`, `{source}` and `{output}` in one pass
+/// (text that looks like a placeholder inside a filled value stays as it is).
+pub fn render(template: &str, t: &Target) -> String {
+    let task = format!("{}-to-{}", t.source_style, t.target_style);
+    let mut out = String::with_capacity(template.len() + t.source.len() + t.text.len());
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        out.push_str(&rest[..open]);
+        let tail = &rest[open..];
+        let close = tail.find('}').unwrap_or(0);
+        let value = match &tail[..=close] {
+            "{task}" => Some(task.as_str()),
+            "{source_style}" => Some(t.source_style.as_str()),
+            "{target_style}" => Some(t.target_style.as_str()),
+            "{source}" => Some(t.source.as_str()),
+            "{output}" => Some(t.text.as_str()),
+            _ => None,
+        };
+        match value {
+            Some(v) => {
+                out.push_str(v);
+                rest = &tail[close + 1..];
+            }
+            None => {
+                out.push('{');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A parsed judge reply.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Parsed {
+    /// 0-100, `None` when the reply holds no score.
+    pub score: Option<f64>,
+    pub explanation: Option<String>,
+}
+
+/// A number in the reply and how sure we are it is the score.
+struct Candidate {
+    value: f64,
+    strength: u8,
+}
+
+/// Finds the score and explanation in a judge's reply (see the module docs).
+pub fn parse_reply(reply: &str) -> Parsed {
+    // ASCII lowercasing keeps byte offsets.
+    let lower = reply.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let mut found: Vec<Candidate> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'.')) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i + 1 < bytes.len() && bytes[i] == b'.' && bytes[i + 1].is_ascii_digit() {
+            i += 1;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        let end = i;
+        if end < bytes.len() && bytes[end].is_ascii_alphabetic() {
+            continue; // "3rd", "4o"
+        }
+        if let Some(c) = candidate(&lower, start, end) {
+            found.push(c);
+        }
+    }
+    let best = found.iter().map(|c| c.strength).max();
+    let score = match best {
+        Some(s) if s >= 2 => found.iter().find(|c| c.strength == s).map(|c| c.value),
+        // Only bare numbers: take one when they all agree.
+        Some(_) if found.iter().all(|c| c.value == found[0].value) => Some(found[0].value),
+        _ => None,
+    };
+    Parsed { score, explanation: explanation(reply, &lower) }
+}
+
+fn candidate(lower: &str, start: usize, end: usize) -> Option<Candidate> {
+    let value: f64 = lower[start..end].parse().ok()?;
+    let before = &lower[..start];
+    let line_before = before.rsplit('\n').next().unwrap_or("");
+    let after = &lower[end..];
+    let trimmed = line_before.trim_end_matches([' ', '\t', '#', '(']);
+    // The "1" of "Output 1", a denominator, the ends of "from 0 to 100", "0-100".
+    let skip_after = ["/", "out of", "scale of", "from", "between"];
+    let range_end = [" to", " and", "-"].iter().any(|w| {
+        trimmed.strip_suffix(w).is_some_and(|b| b.trim_end().ends_with(|c: char| c.is_ascii_digit()))
+    });
+    if skip_after.iter().any(|w| trimmed.ends_with(w))
+        || range_end
+        || (trimmed.ends_with("output") && value < 10.0 && !denominator_follows(after))
+    {
+        return None;
+    }
+    let range = after.strip_prefix('-').or_else(|| after.strip_prefix(" to ")).or_else(|| after.strip_prefix(" and "));
+    if range.is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit())) {
+        return None;
+    }
+    // A list number "1. " at a line start.
+    if value < 10.0 && line_before.trim().is_empty() && (after.starts_with(". ") || after.starts_with(") ")) {
+        return None;
+    }
+    // x/N or x out of N: scaled to 100.
+    let rest = after.trim_start();
+    let denom = if let Some(r) = rest.strip_prefix('/') {
+        Some(r.trim_start())
+    } else {
+        rest.strip_prefix("out of").map(str::trim_start)
+    };
+    if let Some(d) = denom {
+        let digits: String = d.chars().take_while(|c| c.is_ascii_digit()).collect();
+        let n: f64 = digits.parse().ok()?;
+        if ![5.0, 10.0, 100.0].contains(&n) || value > n {
+            return None;
+        }
+        return Some(Candidate { value: value * 100.0 / n, strength: 3 });
+    }
+    if value > 100.0 {
+        return None;
+    }
+    if after.starts_with('%') || (before.ends_with("**") && after.starts_with("**")) || after_keyword(line_before) {
+        return Some(Candidate { value, strength: 2 });
+    }
+    Some(Candidate { value, strength: 1 })
+}
+
+fn denominator_follows(after: &str) -> bool {
+    let rest = after.trim_start();
+    rest.starts_with('/') || rest.starts_with("out of")
+}
+
+/// True when the text before a number ends with "score"/"rating" and a few connecting words
+/// ("Output 1 Score:", "score for output 1 is", "**Rating**: ").
+fn after_keyword(line_before: &str) -> bool {
+    let window: String = line_before.chars().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect();
+    let Some(k) = ["score", "rating", "rate", "grade"].iter().filter_map(|w| window.rfind(w).map(|p| p + w.len())).max() else {
+        return false;
+    };
+    let between = &window[k..];
+    // "output <n>" may sit between the keyword and the number; nothing else with digits.
+    let cleaned = strip_output_mentions(between);
+    cleaned.len() <= 25 && !cleaned.chars().any(|c| c.is_ascii_digit() || matches!(c, '.' | '!' | '?'))
+}
+
+fn strip_output_mentions(s: &str) -> String {
+    let mut out = String::new();
+    let mut rest = s;
+    while let Some(p) = rest.find("output") {
+        out.push_str(&rest[..p]);
+        let tail = rest[p + 6..].trim_start();
+        rest = tail.trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The text after "Explanation:", else the reply without its score line.
+fn explanation(reply: &str, lower: &str) -> Option<String> {
+    let text = match lower.find("explanation") {
+        Some(p) => {
+            let rest = &reply[p + "explanation".len()..];
+            rest.trim_start_matches(|c: char| c == ':' || c == '*' || c.is_whitespace())
+        }
+        None => reply.trim(),
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_owned())
+}
+
+/// `judge-<dimension>` with a local instruction-tuned model.
+pub struct JudgeScorer {
+    generator: Arc<Generator>,
+    dimension: Dimension,
+    params: GenParams,
+    config: Value,
+}
+
+impl JudgeScorer {
+    pub fn new(generator: Arc<Generator>, dimension: Dimension) -> anyhow::Result<JudgeScorer> {
+        let params = GenParams { max_new_tokens: 96, batch_size: 16, ..GenParams::default() };
+        let template = dimension.template();
+        let info = generator.info();
+        let config = json!({
+            "implementation": "tstlab judge 1 (one output per request, score 0-100 parsed from the reply)",
+            "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "model_sha256": generator.sha256()?,
+            "chat_template": info.chat_template,
+            "template_sha256": hex::encode(Sha256::digest(template.as_bytes())),
+            "decoding": {"temperature": params.temperature, "max_new_tokens": params.max_new_tokens},
+        });
+        Ok(JudgeScorer { generator, dimension, params, config })
+    }
+
+    /// The prompt sent for one output.
+    pub fn prompt(&self, t: &Target) -> String {
+        render(self.dimension.template(), t)
+    }
+}
+
+impl Scorer for JudgeScorer {
+    fn metric(&self) -> String {
+        self.dimension.metric()
+    }
+
+    fn config(&self) -> Value {
+        self.config.clone()
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        Ok(self.score_detailed(batch)?.into_iter().map(|s| s.value).collect())
+    }
+
+    fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
+        let prompts: Vec<Prompt> = batch.iter().map(|t| Prompt::user(&self.prompt(t))).collect();
+        let mut replies = vec![String::new(); batch.len()];
+        self.generator.generate(&prompts, &self.params, &AtomicBool::new(false), |i, g| replies[i] = g.text)?;
+        Ok(replies
+            .into_iter()
+            .map(|reply| {
+                let p = parse_reply(&reply);
+                let detail = json!({"score": p.score, "explanation": p.explanation, "reply": reply});
+                Scored { value: p.score, detail: Some(detail.to_string()) }
+            })
+            .collect())
+    }
+
+    fn batch_size(&self) -> usize {
+        self.params.batch_size
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,116 @@
+//! Fluency under the local causal LM (`models::lm_score`):
+//! - `g-ppl`: an output's perplexity under a general LM (SmolLM2 by default), exp(mean token
+//!   NLL), natural log; the detail keeps `nll` and `tokens` so that a corpus PPL can be
+//!   exp(sum NLL / sum tokens).
+//! - `nll-app` (LMStyle's NLL appropriateness): 100 / mean token NLL of the output as the reply
+//!   to its item's dialogue context (the chat template with the context as the user turn; only
+//!   the reply's tokens are scored). Higher is better. Items without a context are undefined.
+//!
+//! t-PPL = sqrt(d-PPL * g-PPL) is computed from the corpus values in the result table.
+
+use crate::models::lm_score::{Nll, TextLm};
+use crate::models::tokenizer::ChatMessage;
+use crate::score::{Scored, Scorer, Target};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+fn detail(n: &Option<Nll>) -> String {
+    match n {
+        Some(n) => json!({"nll": n.nll, "tokens": n.tokens}).to_string(),
+        None => json!({"reason": "longer than the model's context"}).to_string(),
+    }
+}
+
+/// `g-ppl`.
+pub struct GpplScorer {
+    lm: Arc<TextLm>,
+    config: Value,
+}
+
+impl GpplScorer {
+    pub fn new(lm: Arc<TextLm>) -> anyhow::Result<GpplScorer> {
+        let mut config = lm.config()?;
+        config["value"] = json!("exp(mean NLL over the text's tokens)");
+        Ok(GpplScorer { lm, config })
+    }
+}
+
+impl Scorer for GpplScorer {
+    fn metric(&self) -> String {
+        "g-ppl".into()
+    }
+
+    fn config(&self) -> Value {
+        self.config.clone()
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        Ok(self.score_detailed(batch)?.into_iter().map(|s| s.value).collect())
+    }
+
+    fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
+        let texts: Vec<&str> = batch.iter().map(|t| t.text.as_str()).collect();
+        let nll = self.lm.nll_texts(&texts)?;
+        Ok(nll.iter().map(|n| Scored { value: n.and_then(|n| n.ppl()), detail: Some(detail(n)) }).collect())
+    }
+
+    fn batch_size(&self) -> usize {
+        128
+    }
+}
+
+/// `nll-app`: needs the items' dialogue contexts (item id -> context).
+pub struct NllAppScorer {
+    lm: Arc<TextLm>,
+    contexts: HashMap<i64, String>,
+    config: Value,
+}
+
+impl NllAppScorer {
+    pub fn new(lm: Arc<TextLm>, contexts: HashMap<i64, String>) -> anyhow::Result<NllAppScorer> {
+        let mut config = lm.config()?;
+        config["text"] = json!("the output as the assistant's reply to the item's context (user turn, chat template)");
+        config["chat_template"] = json!(lm.generator().tokenizer().chat_source());
+        config["value"] = json!("100 / mean NLL over the reply's tokens");
+        Ok(NllAppScorer { lm, contexts, config })
+    }
+}
+
+impl Scorer for NllAppScorer {
+    fn metric(&self) -> String {
+        "nll-app".into()
+    }
+
+    fn config(&self) -> Value {
+        self.config.clone()
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        Ok(self.score_detailed(batch)?.into_iter().map(|s| s.value).collect())
+    }
+
+    fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
+        let tk = self.lm.generator().tokenizer();
+        let mut out = vec![Scored { value: None, detail: Some(json!({"reason": "the item has no context"}).to_string()) }; batch.len()];
+        let mut which = Vec::new();
+        let mut prompts = Vec::new();
+        let mut texts = Vec::new();
+        for (i, t) in batch.iter().enumerate() {
+            if let Some(c) = self.contexts.get(&t.item_id).filter(|c| !c.trim().is_empty()) {
+                which.push(i);
+                prompts.push(tk.encode_chat(&[ChatMessage::user(c)])?);
+                texts.push(t.text.as_str());
+            }
+        }
+        let nll = self.lm.nll_after(&prompts, &texts)?;
+        for (i, n) in which.into_iter().zip(&nll) {
+            out[i] = Scored { value: n.and_then(|n| n.mean()).filter(|m| *m > 0.0).map(|m| 100.0 / m), detail: Some(detail(n)) };
+        }
+        Ok(out)
+    }
+
+    fn batch_size(&self) -> usize {
+        64
+    }
+}

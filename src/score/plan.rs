@@ -1,0 +1,394 @@
+//! Which metrics to score and with which models: the metric names `tstlab score --metrics`
+//! and the TUI's scoring job take, the models they need (loaded once, shared), and the loop
+//! over metrics. A metric whose model is missing is reported absent with what to install; the
+//! other metrics still run. ACC and d-PPL need the dataset's style classifier and n-gram LMs:
+//! when they are not trained yet, the plan trains them (the n-gram classifier and the
+//! Kneser-Ney LMs take seconds) and says so.
+
+use super::{Outcome, Progress, Scorer, Selection};
+use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component};
+use crate::metrics::family::{Against, Convention};
+use crate::metrics::acc::{self, AccScorer};
+use crate::metrics::dppl::{self, DpplScorer, LmOptions};
+use crate::metrics::judge::{Dimension, JudgeScorer};
+use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
+use crate::metrics::style_data::StyleData;
+use crate::metrics::ppl::{GpplScorer, NllAppScorer};
+use crate::metrics::scorers::BleuScorer;
+use crate::models::bert::BertEncoder;
+use crate::models::lm_score::TextLm;
+use crate::models::registry;
+use crate::store::Store;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// A metric `tstlab score` computes per output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    Acc,
+    DPpl,
+    Bleu(Against),
+    Bert(bertscore::Against),
+    GPpl,
+    NllApp,
+    Judge(Dimension),
+}
+
+/// Names accepted in `--metrics` (besides the groups `tstbench`, `all`, `judge`).
+pub const NAMES: &[&str] = &[
+    "acc",
+    "d-ppl",
+    "s-bleu",
+    "r-bleu",
+    "multi-bleu",
+    "s-bert",
+    "r-bert",
+    "multi-bert",
+    "g-ppl",
+    "nll-app",
+    "judge-content",
+    "judge-style",
+    "judge-fluency",
+    "judge-overall",
+];
+
+/// TSTBench's per-output inputs: ACC, the BLEU family (the table computes corpus BLEU from the
+/// texts; these are the sentence-level values for item views and plots), BERTScore and d-PPL
+/// (TSTBench's n-gram LM). g-PPL is in `all`.
+pub const TSTBENCH: &str = "acc,s-bleu,r-bleu,multi-bleu,d-ppl,s-bert,r-bert,multi-bert";
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum PlanError {
+    #[error("unknown metric {0:?}; known: {known}, or the groups tstbench, judge, all", known = NAMES.join(", "))]
+    Unknown(String),
+    #[error("no metric named")]
+    Empty,
+}
+
+impl Metric {
+    /// The name in `--metrics` (and the stored id's family).
+    pub fn name(self) -> String {
+        match self {
+            Metric::Bleu(a) => format!("{}-bleu", a.prefix()),
+            Metric::Bert(a) => format!("{}-bert", a.prefix()),
+            Metric::Acc => "acc".into(),
+            Metric::DPpl => "d-ppl".into(),
+            Metric::GPpl => "g-ppl".into(),
+            Metric::NllApp => "nll-app".into(),
+            Metric::Judge(d) => d.metric(),
+        }
+    }
+
+    fn parse_one(s: &str) -> Option<Metric> {
+        Some(match s {
+            "acc" => Metric::Acc,
+            "d-ppl" => Metric::DPpl,
+            "s-bleu" => Metric::Bleu(Against::Source),
+            "r-bleu" => Metric::Bleu(Against::FirstReference),
+            "multi-bleu" => Metric::Bleu(Against::AllReferences),
+            "s-bert" => Metric::Bert(bertscore::Against::Source),
+            "r-bert" => Metric::Bert(bertscore::Against::Reference),
+            "multi-bert" => Metric::Bert(bertscore::Against::References),
+            "g-ppl" => Metric::GPpl,
+            "nll-app" => Metric::NllApp,
+            s => Metric::Judge(Dimension::parse(s).filter(|_| s.starts_with("judge-"))?),
+        })
+    }
+}
+
+/// Parses a comma-separated list; groups: `tstbench` (TSTBench's columns), `judge` (the four
+/// judge prompts), `all` (both and g-PPL; `nll-app` only when named, as it needs dialogue
+/// contexts).
+pub fn parse(list: &str) -> Result<Vec<Metric>, PlanError> {
+    let mut out: Vec<Metric> = Vec::new();
+    for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let s = s.to_ascii_lowercase();
+        let group = match s.as_str() {
+            "tstbench" => TSTBENCH.to_owned(),
+            "judge" => "judge-content,judge-style,judge-fluency,judge-overall".to_owned(),
+            "all" => format!("{TSTBENCH},g-ppl,judge"),
+            _ => String::new(),
+        };
+        let found = if group.is_empty() {
+            vec![Metric::parse_one(&s).ok_or_else(|| PlanError::Unknown(s.clone()))?]
+        } else {
+            parse(&group)?
+        };
+        for m in found {
+            if !out.contains(&m) {
+                out.push(m);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(PlanError::Empty);
+    }
+    Ok(out)
+}
+
+/// Models and conventions.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The causal LM (g-PPL, NLL appropriateness, judge): a GGUF file, a model folder, or the
+    /// name of an installed model.
+    pub model: String,
+    /// The BERT-family encoder for BERTScore: a folder or an installed model's name.
+    pub encoder: String,
+    /// Sentence-level BLEU convention.
+    pub bleu: Convention,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { model: registry::SMOLLM2.into(), encoder: registry::MINILM.into(), bleu: Convention::sacre13a() }
+    }
+}
+
+/// A model given as a path or as the name of a model tstlab installs.
+pub fn model_path(spec: &str) -> PathBuf {
+    let p = Path::new(spec);
+    if p.exists() || registry::find(spec).is_none() {
+        return p.to_path_buf();
+    }
+    registry::installed_path(spec)
+}
+
+/// "install it with ..." for a missing model.
+fn missing(spec: &str, what: &str) -> String {
+    let path = model_path(spec);
+    match registry::find(spec) {
+        Some(m) => format!("{what} {} is not installed at {}: install it with `tstlab models install {}`", m.name, path.display(), m.name),
+        None => format!("{what} not found at {} (give an existing GGUF file or model folder, or `tstlab models install`)", path.display()),
+    }
+}
+
+/// Models loaded on first use and shared by the metrics that need them.
+#[derive(Default)]
+pub struct Loaded {
+    lm: Option<Result<Arc<TextLm>, String>>,
+    encoder: Option<Result<Arc<BertEncoder>, String>>,
+}
+
+impl Loaded {
+    pub fn lm(&mut self, opts: &Options) -> Result<Arc<TextLm>, String> {
+        self.lm
+            .get_or_insert_with(|| {
+                let path = model_path(&opts.model);
+                if !path.exists() {
+                    return Err(missing(&opts.model, "the causal LM"));
+                }
+                TextLm::load(&path).map(Arc::new).map_err(|e| format!("cannot load the causal LM {}: {e}", path.display()))
+            })
+            .clone()
+    }
+
+    pub fn encoder(&mut self, opts: &Options) -> Result<Arc<BertEncoder>, String> {
+        self.encoder
+            .get_or_insert_with(|| {
+                let path = model_path(&opts.encoder);
+                if !path.exists() {
+                    return Err(missing(&opts.encoder, "the BERTScore encoder"));
+                }
+                BertEncoder::load(&path).map(Arc::new).map_err(|e| format!("cannot load the encoder {}: {e}", path.display()))
+            })
+            .clone()
+    }
+}
+
+/// Dialogue contexts of the selection's items (item id -> context), for `nll-app`.
+pub fn contexts(store: &Store, sel: &Selection) -> crate::store::Result<std::collections::HashMap<i64, String>> {
+    let mut st = store.conn().prepare(
+        "SELECT i.id, i.context FROM items i JOIN directions x ON x.id = i.direction_id
+         WHERE i.context IS NOT NULL AND (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR x.id = ?2)",
+    )?;
+    let rows = st.query_map(rusqlite::params![sel.dataset_id, sel.direction_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A dataset's name from its id.
+fn dataset_name(store: &Store, sel: &Selection) -> anyhow::Result<String> {
+    let id = sel.dataset_id.ok_or_else(|| anyhow::anyhow!("ACC and d-PPL need a dataset"))?;
+    Ok(store.conn().query_row("SELECT name FROM datasets WHERE id = ?1", [id], |r| r.get(0))?)
+}
+
+/// The dataset's n-gram style classifier, trained first when there is none.
+fn acc_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> anyhow::Result<AccScorer> {
+    let dataset = dataset_name(store, sel)?;
+    let dir = style_classifier::dir(&dataset, Kind::Ngram);
+    if !dir.join("manifest.json").is_file() {
+        note(format!("no style classifier for {dataset}: training the n-gram classifier (tstlab classifier train --dataset {dataset})"));
+        let data = StyleData::read(store, &dataset, false)?;
+        let opts = TrainOptions::default();
+        let texts = style_classifier::corpus(&data);
+        let mut fit = NgramFit { texts: Arc::new(texts), labels: data.styles.clone(), hyper: opts.ngram.clone() };
+        let m = style_classifier::train(&data, &mut fit, Kind::Ngram, &opts, &dir)?;
+        let refs = m.references.as_ref().map_or(String::new(), |r| format!(", {:.1}% on the human references", 100.0 * r.accuracy));
+        note(format!("trained on {}: {:.1}% held-out{refs} -> {}", m.trained_on, 100.0 * m.held_out.accuracy, dir.display()));
+    }
+    Ok(AccScorer::open(&dir, None)?)
+}
+
+/// The dataset's d-PPL language models, trained first when there are none.
+fn dppl_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> anyhow::Result<DpplScorer> {
+    let dataset = dataset_name(store, sel)?;
+    let root = crate::paths::models_dir().join("lm").join(&dataset);
+    if dppl::list_dataset(&root).is_empty() {
+        note(format!("no d-PPL LMs for {dataset}: training them (tstlab lm train --dataset {dataset})"));
+        let data = StyleData::read(store, &dataset, false)?;
+        for (style, r) in dppl::train_all(&data, &LmOptions::default(), &root) {
+            match r {
+                Ok(m) => note(format!("LM of {style}: order {}, {} tokens of {}", m.order, m.tokens, m.trained_on)),
+                Err(e) => note(format!("LM of {style}: {e}")),
+            }
+        }
+    }
+    Ok(DpplScorer::open(&dataset, &root)?)
+}
+
+/// A scorer for `m`, or why it cannot run (a missing model: what to install). ACC is built by
+/// [`acc_scorer`] (it writes details after the run).
+pub fn build(
+    m: Metric,
+    opts: &Options,
+    loaded: &mut Loaded,
+    store: &Store,
+    sel: &Selection,
+    note: &mut dyn FnMut(String),
+) -> anyhow::Result<Result<Box<dyn Scorer>, String>> {
+    Ok(Ok(match m {
+        Metric::Acc => anyhow::bail!("ACC is scored through acc::run"),
+        Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
+        Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu }),
+        Metric::Bert(a) => {
+            let enc = match loaded.encoder(opts) {
+                Ok(e) => e,
+                Err(e) => return Ok(Err(e)),
+            };
+            Box::new(BertScoreScorer { bertscore: BertScore::new(enc, None)?, against: a, component: Component::F1 })
+        }
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) => {
+            let lm = match loaded.lm(opts) {
+                Ok(l) => l,
+                Err(e) => return Ok(Err(e)),
+            };
+            match m {
+                Metric::GPpl => Box::new(GpplScorer::new(lm)?),
+                Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(lm.generator().clone(), d)?),
+                _ => unreachable!("matched above"),
+            }
+        }
+    }))
+}
+
+/// A built scorer: ACC has its own run (details written after the values).
+enum Scoring {
+    Plain(Box<dyn Scorer>),
+    Acc(AccScorer),
+}
+
+impl From<AccScorer> for Scoring {
+    fn from(s: AccScorer) -> Self {
+        Scoring::Acc(s)
+    }
+}
+
+/// What happens while a plan runs, for progress bars and job messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// Loading the models of a metric, then scoring it (the stored metric id).
+    Start { metric: String, index: usize, of: usize },
+    Progress { metric: String, progress: Progress },
+    Done(Outcome),
+    /// The metric cannot run: why and what to install.
+    Absent { metric: String, reason: String },
+    /// Something worth saying (e.g. a classifier trained on the way).
+    Note { metric: String, text: String },
+}
+
+/// The result of a plan.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Report {
+    pub done: Vec<Outcome>,
+    pub absent: Vec<(String, String)>,
+    pub cancelled: bool,
+}
+
+/// Scores every metric of `metrics` on the selection, one after the other.
+pub fn run(
+    store: &mut Store,
+    sel: &Selection,
+    metrics: &[Metric],
+    opts: &Options,
+    cancel: &AtomicBool,
+    on: &mut dyn FnMut(Event),
+) -> anyhow::Result<Report> {
+    let mut loaded = Loaded::default();
+    let mut report = Report::default();
+    for (index, &m) in metrics.iter().enumerate() {
+        if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            report.cancelled = true;
+            break;
+        }
+        on(Event::Start { metric: m.name(), index, of: metrics.len() });
+        let mut notes = Vec::new();
+        let built = if m == Metric::Acc {
+            acc_scorer(store, sel, &mut |t| notes.push(t)).map(|s| Ok(Scoring::from(s)))
+        } else {
+            build(m, opts, &mut loaded, store, sel, &mut |t| notes.push(t)).map(|b| b.map(Scoring::Plain))
+        };
+        for text in notes {
+            on(Event::Note { metric: m.name(), text });
+        }
+        let built = match built {
+            Ok(Ok(b)) => Ok(b),
+            Ok(Err(reason)) => Err(reason),
+            Err(e) if m == Metric::Acc || m == Metric::DPpl => Err(format!("{e:#}")),
+            Err(e) => return Err(e),
+        };
+        let mut scorer = match built {
+            Ok(s) => s,
+            Err(reason) => {
+                on(Event::Absent { metric: m.name(), reason: reason.clone() });
+                report.absent.push((m.name(), reason));
+                continue;
+            }
+        };
+        let metric = m.name();
+        let progress = &mut |p| on(Event::Progress { metric: metric.clone(), progress: p });
+        let outcome = match &mut scorer {
+            Scoring::Plain(s) => super::run(store, s.as_mut(), sel, cancel, progress)?,
+            Scoring::Acc(s) => acc::run(store, s, sel, cancel, progress)?,
+        };
+        on(Event::Done(outcome.clone()));
+        report.cancelled |= outcome.cancelled;
+        report.done.push(outcome);
+        if report.cancelled {
+            break;
+        }
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_groups_and_errors() {
+        let t = parse("tstbench").unwrap();
+        assert_eq!(t.iter().map(|m| m.name()).collect::<Vec<_>>().join(","), TSTBENCH);
+        // Groups and names merge without repeats, in order of first mention.
+        let a = parse("r-bleu, all").unwrap();
+        assert_eq!(a[0], Metric::Bleu(Against::FirstReference));
+        assert_eq!(a.len(), 8 + 1 + 4);
+        assert!(!a.contains(&Metric::NllApp));
+        for n in NAMES {
+            assert_eq!(parse(n).unwrap()[0].name(), *n);
+        }
+        assert_eq!(parse("bleu"), Err(PlanError::Unknown("bleu".into())));
+        assert_eq!(parse("judge-x"), Err(PlanError::Unknown("judge-x".into())));
+        assert_eq!(parse(" , "), Err(PlanError::Empty));
+    }
+}

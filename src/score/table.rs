@@ -1,0 +1,462 @@
+//! The result table of a dataset direction in TSTBench's layout: one row per system with ACC,
+//! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus G2 and the output/reference
+//! length ratio (METHODS.md section 3).
+//!
+//! BLEU is corpus BLEU as TSTBench computes it (NLTK `corpus_bleu`, lowercased whitespace
+//! tokens, no smoothing), recomputed from the texts, times 100. The other columns come from the
+//! per-output scores in the store: ACC and CoLA are shares (times 100), BERTScore F1 is a mean
+//! (times 100), PPL is d-PPL when scored (TSTBench's n-gram LM on target-style text), else
+//! g-PPL, at corpus level (exp(sum NLL / sum tokens)) when the scores keep their token counts,
+//! else the mean of the outputs' values. Joint = (ACC * BLEU / ln PPL)^(1/3) and
+//! G2 = sqrt(ACC * BLEU) with BLEU = multi-BLEU when items have several references, else r-BLEU.
+//! A column whose inputs are missing is absent, with the reason and what to run.
+
+use crate::analysis::joint::joint;
+use crate::metrics::family::{self, Convention};
+use crate::store::{self, Store};
+use rusqlite::OptionalExtension;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Column {
+    Acc,
+    SBleu,
+    RBleu,
+    MultiBleu,
+    SBert,
+    RBert,
+    MultiBert,
+    Cola,
+    Ppl,
+    Joint,
+    G2,
+    LenRatio,
+}
+
+impl Column {
+    pub const ALL: [Column; 12] = [
+        Column::Acc,
+        Column::SBleu,
+        Column::RBleu,
+        Column::MultiBleu,
+        Column::SBert,
+        Column::RBert,
+        Column::MultiBert,
+        Column::Cola,
+        Column::Ppl,
+        Column::Joint,
+        Column::G2,
+        Column::LenRatio,
+    ];
+
+    /// The header as TSTBench writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Column::Acc => "ACC",
+            Column::SBleu => "s-BLEU",
+            Column::RBleu => "r-BLEU",
+            Column::MultiBleu => "multi-BLEU",
+            Column::SBert => "s-BERT",
+            Column::RBert => "r-BERT",
+            Column::MultiBert => "multi-BERT",
+            Column::Cola => "CoLA",
+            Column::Ppl => "PPL",
+            Column::Joint => "Joint",
+            Column::G2 => "G2",
+            Column::LenRatio => "Len",
+        }
+    }
+
+    /// `Some(true)` when higher is better, `Some(false)` when lower is; `None` for the length
+    /// ratio (neither: closer to 1 is closer to the references).
+    pub fn higher_is_better(self) -> Option<bool> {
+        match self {
+            Column::Ppl => Some(false),
+            Column::LenRatio => None,
+            _ => Some(true),
+        }
+    }
+
+    /// `↑`, `↓` or nothing.
+    pub fn arrow(self) -> &'static str {
+        match self.higher_is_better() {
+            Some(true) => "↑",
+            Some(false) => "↓",
+            None => "",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    pub system: String,
+    pub kind: String,
+    pub outputs: usize,
+    /// One value per column of the table (`None`: absent).
+    pub values: Vec<Option<f64>>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    pub dataset: String,
+    pub direction: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+    /// Why a column is absent (for every row), and how to fill it.
+    pub absent: BTreeMap<Column, String>,
+    /// Which metric configuration each column uses.
+    pub sources: BTreeMap<Column, String>,
+    /// Cells left absent because not every output of the system is scored yet.
+    pub partial: Vec<String>,
+}
+
+impl Table {
+    pub fn value(&self, row: usize, col: Column) -> Option<f64> {
+        let c = self.columns.iter().position(|&x| x == col)?;
+        self.rows.get(row)?.values[c]
+    }
+
+    /// The row index of the best value of a column (ties: the first); `None` for the length
+    /// ratio and for columns with no value.
+    pub fn best(&self, col: Column) -> Option<usize> {
+        let c = self.columns.iter().position(|&x| x == col)?;
+        let higher = col.higher_is_better()?;
+        let mut best: Option<(usize, f64)> = None;
+        for (i, r) in self.rows.iter().enumerate() {
+            if let Some(v) = r.values[c] {
+                if best.is_none_or(|(_, b)| if higher { v > b } else { v < b }) {
+                    best = Some((i, v));
+                }
+            }
+        }
+        best.map(|b| b.0)
+    }
+
+    /// Sorts the rows by a column, best first (absent values last); the system name otherwise.
+    pub fn sort_by(&mut self, col: Option<Column>) {
+        let c = col.and_then(|col| self.columns.iter().position(|&x| x == col));
+        let higher = col.and_then(Column::higher_is_better).unwrap_or(true);
+        self.rows.sort_by(|a, b| {
+            let key = |r: &Row| c.and_then(|c| r.values[c]);
+            match (key(a), key(b)) {
+                (Some(x), Some(y)) if higher => y.total_cmp(&x),
+                (Some(x), Some(y)) => x.total_cmp(&y),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (None, None) => std::cmp::Ordering::Equal,
+            }
+            .then_with(|| a.system.cmp(&b.system))
+        });
+    }
+}
+
+/// Joint's and G2's BLEU: multi-BLEU when items have several references, else r-BLEU.
+pub fn joint_bleu(max_refs: usize, r_bleu: Option<f64>, multi_bleu: Option<f64>) -> Option<f64> {
+    if max_refs > 1 { multi_bleu } else { r_bleu }
+}
+
+/// G2 = sqrt(ACC * BLEU).
+pub fn g2(acc: f64, bleu: f64) -> Option<f64> {
+    (acc >= 0.0 && bleu >= 0.0).then(|| (acc * bleu).sqrt())
+}
+
+/// One output of a system with what the table needs.
+struct Out {
+    id: i64,
+    source: String,
+    refs: Vec<String>,
+    text: String,
+}
+
+/// The outputs of the latest run of each system in a direction, by system (name, kind).
+fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, String), Vec<Out>>> {
+    let conn = store.conn();
+    let mut st = conn.prepare(
+        "SELECT o.id, i.id, i.source, o.text, y.name, y.kind
+         FROM outputs o JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id
+         JOIN systems y ON u.system_id = y.id
+         WHERE i.direction_id = ?1
+           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
+                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
+         ORDER BY y.name, i.idx",
+    )?;
+    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+    let mut cache: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut out: BTreeMap<(String, String), Vec<Out>> = BTreeMap::new();
+    let mut q = st.query([direction_id])?;
+    while let Some(r) = q.next()? {
+        let item: i64 = r.get(1)?;
+        if !cache.contains_key(&item) {
+            let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
+            cache.insert(item, v);
+        }
+        out.entry((r.get(4)?, r.get(5)?)).or_default().push(Out {
+            id: r.get(0)?,
+            source: r.get(2)?,
+            refs: cache[&item].clone(),
+            text: r.get(3)?,
+        });
+    }
+    Ok(out)
+}
+
+/// Stored per-output values of one metric in one configuration.
+struct Scores {
+    config: String,
+    values: HashMap<i64, (Option<f64>, Option<String>)>,
+}
+
+/// The configuration of `metric` with the most values in the direction (ties: by hash), and
+/// its values.
+fn scores(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Scores>> {
+    let conn = store.conn();
+    let config: Option<String> = conn
+        .query_row(
+            "SELECT c.config FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
+             WHERE i.direction_id = ?1 AND c.metric = ?2
+             GROUP BY c.config ORDER BY COUNT(c.value) DESC, c.config LIMIT 1",
+            rusqlite::params![direction_id, metric],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(config) = config else { return Ok(None) };
+    let mut st = conn.prepare(
+        "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
+         JOIN items i ON o.item_id = i.id WHERE i.direction_id = ?1 AND c.metric = ?2 AND c.config = ?3",
+    )?;
+    let values = st
+        .query_map(rusqlite::params![direction_id, metric, config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+        .collect::<Result<_, _>>()?;
+    Ok(Some(Scores { config, values }))
+}
+
+/// Mean of the defined values of a system's outputs (`None` when none has one).
+fn mean(outs: &[Out], s: &Scores, scale: f64) -> Option<f64> {
+    let v: Vec<f64> = outs.iter().filter_map(|o| s.values.get(&o.id).and_then(|x| x.0)).collect();
+    (!v.is_empty()).then(|| scale * v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// Corpus PPL = exp(sum NLL / sum tokens) when every scored output keeps `nll` and `tokens` in
+/// its detail; else the mean of the values. Returns the value and whether it is corpus-level.
+fn corpus_ppl(outs: &[Out], s: &Scores) -> Option<(f64, bool)> {
+    let (mut nll, mut tokens, mut all) = (0.0, 0.0, true);
+    let mut vals = Vec::new();
+    for o in outs {
+        let Some((Some(v), detail)) = s.values.get(&o.id) else { continue };
+        vals.push(*v);
+        let d: Option<serde_json::Value> = detail.as_deref().and_then(|d| serde_json::from_str(d).ok());
+        match d.as_ref().and_then(|d| Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?))) {
+            Some((n, t)) => {
+                nll += n;
+                tokens += t;
+            }
+            None => all = false,
+        }
+    }
+    if vals.is_empty() {
+        return None;
+    }
+    if all && tokens > 0.0 {
+        return Some(((nll / tokens).exp(), true));
+    }
+    Some((vals.iter().sum::<f64>() / vals.len() as f64, false))
+}
+
+/// Total whitespace tokens of the outputs over those of their first references.
+fn len_ratio(outs: &[Out]) -> Option<f64> {
+    let (mut o, mut r) = (0usize, 0usize);
+    for x in outs.iter().filter(|x| !x.refs.is_empty()) {
+        o += x.text.split_whitespace().count();
+        r += x.refs[0].split_whitespace().count();
+    }
+    (r > 0).then(|| o as f64 / r as f64)
+}
+
+/// Metric ids read from the store, per column (first found wins for PPL).
+const STORED: &[(Column, &[&str])] = &[
+    (Column::Acc, &["acc"]),
+    (Column::SBert, &["s-bert"]),
+    (Column::RBert, &["r-bert"]),
+    (Column::MultiBert, &["multi-bert"]),
+    (Column::Cola, &["cola"]),
+    (Column::Ppl, &["d-ppl", "g-ppl"]),
+];
+
+/// What to run to fill an absent stored column.
+fn hint(col: Column, dataset: &str) -> String {
+    match col {
+        Column::Acc => format!("no ACC scores: train the style classifier and score (`tstlab score --dataset {dataset} --metrics acc`)"),
+        Column::SBert | Column::RBert | Column::MultiBert => {
+            format!("no {} scores: `tstlab score --dataset {dataset} --metrics {}`", col.name(), col.name().to_lowercase())
+        }
+        Column::Cola => format!("no CoLA scores: give a CoLA classifier folder (`tstlab classifier cola --dataset {dataset} --model DIR`)"),
+        Column::Ppl => format!("no PPL scores: `tstlab score --dataset {dataset} --metrics d-ppl` (or g-ppl)"),
+        _ => String::new(),
+    }
+}
+
+/// The table of one direction of a dataset (`direction`: `source->target`).
+pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Table> {
+    let dataset_id = store.dataset_id(dataset)?;
+    let direction_id = store.direction_id(dataset_id, direction)?;
+    let by_system = outputs(store, direction_id)?;
+    let conv = Convention::nltk();
+    let mut absent: BTreeMap<Column, String> = BTreeMap::new();
+    let mut sources: BTreeMap<Column, String> = BTreeMap::new();
+    let mut stored: HashMap<Column, Scores> = HashMap::new();
+    for (col, ids) in STORED {
+        let mut found = None;
+        for id in *ids {
+            if let Some(s) = scores(store, direction_id, id)? {
+                sources.insert(*col, format!("{id}@{}", &s.config[..s.config.len().min(8)]));
+                found = Some(s);
+                break;
+            }
+        }
+        match found {
+            Some(s) => {
+                stored.insert(*col, s);
+            }
+            None => {
+                absent.insert(*col, hint(*col, dataset));
+            }
+        }
+    }
+    let max_refs = by_system.values().flatten().map(|o| o.refs.len()).max().unwrap_or(0);
+    if max_refs == 0 {
+        for c in [Column::RBleu, Column::MultiBleu, Column::LenRatio] {
+            absent.insert(c, "no human references in this direction".into());
+        }
+    } else if max_refs == 1 {
+        absent.insert(Column::MultiBleu, "one reference per item: multi-BLEU would equal r-BLEU".into());
+    }
+    for c in [Column::SBleu, Column::RBleu, Column::MultiBleu] {
+        if !absent.contains_key(&c) {
+            sources.insert(c, "corpus BLEU, NLTK convention (lowercased, whitespace split, no smoothing) x 100".into());
+        }
+    }
+    let jb = if max_refs > 1 { Column::MultiBleu } else { Column::RBleu };
+    for (c, needs) in [(Column::Joint, &[Column::Acc, jb, Column::Ppl][..]), (Column::G2, &[Column::Acc, jb][..])] {
+        let missing: Vec<&str> = needs.iter().filter(|n| absent.contains_key(n)).map(|n| n.name()).collect();
+        if missing.is_empty() {
+            let from = if c == Column::Joint { format!("ACC, {} and PPL", jb.name()) } else { format!("ACC and {}", jb.name()) };
+            sources.insert(c, format!("from {from}"));
+        } else {
+            absent.insert(c, format!("needs {}", missing.join(", ")));
+        }
+    }
+    let mut rows = Vec::new();
+    let mut partial_by: BTreeMap<Column, (usize, usize, usize)> = BTreeMap::new();
+    for ((system, kind), outs) in &by_system {
+        let mut v: HashMap<Column, Option<f64>> = HashMap::new();
+        let texts: Vec<&str> = outs.iter().map(|o| o.text.as_str()).collect();
+        let srcs: Vec<&str> = outs.iter().map(|o| o.source.as_str()).collect();
+        v.insert(Column::SBleu, family::s_bleu(&conv, &texts, &srcs).ok().map(|x| 100.0 * x));
+        let with_refs: Vec<&Out> = outs.iter().filter(|o| !o.refs.is_empty()).collect();
+        if !with_refs.is_empty() {
+            let t: Vec<&str> = with_refs.iter().map(|o| o.text.as_str()).collect();
+            let r: Vec<&[String]> = with_refs.iter().map(|o| o.refs.as_slice()).collect();
+            v.insert(Column::RBleu, family::r_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+            if max_refs > 1 {
+                v.insert(Column::MultiBleu, family::multi_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+            }
+        }
+        v.insert(Column::LenRatio, len_ratio(outs));
+        for (col, s) in &stored {
+            let scored = outs.iter().filter(|o| s.values.contains_key(&o.id)).count();
+            if scored < outs.len() {
+                let e = partial_by.entry(*col).or_insert((0, 0, 0));
+                *e = (e.0 + scored, e.1 + outs.len(), e.2 + 1);
+                continue;
+            }
+            let x = match col {
+                Column::Ppl => corpus_ppl(outs, s).map(|p| p.0),
+                _ => mean(outs, s, 100.0),
+            };
+            v.insert(*col, x);
+        }
+        let get = |v: &HashMap<Column, Option<f64>>, c: Column| v.get(&c).copied().flatten();
+        let bleu = joint_bleu(max_refs, get(&v, Column::RBleu), get(&v, Column::MultiBleu));
+        let (acc, ppl) = (get(&v, Column::Acc), get(&v, Column::Ppl));
+        v.insert(Column::Joint, acc.zip(bleu).zip(ppl).and_then(|((a, b), p)| joint(a, b, p)));
+        v.insert(Column::G2, acc.zip(bleu).and_then(|(a, b)| g2(a, b)));
+        rows.push(Row {
+            system: system.clone(),
+            kind: kind.clone(),
+            outputs: outs.len(),
+            values: Column::ALL.iter().map(|c| if absent.contains_key(c) { None } else { get(&v, *c) }).collect(),
+        });
+    }
+    let partial = partial_by
+        .iter()
+        .map(|(c, (n, of, systems))| format!("{}: {n} of {of} outputs of {systems} system(s) scored", c.name()))
+        .collect();
+    if let Some(s) = stored.get(&Column::Ppl) {
+        let corpus = by_system.values().any(|outs| corpus_ppl(outs, s).is_some_and(|p| p.1));
+        let src = sources.get_mut(&Column::Ppl).expect("set with the scores");
+        src.push_str(if corpus { ", corpus level exp(sum NLL / sum tokens)" } else { ", mean over outputs" });
+    }
+    Ok(Table {
+        dataset: dataset.to_owned(),
+        direction: direction.to_owned(),
+        columns: Column::ALL.to_vec(),
+        rows,
+        absent,
+        sources,
+        partial,
+    })
+}
+
+/// The tables of every direction of a dataset (or of one).
+pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyhow::Result<Vec<Table>> {
+    let id = store.dataset_id(dataset)?;
+    let dirs: Vec<String> = match direction {
+        Some(d) => vec![d.to_owned()],
+        None => store.directions(id)?.into_iter().map(|d| format!("{}->{}", d.source_style, d.target_style)).collect(),
+    };
+    dirs.iter().map(|d| build(store, dataset, d)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joint_example_of_methods_md() {
+        // METHODS.md section 3: ACC 93.2, multi-BLEU 49.3, PPL 119.5 -> Joint 9.9.
+        let bleu = joint_bleu(4, Some(20.0), Some(49.3)).unwrap();
+        assert_eq!(bleu, 49.3);
+        let j = joint(93.2, bleu, 119.5).unwrap();
+        assert_eq!(format!("{j:.1}"), "9.9");
+        // With one reference r-BLEU enters.
+        assert_eq!(joint_bleu(1, Some(20.0), None), Some(20.0));
+        assert!((g2(93.2, 49.3).unwrap() - (93.2f64 * 49.3).sqrt()).abs() < 1e-12);
+    }
+
+    #[test]
+    fn best_and_sort() {
+        let row = |s: &str, acc: Option<f64>, ppl: Option<f64>| Row {
+            system: s.into(),
+            kind: "x".into(),
+            outputs: 1,
+            values: vec![acc, ppl],
+        };
+        let mut t = Table {
+            dataset: "d".into(),
+            direction: "a->b".into(),
+            columns: vec![Column::Acc, Column::Ppl],
+            rows: vec![row("a", Some(50.0), Some(80.0)), row("b", None, Some(40.0)), row("c", Some(90.0), None)],
+            absent: BTreeMap::new(),
+            sources: BTreeMap::new(),
+            partial: Vec::new(),
+        };
+        assert_eq!(t.best(Column::Acc), Some(2));
+        assert_eq!(t.best(Column::Ppl), Some(1));
+        t.sort_by(Some(Column::Ppl));
+        assert_eq!(t.rows.iter().map(|r| r.system.as_str()).collect::<Vec<_>>(), ["b", "a", "c"]);
+        t.sort_by(Some(Column::Acc));
+        assert_eq!(t.rows.iter().map(|r| r.system.as_str()).collect::<Vec<_>>(), ["c", "a", "b"]);
+    }
+}

@@ -1,0 +1,211 @@
+//! Scores: the result table of a dataset direction in TSTBench's layout (built on the loader
+//! thread), sortable by any column; `x` scores the dataset's `tstbench` metrics as a background
+//! job (progress on the Jobs screen), `w` writes the table as Markdown, LaTeX and CSV.
+
+use crate::jobs::Cancelled;
+use crate::score::Selection;
+use crate::score::plan::{self, Event, Options};
+use crate::score::table::{Column, Table};
+use crate::score::table_fmt;
+use crate::store::Store;
+use crate::tui::action::Action;
+use crate::tui::app::{Shared, View};
+use crate::tui::keys::Context;
+use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+use std::path::PathBuf;
+
+#[derive(Default)]
+pub struct Scores {
+    pub datasets: Vec<String>,
+    pub dataset: Option<String>,
+    pub tables: Vec<Table>,
+    /// The direction shown.
+    pub direction: usize,
+    /// The selected column (index into `Column::ALL`).
+    pub column: usize,
+    /// The column the rows are sorted by (`None`: by system).
+    pub sort: Option<Column>,
+    pub scroll: usize,
+    /// Set once the screen asked for data.
+    pub loaded: bool,
+}
+
+impl Scores {
+    fn request(&mut self, sh: &mut Shared) {
+        self.loaded = true;
+        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone() });
+    }
+
+    pub fn table(&self) -> Option<&Table> {
+        self.tables.get(self.direction)
+    }
+
+    fn start_scoring(&self, sh: &mut Shared) -> Action {
+        let Some(dataset) = self.dataset.clone() else { return Action::Note("no dataset with outputs".into(), true) };
+        let path = sh.store_path.clone();
+        let name = format!("score {dataset} tstbench");
+        let id = sh.jobs.spawn(name.clone(), move |ctx| {
+            let mut store = Store::open(&path)?;
+            let sel = Selection { dataset_id: Some(store.dataset_id(&dataset)?), direction_id: None, systems: Vec::new() };
+            let metrics = plan::parse(plan::TSTBENCH)?;
+            let report = plan::run(&mut store, &sel, &metrics, &Options::default(), ctx.cancel_flag(), &mut |e| match e {
+                Event::Start { metric, index, of } => ctx.message(format!("[{}/{of}] {metric}", index + 1)),
+                Event::Progress { progress, .. } => ctx.progress(progress.done as u64, progress.total as u64),
+                Event::Note { metric, text } => ctx.message(format!("{metric}: {text}")),
+                Event::Absent { .. } | Event::Done(_) => {}
+            })?;
+            if report.cancelled {
+                return Err(Cancelled.into());
+            }
+            let computed: usize = report.done.iter().map(|o| o.computed).sum();
+            let cached: usize = report.done.iter().map(|o| o.cached).sum();
+            let mut text = format!("{} metrics: {computed} scores computed, {cached} cached", report.done.len());
+            for (m, why) in &report.absent {
+                text += &format!("; {m} absent: {why}");
+            }
+            Ok(text)
+        });
+        Action::Note(format!("started job {id}: {name} (3 Jobs shows progress)"), false)
+    }
+
+    /// Writes the shown dataset's tables to `tables/<dataset>.{md,tex,csv}`.
+    fn write(&self) -> Action {
+        let Some(dataset) = &self.dataset else { return Action::Note("nothing to write".into(), true) };
+        let dir = PathBuf::from("tables");
+        let base = dir.join(dataset.replace(['/', '\\'], "-"));
+        let result = (|| -> anyhow::Result<()> {
+            std::fs::create_dir_all(&dir)?;
+            let md: Vec<String> = self.tables.iter().map(table_fmt::markdown).collect();
+            std::fs::write(base.with_extension("md"), md.join("\n"))?;
+            let tex: Vec<String> = self.tables.iter().map(table_fmt::latex).collect();
+            std::fs::write(base.with_extension("tex"), tex.join("\n"))?;
+            std::fs::write(base.with_extension("csv"), table_fmt::csv(&self.tables)?)?;
+            Ok(())
+        })();
+        match result {
+            Ok(()) => Action::Note(format!("wrote {}.md, .tex and .csv", base.display()), false),
+            Err(e) => Action::Note(format!("cannot write {}: {e}", base.display()), true),
+        }
+    }
+
+    fn resort(&mut self) {
+        for t in &mut self.tables {
+            t.sort_by(self.sort);
+        }
+    }
+}
+
+impl View for Scores {
+    fn context(&self) -> Context {
+        Context::Scores
+    }
+
+    fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
+        match action {
+            Action::Refresh => self.request(sh),
+            Action::Loaded(r) => {
+                if let Ok(Reply::ScoreTable(b)) = r.result {
+                    let (datasets, name, tables) = *b;
+                    self.datasets = datasets;
+                    self.dataset = Some(name).filter(|n| !n.is_empty());
+                    self.tables = tables;
+                    self.direction = self.direction.min(self.tables.len().saturating_sub(1));
+                    self.resort();
+                }
+            }
+            Action::Left => self.column = (self.column + Column::ALL.len() - 1) % Column::ALL.len(),
+            Action::Right => self.column = (self.column + 1) % Column::ALL.len(),
+            Action::CycleSort => {
+                let c = Column::ALL[self.column];
+                self.sort = if self.sort == Some(c) { None } else { Some(c) };
+                self.resort();
+            }
+            Action::CyclePart if !self.tables.is_empty() => {
+                self.direction = (self.direction + 1) % self.tables.len();
+                self.scroll = 0;
+            }
+            Action::CycleDataset if !self.datasets.is_empty() => {
+                let i = self.dataset.as_ref().and_then(|d| self.datasets.iter().position(|x| x == d)).map_or(0, |i| i + 1);
+                self.dataset = Some(self.datasets[i % self.datasets.len()].clone());
+                self.direction = 0;
+                self.scroll = 0;
+                self.request(sh);
+            }
+            Action::StartScoring => return Some(self.start_scoring(sh)),
+            Action::WriteTable => return Some(self.write()),
+            Action::Up => self.scroll = self.scroll.saturating_sub(1),
+            Action::Down => self.scroll += 1,
+            Action::Top => self.scroll = 0,
+            _ => {}
+        }
+        None
+    }
+
+    fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
+        let busy = if sh.loader.busy(Topic::ScoreTable) { " · loading…" } else { "" };
+        let title = match self.table() {
+            Some(t) => format!(" Scores · {} · {} ({}/{}){busy} ", t.dataset, t.direction, self.direction + 1, self.tables.len()),
+            None => format!(" Scores{busy} "),
+        };
+        let block = theme::pane(title, true);
+        let inner = block.inner(area);
+        f.render_widget(block, area);
+        let Some(t) = self.table() else {
+            let text = if self.datasets.is_empty() { "no dataset with outputs (import one: 4)" } else { "loading…" };
+            f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
+            return;
+        };
+        let notes = table_fmt::notes(t);
+        let note_h = (notes.len() as u16).min(inner.height / 3);
+        let [body, foot] = Layout::vertical([Constraint::Min(3), Constraint::Length(note_h)]).areas(inner);
+        let name_w = t.rows.iter().map(|r| r.system.chars().count()).max().unwrap_or(6).max(6) + 1;
+        let cells: Vec<Vec<String>> = t
+            .rows
+            .iter()
+            .map(|r| t.columns.iter().zip(&r.values).map(|(c, v)| v.map_or("—".into(), |v| table_fmt::fmt_value(*c, v))).collect())
+            .collect();
+        let widths: Vec<usize> = t
+            .columns
+            .iter()
+            .enumerate()
+            .map(|(i, c)| cells.iter().map(|r| r[i].chars().count()).chain([c.name().chars().count() + 3]).max().unwrap_or(4))
+            .collect();
+        let selected = Column::ALL[self.column];
+        let mut head = vec![Span::styled(format!("{:<name_w$}", "system"), theme::LABEL)];
+        for (i, c) in t.columns.iter().enumerate() {
+            let sorted = if self.sort == Some(*c) { "▾" } else { "" };
+            let text = format!(" {:>w$}", format!("{}{}{sorted}", c.name(), c.arrow()), w = widths[i]);
+            let style = if *c == selected { theme::SELECTED } else { theme::LABEL };
+            head.push(Span::styled(text, style));
+        }
+        let mut lines = vec![Line::from(head)];
+        let best: Vec<Option<usize>> = t.columns.iter().map(|&c| t.best(c)).collect();
+        let rows_h = body.height.saturating_sub(1) as usize;
+        let scroll = self.scroll.min(t.rows.len().saturating_sub(rows_h));
+        for (ri, (r, row)) in t.rows.iter().zip(&cells).enumerate().skip(scroll).take(rows_h) {
+            let mut spans = vec![Span::raw(format!("{:<name_w$}", theme::fit(&r.system, name_w)))];
+            for (i, cell) in row.iter().enumerate() {
+                let text = format!(" {cell:>w$}", w = widths[i]);
+                let style = if best[i] == Some(ri) {
+                    theme::OK.add_modifier(Modifier::BOLD)
+                } else if r.values[i].is_none() {
+                    theme::MUTED
+                } else {
+                    ratatui::style::Style::default()
+                };
+                spans.push(Span::styled(text, style));
+            }
+            lines.push(Line::from(spans));
+        }
+        f.render_widget(Paragraph::new(lines), body);
+        let notes: Vec<Line> = notes.into_iter().map(|n| Line::styled(n, theme::MUTED)).collect();
+        f.render_widget(Paragraph::new(notes), foot);
+        self.scroll = scroll;
+    }
+}
