@@ -148,7 +148,7 @@ fn tradeoff_points_and_pareto_front() {
     let x = data::resolve_metric(&keys, "r-bleu.nltk").unwrap().0;
     let y = data::resolve_metric(&keys, "acc").unwrap().0;
     let d0 = names.find_direction("informal->formal").unwrap();
-    let t = tradeoff_data(&store, &names, &x, &y, &Grouping::Direction, Some(d0), &Orientations::default()).unwrap();
+    let t = tradeoff_data(&store, &names, &x, &y, &Grouping::Direction, Some(d0), &Orientations::default(), false).unwrap();
     let got: Vec<(&str, f64, f64, bool)> = t.points.iter().map(|p| (p.system.as_str(), p.x, p.y, p.on_front)).collect();
     let mean = |s: usize, f: &dyn Fn(usize, usize) -> f64| (1..=4).map(|i| f(i, s)).sum::<f64>() / 4.0;
     for (s, name) in SYSTEMS.iter().enumerate() {
@@ -158,7 +158,7 @@ fn tradeoff_points_and_pareto_front() {
     }
     // Runs of one model: beta_v1 and beta_v2 share a prefix and a manifest "model".
     for g in [Grouping::Prefix, Grouping::Manifest("model".into())] {
-        let t = tradeoff_data(&store, &names, &x, &y, &g, None, &Orientations::default()).unwrap();
+        let t = tradeoff_data(&store, &names, &x, &y, &g, None, &Orientations::default(), false).unwrap();
         let beta: Vec<&str> = t.points.iter().filter(|p| p.group == "beta").map(|p| p.system.as_str()).collect();
         assert_eq!(beta, ["beta_v1", "beta_v2"], "{g:?}");
         let fig = t.figure("t");

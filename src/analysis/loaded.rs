@@ -97,7 +97,7 @@ pub fn cell_report(store: &Store, dataset: &str, metric: &MetricKey, column: &Co
 /// Trade-off points per direction.
 pub fn tradeoff(store: &Store, dataset: &str, x: &MetricKey, y: &MetricKey) -> Result<TradeoffData> {
     let names = Names::load(store, dataset)?;
-    tradeoff_data(store, &names, x, y, &Grouping::Direction, None, &Orientations::default())
+    tradeoff_data(store, &names, x, y, &Grouping::Direction, None, &Orientations::default(), false)
 }
 
 /// Default trade-off axes for the screen: by family (see the report), else the first two

@@ -183,7 +183,7 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
     };
     match (x, y) {
         (Some(x), Some(y)) => {
-            let t = tradeoff_data(store, names, &x, &y, &opts.grouping, None, &opts.orient)?;
+            let t = tradeoff_data(store, names, &x, &y, &opts.grouping, None, &opts.orient, false)?;
             if t.points.is_empty() {
                 sum.skipped.push(format!("trade-off: no output has both {} and {}", x.label, y.label));
             } else {

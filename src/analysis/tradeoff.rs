@@ -79,7 +79,9 @@ fn manifests(store: &Store, dataset_id: i64) -> data::Result<BTreeMap<i64, serde
     Ok(out)
 }
 
-/// Points of every system for metrics `x` and `y`.
+/// Points of every system for metrics `x` and `y`. Systems of kind `human` (reference rewrites
+/// imported as systems, e.g. DualRL's Human0-3) are left out unless `with_human`: scored against
+/// references that include their own, their content scores are not comparable.
 pub fn tradeoff_data(
     store: &Store,
     names: &Names,
@@ -88,6 +90,7 @@ pub fn tradeoff_data(
     grouping: &Grouping,
     direction: Option<i64>,
     orient: &Orientations,
+    with_human: bool,
 ) -> data::Result<TradeoffData> {
     let xv = data::metric_values(store, names.dataset_id, x)?;
     let yv = data::metric_values(store, names.dataset_id, y)?;
@@ -103,6 +106,9 @@ pub fn tradeoff_data(
             continue;
         }
         let sys = key.1;
+        if !with_human && names.system_kinds.get(&sys).is_some_and(|k| k == "human") {
+            continue;
+        }
         let group = match grouping {
             Grouping::Direction => names.direction(*dir),
             Grouping::Prefix => prefix(&names.system(sys)).to_owned(),

@@ -86,6 +86,10 @@ pub struct TradeoffArgs {
     pub direction: Option<String>,
     #[arg(long)]
     pub title: Option<String>,
+    /// Also plot systems of kind human (reference rewrites imported as systems; their content
+    /// scores count their own reference).
+    #[arg(long)]
+    pub with_human: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -184,9 +188,13 @@ fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
     nx.iter().chain(ny.iter()).for_each(|n| eprintln!("note: {n}"));
     let grouping = Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?;
     let direction = a.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;
-    let t = tradeoff_data(store, &names, &x, &y, &grouping, direction, &a.common.orient())?;
+    let t = tradeoff_data(store, &names, &x, &y, &grouping, direction, &a.common.orient(), a.with_human)?;
     if t.points.is_empty() {
         anyhow::bail!("no output of {} has both {} and {}", names.dataset, x.label, y.label);
+    }
+    let humans = names.system_kinds.values().filter(|k| k.as_str() == "human").count();
+    if humans > 0 && !a.with_human {
+        eprintln!("note: {humans} system(s) of kind human left out (--with-human plots them)");
     }
     let scope = direction.map_or(String::new(), |d| format!(" ({})", names.direction(d)));
     let title = a.title.unwrap_or_else(|| format!("{}{scope}: {} vs {}", names.dataset, y.label, x.label));

@@ -212,9 +212,16 @@ fn dataset_name(store: &Store, sel: &Selection) -> anyhow::Result<String> {
     Ok(store.conn().query_row("SELECT name FROM datasets WHERE id = ?1", [id], |r| r.get(0))?)
 }
 
-/// The dataset's n-gram style classifier, trained first when there is none.
+/// The dataset's embedding classifier when one was trained (`tstlab classifier train`) and
+/// MiniLM is installed; else its n-gram classifier, trained first when there is none.
 fn acc_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> anyhow::Result<AccScorer> {
     let dataset = dataset_name(store, sel)?;
+    if style_classifier::dir(&dataset, Kind::Embed).join("manifest.json").is_file() {
+        match AccScorer::open_trained(&dataset, Kind::Embed) {
+            Ok(s) => return Ok(s),
+            Err(e) => note(format!("embed classifier of {dataset} not usable ({e}); using the n-gram one")),
+        }
+    }
     let dir = style_classifier::dir(&dataset, Kind::Ngram);
     if !dir.join("manifest.json").is_file() {
         note(format!("no style classifier for {dataset}: training the n-gram classifier (tstlab classifier train --dataset {dataset})"));
