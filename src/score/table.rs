@@ -30,13 +30,14 @@ pub enum Column {
     MultiBert,
     Cola,
     Ppl,
+    TPpl,
     Joint,
     G2,
     LenRatio,
 }
 
 impl Column {
-    pub const ALL: [Column; 12] = [
+    pub const ALL: [Column; 13] = [
         Column::Acc,
         Column::SBleu,
         Column::RBleu,
@@ -46,6 +47,7 @@ impl Column {
         Column::MultiBert,
         Column::Cola,
         Column::Ppl,
+        Column::TPpl,
         Column::Joint,
         Column::G2,
         Column::LenRatio,
@@ -63,6 +65,7 @@ impl Column {
             Column::MultiBert => "multi-BERT",
             Column::Cola => "CoLA",
             Column::Ppl => "PPL",
+            Column::TPpl => "t-PPL",
             Column::Joint => "Joint",
             Column::G2 => "G2",
             Column::LenRatio => "Len",
@@ -73,7 +76,7 @@ impl Column {
     /// ratio (neither: closer to 1 is closer to the references).
     pub fn higher_is_better(self) -> Option<bool> {
         match self {
-            Column::Ppl => Some(false),
+            Column::Ppl | Column::TPpl => Some(false),
             Column::LenRatio => None,
             _ => Some(true),
         }
@@ -282,6 +285,8 @@ const STORED: &[(Column, &[&str])] = &[
     (Column::MultiBert, &["multi-bert"]),
     (Column::Cola, &["cola"]),
     (Column::Ppl, &["d-ppl", "g-ppl"]),
+    // g-PPL for t-PPL = sqrt(d-PPL * g-PPL), combined below when PPL is d-PPL.
+    (Column::TPpl, &["g-ppl"]),
 ];
 
 /// What to run to fill an absent stored column.
@@ -293,6 +298,7 @@ fn hint(col: Column, dataset: &str) -> String {
         }
         Column::Cola => format!("no CoLA scores: give a CoLA classifier folder (`tstlab classifier cola --dataset {dataset} --model DIR`)"),
         Column::Ppl => format!("no PPL scores: `tstlab score --dataset {dataset} --metrics d-ppl` (or g-ppl)"),
+        Column::TPpl => format!("t-PPL = sqrt(d-PPL x g-PPL) needs both: `tstlab score --dataset {dataset} --metrics d-ppl,g-ppl`"),
         _ => String::new(),
     }
 }
@@ -322,6 +328,14 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
             None => {
                 absent.insert(*col, hint(*col, dataset));
             }
+        }
+    }
+    if !absent.contains_key(&Column::TPpl) {
+        if sources.get(&Column::Ppl).is_some_and(|s| s.starts_with("d-ppl@")) {
+            let g = sources.get(&Column::TPpl).cloned().unwrap_or_default();
+            sources.insert(Column::TPpl, format!("sqrt(d-PPL x g-PPL), {g}"));
+        } else {
+            absent.insert(Column::TPpl, hint(Column::TPpl, dataset));
         }
     }
     let max_refs = by_system.values().flatten().map(|o| o.refs.len()).max().unwrap_or(0);
@@ -372,12 +386,15 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
                 continue;
             }
             let x = match col {
-                Column::Ppl => corpus_ppl(outs, s).map(|p| p.0),
+                Column::Ppl | Column::TPpl => corpus_ppl(outs, s).map(|p| p.0),
                 _ => mean(outs, s, 100.0),
             };
             v.insert(*col, x);
         }
         let get = |v: &HashMap<Column, Option<f64>>, c: Column| v.get(&c).copied().flatten();
+        // The stored TPpl value is g-PPL; t-PPL combines it with the d-PPL of the PPL column.
+        let t = get(&v, Column::Ppl).zip(get(&v, Column::TPpl)).map(|(d, g)| (d * g).sqrt());
+        v.insert(Column::TPpl, t);
         let bleu = joint_bleu(max_refs, get(&v, Column::RBleu), get(&v, Column::MultiBleu));
         let (acc, ppl) = (get(&v, Column::Acc), get(&v, Column::Ppl));
         v.insert(Column::Joint, acc.zip(bleu).zip(ppl).and_then(|((a, b), p)| joint(a, b, p)));

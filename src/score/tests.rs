@@ -77,3 +77,39 @@ fn selection_by_direction_and_system() {
     assert_eq!(todo.len(), 35);
     assert!(todo.iter().all(|t| t.system == "copy" && t.text == t.source && !t.references.is_empty()));
 }
+
+/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3): d-PPL as the table's PPL (mean over
+/// outputs), g-PPL at corpus level exp(sum NLL / sum tokens) from the stored details.
+#[test]
+fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
+    use crate::score::table::{self, Column};
+    use serde_json::json;
+    let mut s = demo();
+    let d = s.dataset_id("demo-formality").unwrap();
+    let x = s.direction_id(d, "informal->formal").unwrap();
+    let (todo, _) = missing(&s, &Selection { dataset_id: Some(d), direction_id: Some(x), systems: vec![] }, "m", "h").unwrap();
+    let copy: Vec<i64> = todo.iter().filter(|t| t.system == "copy").map(|t| t.output_id).collect();
+    let only_d = table::build(&s, "demo-formality", "informal->formal").unwrap();
+    assert!(only_d.absent.contains_key(&Column::TPpl), "no PPL scores at all");
+    let mut w = s.writer().unwrap();
+    let hd = w.metric_config("d-ppl", &json!({"lm": "t"})).unwrap();
+    let hg = w.metric_config("g-ppl", &json!({"lm": "g"})).unwrap();
+    let (mut nll, mut tokens, mut dsum) = (0.0, 0.0, 0.0);
+    for (i, id) in todo.iter().map(|t| t.output_id).enumerate() {
+        let (n, k, dv) = (2.0 + 0.1 * i as f64, 5.0 + (i % 3) as f64, 50.0 + i as f64);
+        w.score(id, "d-ppl", &hd, Some(dv), None).unwrap();
+        w.score(id, "g-ppl", &hg, Some((n / k).exp()), Some(&json!({"nll": n, "tokens": k}).to_string())).unwrap();
+        if copy.contains(&id) {
+            nll += n;
+            tokens += k;
+            dsum += dv;
+        }
+    }
+    w.commit().unwrap();
+    let t = table::build(&s, "demo-formality", "informal->formal").unwrap();
+    let row = t.rows.iter().position(|r| r.system == "copy").unwrap();
+    let dppl = dsum / copy.len() as f64;
+    let gppl = (nll / tokens).exp();
+    assert!((t.value(row, Column::Ppl).unwrap() - dppl).abs() < 1e-9);
+    assert!((t.value(row, Column::TPpl).unwrap() - (dppl * gppl).sqrt()).abs() < 1e-9);
+}
