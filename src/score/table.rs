@@ -289,6 +289,19 @@ const STORED: &[(Column, &[&str])] = &[
     (Column::TPpl, &["g-ppl"]),
 ];
 
+/// Which classifier gave the ACC scores and what it was trained on (e.g. "test sources (5-fold
+/// CV)" for datasets without training sentences), from the metric configuration.
+fn classifier_note(store: &Store, hash: &str) -> anyhow::Result<String> {
+    let config: Option<String> =
+        store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [hash], |r| r.get(0)).ok();
+    let v: serde_json::Value = config.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+    Ok(match (v["classifier"].as_str(), v["trained_on"].as_str()) {
+        (Some(c), Some(t)) => format!(", {c} classifier trained on {t}"),
+        (Some(c), None) => format!(", classifier {c}"),
+        _ => String::new(),
+    })
+}
+
 /// What to run to fill an absent stored column.
 fn hint(col: Column, dataset: &str) -> String {
     match col {
@@ -329,6 +342,10 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
                 absent.insert(*col, hint(*col, dataset));
             }
         }
+    }
+    if let Some(s) = stored.get(&Column::Acc) {
+        let note = classifier_note(store, &s.config)?;
+        sources.entry(Column::Acc).and_modify(|x| x.push_str(&note));
     }
     if !absent.contains_key(&Column::TPpl) {
         if sources.get(&Column::Ppl).is_some_and(|s| s.starts_with("d-ppl@")) {

@@ -94,10 +94,12 @@ fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
     let mut w = s.writer().unwrap();
     let hd = w.metric_config("d-ppl", &json!({"lm": "t"})).unwrap();
     let hg = w.metric_config("g-ppl", &json!({"lm": "g"})).unwrap();
+    let ha = w.metric_config("acc", &json!({"classifier": "ngram", "trained_on": "test sources (5-fold CV)"})).unwrap();
     let (mut nll, mut tokens, mut dsum) = (0.0, 0.0, 0.0);
     for (i, id) in todo.iter().map(|t| t.output_id).enumerate() {
         let (n, k, dv) = (2.0 + 0.1 * i as f64, 5.0 + (i % 3) as f64, 50.0 + i as f64);
         w.score(id, "d-ppl", &hd, Some(dv), None).unwrap();
+        w.score(id, "acc", &ha, Some(1.0), None).unwrap();
         w.score(id, "g-ppl", &hg, Some((n / k).exp()), Some(&json!({"nll": n, "tokens": k}).to_string())).unwrap();
         if copy.contains(&id) {
             nll += n;
@@ -112,4 +114,6 @@ fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
     let gppl = (nll / tokens).exp();
     assert!((t.value(row, Column::Ppl).unwrap() - dppl).abs() < 1e-9);
     assert!((t.value(row, Column::TPpl).unwrap() - (dppl * gppl).sqrt()).abs() < 1e-9);
+    // The ACC note says what the classifier was trained on.
+    assert!(t.sources[&Column::Acc].ends_with("ngram classifier trained on test sources (5-fold CV)"), "{}", t.sources[&Column::Acc]);
 }
