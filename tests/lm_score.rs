@@ -2,12 +2,13 @@
 //! change the values, and they must equal a naive full-softmax computation on the plain
 //! reference forward. With the real SmolLM2 installed, the text convention is checked too.
 
-use candle_core::{Device, Tensor};
+use candle_core::Device;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::HashMap;
 use tstlab::models::llama::{Llama, LlamaConfig};
 use tstlab::models::lm_score::{Batching, Seq, TextLm, token_logprobs};
+
+mod tiny_llama;
 
 fn tiny(qkv_bias: bool) -> Llama {
     let cfg = LlamaConfig {
@@ -26,34 +27,7 @@ fn tiny(qkv_bias: bool) -> Llama {
         context_length: 64,
         qkv_bias,
     };
-    let mut rng = ChaCha8Rng::seed_from_u64(5);
-    let mut t = HashMap::new();
-    let mut put = |name: String, shape: &[usize], scale: f32, offset: f32| {
-        let n: usize = shape.iter().product();
-        let v: Vec<f32> = (0..n).map(|_| offset + scale * (rng.random::<f32>() * 2.0 - 1.0)).collect();
-        t.insert(name, Tensor::from_vec(v, shape, &Device::Cpu).unwrap());
-    };
-    let (d, hd, h, kv, i) = (cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads, cfg.intermediate_size);
-    put("model.embed_tokens.weight".into(), &[cfg.vocab_size, d], 1.0, 0.0);
-    for l in 0..cfg.num_layers {
-        let p = format!("model.layers.{l}");
-        put(format!("{p}.self_attn.q_proj.weight"), &[h * hd, d], 0.4, 0.0);
-        put(format!("{p}.self_attn.k_proj.weight"), &[kv * hd, d], 0.4, 0.0);
-        put(format!("{p}.self_attn.v_proj.weight"), &[kv * hd, d], 0.4, 0.0);
-        if qkv_bias {
-            put(format!("{p}.self_attn.q_proj.bias"), &[h * hd], 0.2, 0.0);
-            put(format!("{p}.self_attn.k_proj.bias"), &[kv * hd], 0.2, 0.0);
-            put(format!("{p}.self_attn.v_proj.bias"), &[kv * hd], 0.2, 0.0);
-        }
-        put(format!("{p}.self_attn.o_proj.weight"), &[d, h * hd], 0.3, 0.0);
-        put(format!("{p}.mlp.gate_proj.weight"), &[i, d], 0.3, 0.0);
-        put(format!("{p}.mlp.up_proj.weight"), &[i, d], 0.3, 0.0);
-        put(format!("{p}.mlp.down_proj.weight"), &[d, i], 0.3, 0.0);
-        put(format!("{p}.input_layernorm.weight"), &[d], 0.2, 1.0);
-        put(format!("{p}.post_attention_layernorm.weight"), &[d], 0.2, 1.0);
-    }
-    put("model.norm.weight".into(), &[d], 0.2, 1.0);
-    // Tied embeddings: no lm_head.weight.
+    let t = tiny_llama::tensors(&cfg, 5, true);
     Llama::from_tensors(cfg, t, &Device::Cpu).unwrap()
 }
 
