@@ -8,7 +8,8 @@ use tstlab::models::llama::{Llama, LlamaConfig, Step};
 
 mod tiny_llama;
 
-fn config(qkv_bias: bool, interleaved: bool) -> LlamaConfig {
+/// `head_dim` 32 takes the AVX-512 attention kernel where the CPU has it, 8 the portable one.
+fn config(qkv_bias: bool, interleaved: bool, head_dim: usize) -> LlamaConfig {
     LlamaConfig {
         architecture: "llama".into(),
         hidden_size: 32,
@@ -16,7 +17,7 @@ fn config(qkv_bias: bool, interleaved: bool) -> LlamaConfig {
         num_layers: 3,
         num_heads: 4,
         num_kv_heads: 2,
-        head_dim: 8,
+        head_dim,
         vocab_size: 61,
         rms_norm_eps: 1e-5,
         rope_theta: 10_000.0,
@@ -28,7 +29,11 @@ fn config(qkv_bias: bool, interleaved: bool) -> LlamaConfig {
 }
 
 fn tiny(qkv_bias: bool, interleaved: bool) -> Llama {
-    let cfg = config(qkv_bias, interleaved);
+    tiny_hd(qkv_bias, interleaved, 8)
+}
+
+fn tiny_hd(qkv_bias: bool, interleaved: bool, head_dim: usize) -> Llama {
+    let cfg = config(qkv_bias, interleaved, head_dim);
     let t = tiny_llama::tensors(&cfg, 11, false);
     Llama::from_tensors(cfg, t, &Device::Cpu).unwrap()
 }
@@ -64,8 +69,8 @@ fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
 
 #[test]
 fn batched_decoding_equals_one_by_one() {
-    for (bias, interleaved) in [(false, true), (true, false)] {
-        let model = tiny(bias, interleaved);
+    for (bias, interleaved, hd) in [(false, true, 8), (true, false, 8), (false, false, 32)] {
+        let model = tiny_hd(bias, interleaved, hd);
         let ps = prompts();
         let one = generate(&model, &ps, &greedy(1, false), &[]);
         // A stop token that some sequences produce: rows then finish at different steps.
@@ -79,7 +84,7 @@ fn batched_decoding_equals_one_by_one() {
         assert!(one.iter().any(|o| o.as_ref().unwrap().1 == StopReason::MaxTokens));
         for batch in [2, 4, 6] {
             let b = generate(&model, &ps, &greedy(batch, false), &[stop]);
-            assert_eq!(one, b, "batch {batch} (bias {bias}, interleaved {interleaved})");
+            assert_eq!(one, b, "batch {batch} (bias {bias}, interleaved {interleaved}, head dim {hd})");
         }
         // Prompt-lookup drafts verified in the same step change nothing.
         for (batch, lookahead) in [(1, 3), (6, 4), (4, 7)] {
@@ -146,7 +151,13 @@ fn prefix_sharing_equals_no_sharing() {
 /// different lengths decoded together.
 #[test]
 fn kv_cache_decoding_equals_full_recomputation() {
-    let model = tiny(true, true);
+    for hd in [8, 32] {
+        kv_cache_decoding_equals_full_recomputation_with(hd);
+    }
+}
+
+fn kv_cache_decoding_equals_full_recomputation_with(head_dim: usize) {
+    let model = tiny_hd(true, true, head_dim);
     let ps = prompts();
     let rows = [&ps[0], &ps[1], &ps[3]];
     let mut cache = model.new_cache(rows.len(), 40).unwrap();

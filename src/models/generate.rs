@@ -62,9 +62,10 @@ pub struct GenParams {
     /// Compute the prompts' common prefix once.
     pub share_prefix: bool,
     /// Greedy only: verify up to this many draft tokens per step, looked up in the prompt
-    /// (rewrites copy their source); 0 (the default) turns it off. Outputs are the same either
-    /// way; on the 2-core development machine 4 was within the noise of 0 (about 45% of drafts
-    /// accepted), so it stays off by default.
+    /// (rewrites copy their source), while at most 8 rows are still decoding (larger steps are
+    /// bound by arithmetic, and drafts only add to it); 0 (the default) turns it off. Outputs
+    /// are the same either way; on the 2-core development machine 3 and 5 were within the noise
+    /// of 0 (a third of the drafts accepted), so it stays off by default.
     pub lookahead: usize,
     /// Sampling only: the random stream of prompt `i` is `streams[i]` instead of `i`, so a
     /// sampled output can depend on a stable key (an item) rather than on its place in the call.
@@ -197,6 +198,8 @@ pub struct PrefixCache {
 const PREFIX_ENTRIES: usize = 16;
 /// Shorter common prefixes are not worth a separate pass.
 const MIN_PREFIX: usize = 4;
+/// Greedy lookahead drafts are verified only while at most this many rows are decoding.
+const LOOKAHEAD_ROWS: usize = 8;
 /// A group prefix beyond the common one must save at least this many token computations.
 const MIN_GROUP_GAIN: usize = 8;
 
@@ -357,7 +360,10 @@ impl Generator {
             hidden_size: c.hidden_size,
             heads: c.num_heads,
             kv_heads: c.num_kv_heads,
-            device: device::describe(model.device()),
+            device: match model.kernels() {
+                Some(k) => format!("{} ({k})", device::describe(model.device())),
+                None => device::describe(model.device()),
+            },
             chat_template: tokenizer.chat_source().to_owned(),
         };
         Generator { model, tokenizer, info, files, sha256: OnceLock::new(), prefixes: Mutex::new(PrefixCache::new()) }
@@ -606,6 +612,8 @@ pub fn run(
             }
             // Each row feeds its next token, plus (greedy) draft tokens looked up in its prompt
             // and output, all verified in this one step.
+            // Drafts only pay where a step is bound by reading the weights, not by arithmetic.
+            let lookahead = if active.len() <= LOOKAHEAD_ROWS { lookahead } else { 0 };
             let feeds: Vec<Vec<u32>> = rows
                 .iter()
                 .map(|r| {

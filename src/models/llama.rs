@@ -13,7 +13,7 @@
 //! [`Llama::forward_reference`] is an independent plain implementation (no cache, no packing)
 //! used by the tests.
 
-use super::{ModelError, Result};
+use super::{ModelError, Result, fused, matmul};
 use candle_core::{D, DType, Device, Tensor};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -408,6 +408,12 @@ impl Llama {
     pub fn device(&self) -> &Device {
         &self.device
     }
+    /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul;
+    /// its greedy outputs can differ from candle's f32 matmul in the last bits).
+    pub fn kernels(&self) -> Option<&'static str> {
+        matches!(self.lm_head, Weight::Packed(_)).then_some("AVX-512, f16 weights")
+    }
+
     /// Number of weights (tied embeddings counted once).
     pub fn parameters(&self) -> usize {
         self.parameters
@@ -479,7 +485,11 @@ impl Llama {
             let a = candle_nn::ops::rms_norm(&x, &layer.mlp_norm, eps)?;
             let gu = mm(&a, &layer.w_gate_up)?;
             let inter = c.intermediate_size;
-            let m = (candle_nn::ops::silu(&gu.narrow(1, 0, inter)?)? * gu.narrow(1, inter, inter)?)?;
+            let m = if gu.device().is_cpu() && matmul::available() {
+                gu.apply_op1_no_bwd(&fused::SiluMul)?
+            } else {
+                (candle_nn::ops::silu(&gu.narrow(1, 0, inter)?)? * gu.narrow(1, inter, inter)?)?
+            };
             x = (x + mm(&m, &layer.w_down)?)?;
         }
         cache.len = t_end;
@@ -645,6 +655,7 @@ impl candle_core::CustomOp3 for CpuAttention {
         }
         let mut out = vec![0f32; rows * kv * gw * hd];
         let simd = simd_available();
+        let packed = matmul::available() && hd.is_multiple_of(matmul::NR);
         out.par_chunks_mut(gw * hd).enumerate().for_each(|(rh, out)| {
             let r = rh / kv;
             let job = AttendJob {
@@ -657,6 +668,11 @@ impl candle_core::CustomOp3 for CpuAttention {
                 t_end,
                 scale: self.scale,
             };
+            if packed {
+                // SAFETY: AVX-512F is available and hd is a multiple of the panel width.
+                unsafe { attend_avx512(&job, out) };
+                return;
+            }
             #[cfg(target_arch = "x86_64")]
             if simd {
                 // SAFETY: the CPU has AVX2 and FMA (checked by `simd_available`).
@@ -697,6 +713,54 @@ fn simd_available() -> bool {
 #[target_feature(enable = "avx2,fma")]
 unsafe fn attend_avx2(job: &AttendJob, out: &mut [f32]) {
     attend(job, out)
+}
+
+/// [`attend`] as two small products on the packed-matmul kernel: scores `q · kᵀ` against the
+/// keys copied into panels of [`matmul::NR`], then `p · v` straight from the cache rows.
+///
+/// # Safety
+/// AVX-512F must be available and `hd` a multiple of [`matmul::NR`].
+unsafe fn attend_avx512(job: &AttendJob, out: &mut [f32]) {
+    const NR: usize = matmul::NR;
+    let (gw, hd, t_end) = (job.gw, job.hd, job.t_end);
+    let t_pad = t_end.div_ceil(NR) * NR;
+    let mut kt = vec![0f32; hd * t_pad];
+    for (p, panel) in kt.chunks_exact_mut(hd * NR).enumerate() {
+        for j in 0..NR.min(t_end - p * NR) {
+            let key = &job.k[(p * NR + j) * hd..(p * NR + j + 1) * hd];
+            for (d, &x) in key.iter().enumerate() {
+                panel[d * NR + j] = x;
+            }
+        }
+    }
+    let mut scores = vec![0f32; gw * t_pad];
+    for p in 0..t_pad / NR {
+        // SAFETY: gw query rows of hd, an hd x NR panel, gw x NR scores at stride t_pad.
+        unsafe {
+            matmul::panel_product(gw, job.q.as_ptr(), hd, hd, kt[p * hd * NR..].as_ptr(), NR, scores[p * NR..].as_mut_ptr(), t_pad)
+        };
+    }
+    for i in 0..gw {
+        let s = &mut scores[i * t_pad..i * t_pad + t_end];
+        let mrow = &job.mask[i * t_end..(i + 1) * t_end];
+        let mut max = f32::NEG_INFINITY;
+        for (s, &m) in s.iter_mut().zip(mrow) {
+            *s = *s * job.scale + m;
+            max = max.max(*s);
+        }
+        s.iter_mut().for_each(|s| *s -= max);
+        fused::exp_in_place(s);
+        let sum: f32 = s.iter().sum();
+        let inv = if sum > 0.0 { 1.0 / sum } else { 0.0 };
+        s.iter_mut().for_each(|s| *s *= inv);
+    }
+    for p in 0..hd / NR {
+        // SAFETY: gw rows of t_end weights at stride t_pad, t_end value rows of hd (a column
+        // panel at offset p*NR), gw x NR outputs at stride hd.
+        unsafe {
+            matmul::panel_product(gw, scores.as_ptr(), t_pad, t_end, job.v[p * NR..].as_ptr(), hd, out[p * NR..].as_mut_ptr(), hd)
+        };
+    }
 }
 
 #[inline(always)]
@@ -753,11 +817,13 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     s
 }
 
-/// A weight matrix in the layout gemm multiplies fastest on this machine kind (measured with
-/// AVX-512 kernels, 2 threads, 50 to 900 rows): a wide matrix (many outputs: the MLP's
-/// gate/up, the vocabulary head) as loaded, `[out, in]`, used transposed; a narrow one
-/// transposed once at load to `[in, out]`. At 50 rows the wrong layout costs a third to a half.
+/// A weight matrix in the layout its matmul is fastest with. With AVX-512 on the CPU: packed
+/// for [`matmul::PackedMatrix`]. Otherwise for candle's gemm (measured with AVX-512 kernels,
+/// 2 threads, 50 to 900 rows): a wide matrix (many outputs: the MLP's gate/up, the vocabulary
+/// head) as loaded, `[out, in]`, used transposed; a narrow one transposed once at load to
+/// `[in, out]`. At 50 rows the wrong layout costs a third to a half.
 enum Weight {
+    Packed(matmul::PackedMatrix),
     /// `[out, in]`
     OutIn(Tensor),
     /// `[in, out]`
@@ -769,13 +835,20 @@ impl Weight {
 
     /// From a `[out, in]` tensor.
     fn new(w: Tensor) -> Result<Weight> {
-        Ok(if w.dim(0)? >= Weight::WIDE { Weight::OutIn(w) } else { Weight::InOut(w.t()?.contiguous()?) })
+        Ok(if w.device().is_cpu() && matmul::enabled() {
+            Weight::Packed(matmul::PackedMatrix::from_tensor(&w)?)
+        } else if w.dim(0)? >= Weight::WIDE {
+            Weight::OutIn(w)
+        } else {
+            Weight::InOut(w.t()?.contiguous()?)
+        })
     }
 }
 
 /// `x [n, in]` times the weight: `[n, out]`.
 fn mm(x: &Tensor, w: &Weight) -> Result<Tensor> {
     Ok(match w {
+        Weight::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&matmul::PackedMatmul(p))?,
         Weight::OutIn(w) => x.matmul(&w.t()?)?,
         Weight::InOut(w) => x.matmul(w)?,
     })

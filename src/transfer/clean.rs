@@ -356,6 +356,11 @@ pub const REFUSAL_ANYWHERE: &[&str] = &[
     "i can't help with", "i cannot provide", "i can't provide", "i cannot comply", "i can't comply",
     "not able to fulfill", "against my guidelines", "goes against my", "i must decline", "i'm not comfortable",
     "i am not comfortable", "i cannot complete", "i can't complete", "i cannot rewrite", "i can't rewrite",
+    // Non-answers of small chat models (SmolLM2-135M): a persona, or asking for the text.
+    "as a chatbot", "as an ai chatbot", "i'm ready to assist", "i am ready to assist", "i'm here to help you",
+    "i am here to help you", "i don't have the ability to", "i do not have the ability to",
+    "provide the text you'd like", "provide the sentence you'd like", "please provide the text",
+    "please provide the sentence",
 ];
 
 /// Lowercase with PTB-style split contractions joined ("ca n't" -> "can't").
@@ -475,6 +480,10 @@ mod tests {
             "I apologize, but I cannot rewrite this sentence as it contains offensive language.",
             "As an AI language model, I cannot change the sentiment of this text.",
             "Sorry, I can't help with that.",
+            // Replies SmolLM2-135M-Instruct gave to TSTBench-style prompts.
+            "I'm ready to assist you. Please go ahead and provide the text you'd like to edit. I'll do my best to assist you in refining your writing.",
+            "I'm sorry for the inconvenience, but as a chatbot, I don't have the ability to change my behavior. I'm designed to provide helpful and supportive feedback.",
+            "I'm sorry for the inconvenience, but I'm sorry for any inconvenience you may have had. I'm here to help you. I'm not here to criticize you.",
         ] {
             assert!(check(r, src).refused, "{r}");
         }
@@ -482,6 +491,8 @@ mod tests {
             "the sales people here are wonderful .",
             "I cannot believe how helpful the sales people are!",
             "I can't wait to come back to this store.",
+            "their customer service is prompt in assisting me .",
+            "Please let me know whether you require any further assistance.",
         ] {
             assert!(!check(ok, src).refused, "{ok}");
         }
