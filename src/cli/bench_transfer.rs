@@ -1,6 +1,7 @@
 //! `tstlab bench transfer`: a zero-shot sentiment transfer run (the TSTBench Yelp prompt in the chat
 //! template, greedy) over the demo sentences, once per batch size, printing sentences/s and
-//! prefill/decode tokens/s.
+//! prefill/decode tokens/s, and the share of CPU time the hypervisor took from this virtual
+//! machine during the run (steal; figures from a run with much steal understate the speed).
 
 use anyhow::Context;
 use clap::Args;
@@ -61,6 +62,22 @@ fn sentences() -> Vec<(String, String)> {
     v
 }
 
+/// (steal, total) CPU ticks from `/proc/stat` (Linux), all CPUs.
+fn cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let v: Vec<u64> = line.split_whitespace().skip(1).take(8).map(|x| x.parse().ok()).collect::<Option<_>>()?;
+    (v.len() == 8).then(|| (v[7], v.iter().sum()))
+}
+
+/// Steal between two readings, in percent of all CPU time ("-" when unknown).
+fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> String {
+    match (before, after) {
+        (Some((s0, t0)), Some((s1, t1))) if t1 > t0 => format!("{:.0}", 100.0 * (s1 - s0) as f64 / (t1 - t0) as f64),
+        _ => "-".into(),
+    }
+}
+
 pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     let path = a.model.clone().unwrap_or_else(tstlab_models::default_model_path);
     let t0 = Instant::now();
@@ -98,8 +115,8 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         a.lookahead
     );
     println!(
-        "{:>6} {:>4} {:>12} {:>14} {:>13} {:>13} {:>8} {:>8} {:>7} {:>13}",
-        "batch", "run", "sentences/s", "prefill tok/s", "prompt tok/s", "decode tok/s", "wall s", "new tok", "prefix", "drafts ok/all"
+        "{:>6} {:>4} {:>12} {:>14} {:>13} {:>13} {:>8} {:>8} {:>7} {:>13} {:>8}",
+        "batch", "run", "sentences/s", "prefill tok/s", "prompt tok/s", "decode tok/s", "wall s", "new tok", "prefix", "drafts ok/all", "steal %"
     );
     let cancel = AtomicBool::new(false);
     let mut last_outputs = vec![String::new(); prompts.len()];
@@ -114,13 +131,15 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
                 lookahead: a.lookahead,
                 ..GenParams::default()
             };
+            let ticks = cpu_ticks();
             let t = Instant::now();
             let stats = generator.generate(&prompts, &params, &cancel, |i, g| last_outputs[i] = g.text)?;
             let wall = t.elapsed().as_secs_f64();
+            let steal = steal_percent(ticks, cpu_ticks());
             let sps = prompts.len() as f64 / wall;
             best = best.max(sps);
             println!(
-                "{:>6} {:>4} {:>12.2} {:>14.1} {:>13.1} {:>13.1} {:>8.2} {:>8} {:>7} {:>13}",
+                "{:>6} {:>4} {:>12.2} {:>14.1} {:>13.1} {:>13.1} {:>8.2} {:>8} {:>7} {:>13} {:>8}",
                 batch,
                 r + 1,
                 sps,
@@ -130,7 +149,8 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
                 wall,
                 stats.new_tokens,
                 stats.shared_prefix,
-                format!("{}/{}", stats.accepted_draft_tokens, stats.draft_tokens)
+                format!("{}/{}", stats.accepted_draft_tokens, stats.draft_tokens),
+                steal
             );
         }
         if a.repeat > 1 {

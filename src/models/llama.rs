@@ -612,6 +612,10 @@ fn attention(q: &Tensor, k: &Tensor, v: &Tensor, t_end: usize, step: &Step, scal
     Ok(att.matmul(&vv)?)
 }
 
+/// Up to this many queries per key/value head score the keys one dot product at a time
+/// (copying the keys into panels costs more than it saves).
+const DIRECT_QUERIES: usize = 8;
+
 struct CpuAttention {
     t_end: usize,
     scale: f32,
@@ -715,8 +719,9 @@ unsafe fn attend_avx2(job: &AttendJob, out: &mut [f32]) {
     attend(job, out)
 }
 
-/// [`attend`] as two small products on the packed-matmul kernel: scores `q · kᵀ` against the
-/// keys copied into panels of [`matmul::NR`], then `p · v` straight from the cache rows.
+/// [`attend`] with AVX-512: scores `q · kᵀ` as plain dot products for a few queries (decoding),
+/// else on the packed-matmul kernel against the keys copied into panels of [`matmul::NR`]
+/// (prefill); then `p · v` on the packed kernel straight from the cache rows.
 ///
 /// # Safety
 /// AVX-512F must be available and `hd` a multiple of [`matmul::NR`].
@@ -724,21 +729,27 @@ unsafe fn attend_avx512(job: &AttendJob, out: &mut [f32]) {
     const NR: usize = matmul::NR;
     let (gw, hd, t_end) = (job.gw, job.hd, job.t_end);
     let t_pad = t_end.div_ceil(NR) * NR;
-    let mut kt = vec![0f32; hd * t_pad];
-    for (p, panel) in kt.chunks_exact_mut(hd * NR).enumerate() {
-        for j in 0..NR.min(t_end - p * NR) {
-            let key = &job.k[(p * NR + j) * hd..(p * NR + j + 1) * hd];
-            for (d, &x) in key.iter().enumerate() {
-                panel[d * NR + j] = x;
+    let mut scores = vec![0f32; gw * t_pad];
+    if gw <= DIRECT_QUERIES {
+        // SAFETY: gw query rows and t_end key rows of hd values, gw x t_end scores.
+        unsafe { matmul::dots(gw, job.q.as_ptr(), hd, hd, job.k.as_ptr(), hd, t_end, scores.as_mut_ptr(), t_pad) };
+    } else {
+        // Keys into panels, then the packed kernel.
+        let mut kt = vec![0f32; hd * t_pad];
+        for (p, panel) in kt.chunks_exact_mut(hd * NR).enumerate() {
+            for j in 0..NR.min(t_end - p * NR) {
+                let key = &job.k[(p * NR + j) * hd..(p * NR + j + 1) * hd];
+                for (d, &x) in key.iter().enumerate() {
+                    panel[d * NR + j] = x;
+                }
             }
         }
-    }
-    let mut scores = vec![0f32; gw * t_pad];
-    for p in 0..t_pad / NR {
-        // SAFETY: gw query rows of hd, an hd x NR panel, gw x NR scores at stride t_pad.
-        unsafe {
-            matmul::panel_product(gw, job.q.as_ptr(), hd, hd, kt[p * hd * NR..].as_ptr(), NR, scores[p * NR..].as_mut_ptr(), t_pad)
-        };
+        for p in 0..t_pad / NR {
+            // SAFETY: gw query rows of hd, an hd x NR panel, gw x NR scores at stride t_pad.
+            unsafe {
+                matmul::panel_product(gw, job.q.as_ptr(), hd, hd, kt[p * hd * NR..].as_ptr(), NR, scores[p * NR..].as_mut_ptr(), t_pad)
+            };
+        }
     }
     for i in 0..gw {
         let s = &mut scores[i * t_pad..i * t_pad + t_end];

@@ -82,10 +82,12 @@ impl PackedMatrix {
         assert!(available(), "the packed matmul needs AVX-512F");
         let (n, k) = (self.n, self.k);
         assert_eq!(x.len(), m * k, "input of {} values is not {m} x {k}", x.len());
-        let mut y = vec![0f32; m * n];
         if m == 0 || n == 0 {
-            return y;
+            return vec![0f32; m * n];
         }
+        // Every value is written below (full panels by the kernel, the last partial one by a
+        // copy), so the output is not zeroed first (that cost a few percent of a run).
+        let mut y: Vec<f32> = Vec::with_capacity(m * n);
         let np = n.div_ceil(NR);
         let out = OutPtr(y.as_mut_ptr());
         for r0 in (0..m).step_by(ROW_CHUNK) {
@@ -105,12 +107,13 @@ impl PackedMatrix {
                     unsafe { panel_product(rows, xs, k, k, panel.as_ptr(), NR, tmp.as_mut_ptr(), NR) };
                     for i in 0..rows {
                         // SAFETY: row r0+i, columns p*NR..p*NR+cols are inside y, this task's.
-                        let dst = unsafe { std::slice::from_raw_parts_mut(out.0.add((r0 + i) * n + p * NR), cols) };
-                        dst.copy_from_slice(&tmp[i * NR..i * NR + cols]);
+                        unsafe { std::ptr::copy_nonoverlapping(tmp[i * NR..].as_ptr(), out.0.add((r0 + i) * n + p * NR), cols) };
                     }
                 }
             });
         }
+        // SAFETY: all m x n values were written above.
+        unsafe { y.set_len(m * n) };
         y
     }
 }
@@ -153,6 +156,19 @@ pub(crate) unsafe fn panel_product<W: avx512::Lanes>(
         rows!(1 2 3 4 5 6 7 8 9 10 11 12);
         r += mr;
     }
+}
+
+/// `y[i][j] = x_i · w_j` for `m` rows of `x` (stride `ldx`) and `n` rows of `w` (stride `ldw`),
+/// `k` values each, `k` a multiple of 16: one dot product at a time, for a few rows against
+/// weights that are not worth packing (attention keys at decode time).
+///
+/// # Safety
+/// AVX-512F must be available, and the three regions must hold what is described.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn dots(m: usize, x: *const f32, ldx: usize, k: usize, w: *const f32, ldw: usize, n: usize, y: *mut f32, ldy: usize) {
+    debug_assert!(k.is_multiple_of(16));
+    // SAFETY: the caller's guarantee.
+    unsafe { avx512::dots(m, x, ldx, k, w, ldw, n, y, ldy) }
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -213,6 +229,32 @@ mod avx512 {
             }
         }
     }
+
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx512f")]
+    pub unsafe fn dots(m: usize, x: *const f32, ldx: usize, k: usize, w: *const f32, ldw: usize, n: usize, y: *mut f32, ldy: usize) {
+        for j in 0..n {
+            // SAFETY (whole function): the caller guarantees m rows of x, n rows of w, k values
+            // each (a multiple of 16), and m x n outputs at stride ldy.
+            let wr = unsafe { w.add(j * ldw) };
+            for i in 0..m {
+                let xr = unsafe { x.add(i * ldx) };
+                let (mut a0, mut a1) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+                let mut kk = 0;
+                while kk + 32 <= k {
+                    unsafe {
+                        a0 = _mm512_fmadd_ps(_mm512_loadu_ps(xr.add(kk)), _mm512_loadu_ps(wr.add(kk)), a0);
+                        a1 = _mm512_fmadd_ps(_mm512_loadu_ps(xr.add(kk + 16)), _mm512_loadu_ps(wr.add(kk + 16)), a1);
+                    }
+                    kk += 32;
+                }
+                if kk < k {
+                    unsafe { a0 = _mm512_fmadd_ps(_mm512_loadu_ps(xr.add(kk)), _mm512_loadu_ps(wr.add(kk)), a0) };
+                }
+                unsafe { *y.add(i * ldy + j) = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1)) };
+            }
+        }
+    }
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -222,6 +264,10 @@ mod avx512 {
     impl Lanes for half::f16 {}
     pub unsafe fn micro<W: Lanes, const M: usize>(_: *const f32, _: usize, _: usize, _: *const W, _: usize, _: *mut f32, _: usize) {
         unreachable!("the packed matmul needs AVX-512F")
+    }
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn dots(_: usize, _: *const f32, _: usize, _: usize, _: *const f32, _: usize, _: usize, _: *mut f32, _: usize) {
+        unreachable!("needs AVX-512F")
     }
 }
 

@@ -51,7 +51,7 @@ pub struct Decoding {
 
 impl Default for Decoding {
     fn default() -> Self {
-        Decoding { max_new_tokens: 64, temperature: 0.0, top_p: 1.0, seed: 0, batch_size: 16, share_prefix: true, lookahead: 0 }
+        Decoding { max_new_tokens: 64, temperature: 0.0, top_p: 1.0, seed: 0, batch_size: 50, share_prefix: true, lookahead: 0 }
     }
 }
 

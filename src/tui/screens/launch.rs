@@ -147,7 +147,11 @@ impl LaunchForm {
         }
         lines.push(Line::raw(""));
         lines.push(Line::styled("Up/Down field · Left/Right change · Enter start · Esc close", theme::MUTED));
-        lines.push(Line::styled("greedy, batch 16, at most 64 new tokens (CLI: tstlab transfer)", theme::MUTED));
+        let d = crate::transfer::manifest::Decoding::default();
+        lines.push(Line::styled(
+            format!("greedy, batch {}, at most {} new tokens (CLI: tstlab transfer)", d.batch_size, d.max_new_tokens),
+            theme::MUTED,
+        ));
         f.render_widget(Clear, rect);
         f.render_widget(Paragraph::new(lines).block(theme::pane(" Local transfer run ".into(), true)), rect);
     }
