@@ -151,13 +151,15 @@ fn prefix_sharing_equals_no_sharing() {
 /// different lengths decoded together.
 #[test]
 fn kv_cache_decoding_equals_full_recomputation() {
-    for hd in [8, 32] {
-        kv_cache_decoding_equals_full_recomputation_with(hd);
+    for (hd, candle_layout) in [(8, false), (32, false), (8, true)] {
+        kv_cache_decoding_equals_full_recomputation_with(hd, candle_layout);
     }
 }
 
-fn kv_cache_decoding_equals_full_recomputation_with(head_dim: usize) {
-    let model = tiny_hd(true, true, head_dim);
+/// `candle_layout`: the padded attention layout built with candle ops (as on a GPU).
+fn kv_cache_decoding_equals_full_recomputation_with(head_dim: usize, candle_layout: bool) {
+    let mut model = tiny_hd(true, true, head_dim);
+    model.set_candle_layout(candle_layout);
     let ps = prompts();
     let rows = [&ps[0], &ps[1], &ps[3]];
     let mut cache = model.new_cache(rows.len(), 40).unwrap();

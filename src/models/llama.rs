@@ -94,6 +94,9 @@ pub struct Llama {
     cos: Tensor,
     sin: Tensor,
     parameters: usize,
+    /// Move tokens into and out of the padded attention layout with candle ops, as on a GPU,
+    /// instead of the CPU kernels (tests compare the two).
+    candle_layout: bool,
 }
 
 /// Per-layer key/value caches for `rows` sequences, `capacity` slots each, with a validity map
@@ -222,6 +225,8 @@ pub struct Step {
     to_padded: Tensor,
     /// `[n]`: padded slot index of each packed token.
     to_packed: Tensor,
+    /// The same on the host (for the CPU layout kernels).
+    slots: Arc<Vec<u32>>,
     /// `[rows, 1, group * width, len + width]`, 0 or -inf (host copy for the CPU kernel).
     mask_host: Arc<Vec<f32>>,
     /// The same on the device (not built on the CPU).
@@ -310,6 +315,7 @@ impl Step {
             positions: Tensor::new(positions.as_slice(), dev)?,
             to_padded: Tensor::new(to_padded.as_slice(), dev)?,
             to_packed: Tensor::new(to_packed.as_slice(), dev)?,
+            slots: Arc::new(to_packed),
             mask: if dev.is_cpu() {
                 None
             } else {
@@ -399,7 +405,7 @@ impl Llama {
         };
         let lm_head = Weight::new(lm_head)?;
         let (cos, sin) = rope_tables(&cfg, device)?;
-        Ok(Llama { cfg, device: device.clone(), embed, layers, norm, lm_head, cos, sin, parameters })
+        Ok(Llama { cfg, device: device.clone(), embed, layers, norm, lm_head, cos, sin, parameters, candle_layout: false })
     }
 
     pub fn config(&self) -> &LlamaConfig {
@@ -412,6 +418,12 @@ impl Llama {
     /// its greedy outputs can differ from candle's f32 matmul in the last bits).
     pub fn kernels(&self) -> Option<&'static str> {
         matches!(self.lm_head, Weight::Packed(_)).then_some("AVX-512, f16 weights")
+    }
+
+    /// Use candle ops for the padded attention layout on the CPU too (what other devices do);
+    /// for tests.
+    pub fn set_candle_layout(&mut self, on: bool) {
+        self.candle_layout = on;
     }
 
     /// Number of weights (tied embeddings counted once).
@@ -458,30 +470,25 @@ impl Llama {
             let q = self.rope(&q, &cos, &sin)?;
             let k = self.rope(&k, &cos, &sin)?;
 
-            // Into the padded layout and the cache.
-            let pad = |t: &Tensor, heads: usize| -> Result<Tensor> {
-                Ok(t.reshape((n, heads * hd))?.index_select(&step.to_padded, 0)?.reshape((rows, w, heads, hd))?)
-            };
-            let k_pad = pad(&k, kv)?.transpose(1, 2)?.contiguous()?;
-            let v_pad = pad(&v.contiguous()?, kv)?.transpose(1, 2)?.contiguous()?;
-            cache.k[li].slice_set(&k_pad, 2, cache.len)?;
-            cache.v[li].slice_set(&v_pad, 2, cache.len)?;
-
-            // Query rows of kv head j: its `group` heads times `w` slots.
-            let q_pad = pad(&q, h)?
-                .reshape((rows, w, kv, group, hd))?
-                .permute((0, 2, 3, 1, 4))?
-                .contiguous()?
-                .reshape((rows, kv, group * w, hd))?;
-            let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
-            let y = y
-                .reshape((rows, kv, group, w, hd))?
-                .permute((0, 3, 1, 2, 4))?
-                .contiguous()?
-                .reshape((rows * w, h * hd))?
-                .index_select(&step.to_packed, 0)?;
-            x = (x + mm(&y, &layer.wo)?)?;
-
+            if self.device.is_cpu() && !self.candle_layout {
+                // The same moves in one pass each (candle's strided copies were a tenth of a
+                // decode step).
+                let pad = |t: &Tensor, col0: usize, group: usize| -> Result<Tensor> {
+                    let op = ToPadded { slots: step.slots.clone(), rows, w, kv, group, hd, col0 };
+                    Ok(t.apply_op1_no_bwd(&op)?)
+                };
+                let qkv_cols = qkv.dim(1)?;
+                let k_pad = pad(&k.reshape((n, kv * hd))?, 0, 1)?;
+                let v_pad = pad(&qkv.contiguous()?, qkv_cols - kv * hd, 1)?;
+                cache.k[li].slice_set(&k_pad, 2, cache.len)?;
+                cache.v[li].slice_set(&v_pad, 2, cache.len)?;
+                let q_pad = pad(&q.reshape((n, h * hd))?, 0, group)?;
+                let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
+                let y = y.apply_op1_no_bwd(&FromPadded { slots: step.slots.clone(), w, kv, group, hd })?;
+                x = (x + mm(&y, &layer.wo)?)?;
+            } else {
+                x = self.attend_generic(&x, layer, li, step, cache, (&q, &k, &v), scale)?;
+            }
             let a = candle_nn::ops::rms_norm(&x, &layer.mlp_norm, eps)?;
             let gu = mm(&a, &layer.w_gate_up)?;
             let inter = c.intermediate_size;
@@ -500,6 +507,48 @@ impl Llama {
             }
         }
         Ok(x)
+    }
+
+    /// The attention block on any device with candle ops: `x` plus the attention output.
+    #[allow(clippy::too_many_arguments)]
+    fn attend_generic(
+        &self,
+        x: &Tensor,
+        layer: &Layer,
+        li: usize,
+        step: &Step,
+        cache: &mut KvCache,
+        (q, k, v): (&Tensor, &Tensor, &Tensor),
+        scale: f64,
+    ) -> Result<Tensor> {
+        let c = &self.cfg;
+        let (n, w, rows) = (step.n, step.width, cache.rows);
+        let (h, kv, hd) = (c.num_heads, c.num_kv_heads, c.head_dim);
+        let group = h / kv;
+        let t_end = cache.len + w;
+        // Into the padded layout and the cache.
+        let pad = |t: &Tensor, heads: usize| -> Result<Tensor> {
+            Ok(t.reshape((n, heads * hd))?.index_select(&step.to_padded, 0)?.reshape((rows, w, heads, hd))?)
+        };
+        let k_pad = pad(k, kv)?.transpose(1, 2)?.contiguous()?;
+        let v_pad = pad(&v.contiguous()?, kv)?.transpose(1, 2)?.contiguous()?;
+        cache.k[li].slice_set(&k_pad, 2, cache.len)?;
+        cache.v[li].slice_set(&v_pad, 2, cache.len)?;
+
+        // Query rows of kv head j: its `group` heads times `w` slots.
+        let q_pad = pad(q, h)?
+            .reshape((rows, w, kv, group, hd))?
+            .permute((0, 2, 3, 1, 4))?
+            .contiguous()?
+            .reshape((rows, kv, group * w, hd))?;
+        let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
+        let y = y
+            .reshape((rows, kv, group, w, hd))?
+            .permute((0, 3, 1, 2, 4))?
+            .contiguous()?
+            .reshape((rows * w, h * hd))?
+            .index_select(&step.to_packed, 0)?;
+        Ok((x + mm(&y, &layer.wo)?)?)
     }
 
     /// Logits `[rows, vocab]` of hidden states `[rows, hidden]` (final norm, then the head).
@@ -592,6 +641,85 @@ impl Llama {
             x = (x + mm(&x_mlp, &layer.w_down)?)?;
         }
         mm(&rms(&x, &self.norm)?, &self.lm_head)
+    }
+}
+
+/// Packed rows `[n, cols]` (columns `col0..` hold `kv * group` heads of `hd`) into the padded
+/// layout `[rows, kv, group * w, hd]`: head `g * group + gi` of the token in slot `(r, j)` goes
+/// to row `r`, kv head `g`, position `gi * w + j`. Slots without a token are zero.
+struct ToPadded {
+    slots: Arc<Vec<u32>>,
+    rows: usize,
+    w: usize,
+    kv: usize,
+    group: usize,
+    hd: usize,
+    col0: usize,
+}
+
+impl candle_core::CustomOp1 for ToPadded {
+    fn name(&self) -> &'static str {
+        "tstlab-to-padded"
+    }
+
+    fn cpu_fwd(&self, s: &candle_core::CpuStorage, l: &candle_core::Layout) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let candle_core::CpuStorage::F32(x) = s else { candle_core::bail!("to-padded: f32 only") };
+        let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("to-padded: input must be contiguous") };
+        let (n, cols) = l.shape().dims2()?;
+        let (w, kv, group, hd) = (self.w, self.kv, self.group, self.hd);
+        if n != self.slots.len() || self.col0 + kv * group * hd > cols {
+            candle_core::bail!("to-padded: shape mismatch")
+        }
+        let x = &x[a..b];
+        let mut out = vec![0f32; self.rows * kv * group * w * hd];
+        for (t, &slot) in self.slots.iter().enumerate() {
+            let (r, j) = (slot as usize / w, slot as usize % w);
+            for head in 0..kv * group {
+                let (g, gi) = (head / group, head % group);
+                let src = t * cols + self.col0 + head * hd;
+                let dst = ((r * kv + g) * group * w + gi * w + j) * hd;
+                out[dst..dst + hd].copy_from_slice(&x[src..src + hd]);
+            }
+        }
+        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((self.rows, kv, group * w, hd))))
+    }
+}
+
+/// The inverse of [`ToPadded`] (all heads, `col0` 0): `[rows, kv, group * w, hd]` to `[n, kv * group * hd]`.
+struct FromPadded {
+    slots: Arc<Vec<u32>>,
+    w: usize,
+    kv: usize,
+    group: usize,
+    hd: usize,
+}
+
+impl candle_core::CustomOp1 for FromPadded {
+    fn name(&self) -> &'static str {
+        "tstlab-from-padded"
+    }
+
+    fn cpu_fwd(&self, s: &candle_core::CpuStorage, l: &candle_core::Layout) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let candle_core::CpuStorage::F32(y) = s else { candle_core::bail!("from-padded: f32 only") };
+        let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("from-padded: input must be contiguous") };
+        let (rows, kv, gw, hd) = l.shape().dims4()?;
+        let (w, group) = (self.w, self.group);
+        if kv != self.kv || hd != self.hd || gw != group * w || self.slots.iter().any(|&s| s as usize >= rows * w) {
+            candle_core::bail!("from-padded: shape mismatch")
+        }
+        let y = &y[a..b];
+        let heads = kv * group;
+        let mut out = vec![0f32; self.slots.len() * heads * hd];
+        for (t, &slot) in self.slots.iter().enumerate() {
+            let (r, j) = (slot as usize / w, slot as usize % w);
+            for head in 0..heads {
+                let (g, gi) = (head / group, head % group);
+                let src = ((r * kv + g) * gw + gi * w + j) * hd;
+                let dst = (t * heads + head) * hd;
+                out[dst..dst + hd].copy_from_slice(&y[src..src + hd]);
+            }
+        }
+        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((self.slots.len(), heads * hd))))
     }
 }
 
