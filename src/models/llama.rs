@@ -1,8 +1,10 @@
-//! The llama-family forward pass (llama, mistral, qwen2-style qkv bias) on f32 weights.
+//! The llama-family forward pass (llama, mistral, qwen2-style qkv bias), f32 arithmetic.
 //!
-//! Built for batched generation on a CPU where f32 gemm is an order of magnitude faster than
-//! quantized matmuls: weights are dequantized to f32 at load, q/k/v and gate/up are fused into
-//! one matmul each (each weight in the layout gemm is fastest on, see [`Weight`]).
+//! Built for batched generation on a CPU where dense matmuls are an order of magnitude faster
+//! than quantized ones: weights are dequantized at load, q/k/v and gate/up are fused into one
+//! matmul each. With AVX-512 the weights are packed as f16 for [`matmul`] and attention, the
+//! MLP gate and the attention layout run as CPU kernels ([`fused`], `ToPadded`); elsewhere
+//! (other CPUs, GPUs) candle's ops do the same work (see [`Weight`]).
 //!
 //! A forward [`Step`] takes *packed* tokens (only real tokens, no padding) through the linear
 //! layers, and a *padded* layout only for attention: every row of a [`KvCache`] gets `width` new
