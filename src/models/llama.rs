@@ -475,9 +475,9 @@ impl Llama {
             if self.device.is_cpu() && !self.candle_layout {
                 // The same moves in one pass each (candle's strided copies were a tenth of a
                 // decode step).
+                let layout = |group| PadLayout { slots: step.slots.clone(), w, kv, group, hd };
                 let pad = |t: &Tensor, col0: usize, group: usize| -> Result<Tensor> {
-                    let op = ToPadded { slots: step.slots.clone(), rows, w, kv, group, hd, col0 };
-                    Ok(t.apply_op1_no_bwd(&op)?)
+                    Ok(t.apply_op1_no_bwd(&ToPadded { layout: layout(group), rows, col0 })?)
                 };
                 let qkv_cols = qkv.dim(1)?;
                 let k_pad = pad(&k.reshape((n, kv * hd))?, 0, 1)?;
@@ -486,7 +486,7 @@ impl Llama {
                 cache.v[li].slice_set(&v_pad, 2, cache.len)?;
                 let q_pad = pad(&q.reshape((n, h * hd))?, 0, group)?;
                 let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
-                let y = y.apply_op1_no_bwd(&FromPadded { slots: step.slots.clone(), w, kv, group, hd })?;
+                let y = y.apply_op1_no_bwd(&FromPadded(layout(group)))?;
                 x = (x + mm(&y, &layer.wo)?)?;
             } else {
                 x = self.attend_generic(&x, layer, li, step, cache, (&q, &k, &v), scale)?;
@@ -646,16 +646,37 @@ impl Llama {
     }
 }
 
-/// Packed rows `[n, cols]` (columns `col0..` hold `kv * group` heads of `hd`) into the padded
-/// layout `[rows, kv, group * w, hd]`: head `g * group + gi` of the token in slot `(r, j)` goes
-/// to row `r`, kv head `g`, position `gi * w + j`. Slots without a token are zero.
-struct ToPadded {
+/// Where packed tokens go in the padded attention layout `[rows, kv, group * w, hd]`: head
+/// `g * group + gi` of the token in slot `(r, j)` is row `r`, kv head `g`, position `gi * w + j`.
+struct PadLayout {
+    /// Padded slot `r * w + j` of each packed token.
     slots: Arc<Vec<u32>>,
-    rows: usize,
     w: usize,
     kv: usize,
     group: usize,
     hd: usize,
+}
+
+impl PadLayout {
+    /// (packed token, head, offset of its `hd` values in the padded layout), for every token
+    /// and head.
+    fn moves(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
+        let (w, kv, group, hd) = (self.w, self.kv, self.group, self.hd);
+        self.slots.iter().enumerate().flat_map(move |(t, &slot)| {
+            let (r, j) = (slot as usize / w, slot as usize % w);
+            (0..kv * group).map(move |head| {
+                let (g, gi) = (head / group, head % group);
+                (t, head, ((r * kv + g) * group * w + gi * w + j) * hd)
+            })
+        })
+    }
+}
+
+/// Packed rows `[n, cols]` (columns `col0..` hold `kv * group` heads of `hd`) into the padded
+/// layout of `rows` rows ([`PadLayout`]). Slots without a token are zero.
+struct ToPadded {
+    layout: PadLayout,
+    rows: usize,
     col0: usize,
 }
 
@@ -668,33 +689,22 @@ impl candle_core::CustomOp1 for ToPadded {
         let candle_core::CpuStorage::F32(x) = s else { candle_core::bail!("to-padded: f32 only") };
         let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("to-padded: input must be contiguous") };
         let (n, cols) = l.shape().dims2()?;
-        let (w, kv, group, hd) = (self.w, self.kv, self.group, self.hd);
-        if n != self.slots.len() || self.col0 + kv * group * hd > cols {
+        let PadLayout { w, kv, group, hd, .. } = self.layout;
+        if n != self.layout.slots.len() || self.col0 + kv * group * hd > cols {
             candle_core::bail!("to-padded: shape mismatch")
         }
         let x = &x[a..b];
         let mut out = vec![0f32; self.rows * kv * group * w * hd];
-        for (t, &slot) in self.slots.iter().enumerate() {
-            let (r, j) = (slot as usize / w, slot as usize % w);
-            for head in 0..kv * group {
-                let (g, gi) = (head / group, head % group);
-                let src = t * cols + self.col0 + head * hd;
-                let dst = ((r * kv + g) * group * w + gi * w + j) * hd;
-                out[dst..dst + hd].copy_from_slice(&x[src..src + hd]);
-            }
+        for (t, head, dst) in self.layout.moves() {
+            let src = t * cols + self.col0 + head * hd;
+            out[dst..dst + hd].copy_from_slice(&x[src..src + hd]);
         }
         Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((self.rows, kv, group * w, hd))))
     }
 }
 
 /// The inverse of [`ToPadded`] (all heads, `col0` 0): `[rows, kv, group * w, hd]` to `[n, kv * group * hd]`.
-struct FromPadded {
-    slots: Arc<Vec<u32>>,
-    w: usize,
-    kv: usize,
-    group: usize,
-    hd: usize,
-}
+struct FromPadded(PadLayout);
 
 impl candle_core::CustomOp1 for FromPadded {
     fn name(&self) -> &'static str {
@@ -705,23 +715,18 @@ impl candle_core::CustomOp1 for FromPadded {
         let candle_core::CpuStorage::F32(y) = s else { candle_core::bail!("from-padded: f32 only") };
         let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("from-padded: input must be contiguous") };
         let (rows, kv, gw, hd) = l.shape().dims4()?;
-        let (w, group) = (self.w, self.group);
-        if kv != self.kv || hd != self.hd || gw != group * w || self.slots.iter().any(|&s| s as usize >= rows * w) {
+        let PadLayout { ref slots, w, group, .. } = self.0;
+        if kv != self.0.kv || hd != self.0.hd || gw != group * w || slots.iter().any(|&s| s as usize >= rows * w) {
             candle_core::bail!("from-padded: shape mismatch")
         }
         let y = &y[a..b];
         let heads = kv * group;
-        let mut out = vec![0f32; self.slots.len() * heads * hd];
-        for (t, &slot) in self.slots.iter().enumerate() {
-            let (r, j) = (slot as usize / w, slot as usize % w);
-            for head in 0..heads {
-                let (g, gi) = (head / group, head % group);
-                let src = ((r * kv + g) * gw + gi * w + j) * hd;
-                let dst = (t * heads + head) * hd;
-                out[dst..dst + hd].copy_from_slice(&y[src..src + hd]);
-            }
+        let mut out = vec![0f32; slots.len() * heads * hd];
+        for (t, head, src) in self.0.moves() {
+            let dst = (t * heads + head) * hd;
+            out[dst..dst + hd].copy_from_slice(&y[src..src + hd]);
         }
-        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((self.slots.len(), heads * hd))))
+        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((slots.len(), heads * hd))))
     }
 }
 
@@ -867,12 +872,7 @@ unsafe fn attend_avx512(job: &AttendJob, out: &mut [f32]) {
         // Keys into panels, then the packed kernel.
         let mut kt = vec![0f32; hd * t_pad];
         for (p, panel) in kt.chunks_exact_mut(hd * NR).enumerate() {
-            for j in 0..NR.min(t_end - p * NR) {
-                let key = &job.k[(p * NR + j) * hd..(p * NR + j + 1) * hd];
-                for (d, &x) in key.iter().enumerate() {
-                    panel[d * NR + j] = x;
-                }
-            }
+            matmul::fill_panel(panel, job.k, t_end, hd, p, |x| x);
         }
         for p in 0..t_pad / NR {
             // SAFETY: gw query rows of hd, an hd x NR panel, gw x NR scores at stride t_pad.

@@ -5,10 +5,10 @@
 //! widens two vectors of weights and multiplies them with up to [`MR`] broadcast inputs into 24
 //! register accumulators. f16 keeps 11 significant bits: the weights of a 4-bit quantized model
 //! (scale times a 4-bit integer plus an offset, both f16) lose at most 1/2048 of their value.
-//! Each output is one dot product summed in `k` order, so a row's result does not depend on the other rows of the call (batched equals one-by-one,
-//! bit for bit). On the 2-core development machine this runs the model's shapes at about twice
-//! the speed of candle's gemm at 14 to 900 rows (measured with a stand-alone benchmark), and
-//! 2 to 3 times at 1 to 4 rows. CPUs without AVX-512F keep candle's matmul (see
+//! Each output is one dot product summed in `k` order, so a row's result does not depend on the
+//! other rows of the call (batched equals one-by-one, bit for bit). On the 2-core development
+//! machine `tstlab bench transfer --batch 50` ran about twice as fast with it as with candle's
+//! f32 gemm (`TSTLAB_CANDLE_MATMUL=1`). CPUs without AVX-512F keep candle's matmul (see
 //! [`available`]).
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Shape, Tensor};
@@ -52,14 +52,7 @@ impl PackedMatrix {
         assert_eq!(w.len(), n * k, "weight of {} values is not {n} x {k}", w.len());
         let np = n.div_ceil(NR);
         let mut panels = vec![half::f16::ZERO; np * k * NR];
-        panels.par_chunks_mut(k * NR).enumerate().for_each(|(p, panel)| {
-            for j in p * NR..((p + 1) * NR).min(n) {
-                let row = &w[j * k..(j + 1) * k];
-                for (kk, &v) in row.iter().enumerate() {
-                    panel[kk * NR + j % NR] = half::f16::from_f32(v);
-                }
-            }
-        });
+        panels.par_chunks_mut(k * NR).enumerate().for_each(|(p, panel)| fill_panel(panel, w, n, k, p, half::f16::from_f32));
         PackedMatrix { n, k, panels }
     }
 
@@ -68,13 +61,6 @@ impl PackedMatrix {
         let (n, k) = w.dims2()?;
         let v = w.to_dtype(candle_core::DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
         Ok(PackedMatrix::pack(&v, n, k))
-    }
-
-    pub fn outputs(&self) -> usize {
-        self.n
-    }
-    pub fn inputs(&self) -> usize {
-        self.k
     }
 
     /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`. Panics without AVX-512F (see [`available`]).
@@ -115,6 +101,16 @@ impl PackedMatrix {
         // SAFETY: all m x n values were written above.
         unsafe { y.set_len(m * n) };
         y
+    }
+}
+
+/// Fills panel `p` (`[k][NR]`, outputs `p * NR..`) from the row-major `[n, k]` matrix `w`;
+/// outputs past `n` are left as they are.
+pub(crate) fn fill_panel<T>(panel: &mut [T], w: &[f32], n: usize, k: usize, p: usize, conv: impl Fn(f32) -> T) {
+    for j in p * NR..((p + 1) * NR).min(n) {
+        for (kk, &v) in w[j * k..(j + 1) * k].iter().enumerate() {
+            panel[kk * NR + j % NR] = conv(v);
+        }
     }
 }
 
