@@ -416,10 +416,17 @@ impl Llama {
     pub fn device(&self) -> &Device {
         &self.device
     }
-    /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul;
-    /// its greedy outputs can differ from candle's f32 matmul in the last bits).
+    /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul and
+    /// the CPU kernels), or `AVX-512` (the attention and MLP-gate kernels only, weights unpacked
+    /// with `TSTLAB_CANDLE_MATMUL`). Greedy outputs can differ between paths in the last bits.
     pub fn kernels(&self) -> Option<&'static str> {
-        matches!(self.lm_head, Weight::Packed(_)).then_some("AVX-512, f16 weights")
+        if matches!(self.lm_head, Weight::Packed(_)) {
+            Some("AVX-512, f16 weights")
+        } else if self.device.is_cpu() && matmul::available() {
+            Some("AVX-512")
+        } else {
+            None
+        }
     }
 
     /// Use candle ops for the padded attention layout on the CPU too (what other devices do);
