@@ -43,6 +43,8 @@ pub enum Error {
     Json(#[from] serde_json::Error),
     #[error("{0}")]
     Invalid(String),
+    #[error("not saved: {0}")]
+    NotSaved(#[from] crate::human::saver::SaveError),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -8,6 +8,7 @@ pub mod exchange;
 pub mod flags;
 pub mod ordering;
 pub mod rankedit;
+pub mod saver;
 pub mod report;
 pub mod results;
 pub mod session;

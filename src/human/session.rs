@@ -1,28 +1,39 @@
 //! One annotator working through their queue of a campaign.
 //!
-//! Every change is committed at once in its own short transaction (`BEGIN IMMEDIATE`): the
-//! judgments of the item and aspect, a history row (for undo/redo, kept in the store so it
-//! survives a restart), the time spent so far and the position (item and aspect), so a killed
-//! process loses at most the keystroke in flight and reopening resumes where the annotator
-//! was. A failed write (another process held the store past the busy timeout) changes nothing
-//! here: the screen reports it and the annotator presses again.
+//! Every change (the judgments of one item and aspect, an undo, a redo) is handed to the
+//! session's writer thread ([`super::saver`]) and shown as stored only once its transaction
+//! committed: until then it is *waiting* ([`Session::waiting`]), and the screen does not move
+//! on. A failed attempt (the store busy past a second, read-only, full, an I/O error) changes
+//! nothing in the store; the session asks again by itself (at once when the store was busy,
+//! else after a growing pause of at most two seconds) or on [`Session::retry_now`], until it
+//! lands. A change lands once: an attempt either commits whole or leaves no trace.
+//!
+//! The position, the time spent and the visits are bookkeeping: written with the next change or
+//! on their own in the background, so moving between items never waits for the store.
+//! A killed process loses at most the change waiting and the bookkeeping not yet written;
+//! reopening resumes where the annotator was.
 //!
 //! Time per item: the gaps between keystrokes while the item is shown, each capped at
 //! [`IDLE_CAP`] (a coffee break is not annotation time).
 
+use super::saver::{self, Book, Event, Job, Outcome, SaveError, Saver, Target, Values};
 use crate::human::campaign::{self, Campaign, Error, Result};
 use crate::human::flags;
-use crate::store::{Judgment, Store, Writer};
+use crate::store::Store;
 use rusqlite::{OptionalExtension, params};
-use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The longest gap between two keystrokes counted as time on an item.
 pub const IDLE_CAP: Duration = Duration::from_secs(120);
-/// How long a write waits for another process before giving up (the UI stays responsive).
-pub const BUSY_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long reads wait for the store (a read waits only while a writer finishes a checkpoint).
+pub const READ_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long joining a campaign (a write, before the screen opens) waits for another writer.
+pub const JOIN_TIMEOUT: Duration = Duration::from_secs(60);
+/// The longest pause between two attempts at a change that failed for a reason other than a
+/// busy store.
+pub const MAX_RETRY_PAUSE: Duration = Duration::from_secs(2);
 
 /// One showing in the queue.
 #[derive(Debug, Clone, PartialEq)]
@@ -62,7 +73,7 @@ pub struct ItemView {
     pub references: Vec<String>,
     /// Labelled 1..=m in this order (the annotator's display order).
     pub rows: Vec<Row>,
-    /// `values[aspect][row]`.
+    /// `values[aspect][row]`: what the store holds.
     pub values: Vec<Vec<Option<f64>>>,
 }
 
@@ -77,8 +88,51 @@ pub struct Progress {
     pub repeats: usize,
 }
 
+/// A change handed to the writer and not stored yet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Waiting {
+    pub ticket: u64,
+    pub job: Job,
+    /// For judgments: the aspect index and the values per row as entered.
+    pub entered: Option<(usize, Vec<Option<f64>>)>,
+    /// An attempt is under way.
+    pub in_flight: bool,
+    /// Why the latest attempt failed.
+    pub error: Option<SaveError>,
+    pub attempts: u32,
+    retry_at: Instant,
+}
+
+impl Waiting {
+    /// How many judgments (system values) the change writes.
+    pub fn judgments(&self) -> usize {
+        match &self.job {
+            Job::Values { before, after, .. } => after.iter().filter(|(k, v)| before.get(k) != Some(v)).count(),
+            Job::Step { .. } => 1,
+        }
+    }
+
+    /// When the next attempt starts by itself (`None`: one is under way).
+    pub fn retry_in(&self) -> Option<Duration> {
+        (!self.in_flight).then(|| self.retry_at.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// What [`Session::poll`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    /// The waiting change is stored (and shown).
+    Saved(Outcome),
+    /// An attempt failed; the change is still waiting and will be tried again.
+    Failed(SaveError),
+    /// The change is stored but the item it moved to could not be read.
+    SavedUnread(String),
+}
+
 pub struct Session {
+    /// Reads (the writer thread has its own connection).
     store: Store,
+    saver: Saver,
     pub campaign: Campaign,
     pub annotator_id: i64,
     pub annotator: String,
@@ -88,6 +142,13 @@ pub struct Session {
     /// Aspect index shown.
     pub aspect: usize,
     pub view: ItemView,
+    /// Judgments of this annotator in the store, as of the last saved change.
+    pub stored: usize,
+    /// The change not stored yet.
+    pub waiting: Option<Waiting>,
+    /// Why the bookkeeping (position, time) could not be written lately.
+    pub book_error: Option<SaveError>,
+    next_ticket: u64,
     pending: Duration,
     last_key: Instant,
 }
@@ -101,18 +162,21 @@ impl Session {
     /// campaign first when `join` (else an annotator without a queue is an error).
     pub fn open(path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<Session> {
         let mut store = Store::open(path)?;
-        store.conn().busy_timeout(BUSY_TIMEOUT).map_err(Error::Sql)?;
         let c = campaign::load(&store, campaign)?;
         let known = c.annotators(&store)?.into_iter().find(|(_, n)| n == annotator);
         let annotator_id = match known {
             Some((id, _)) => id,
-            None if join => campaign::add_annotator(&mut store, campaign, annotator)?,
+            None if join => {
+                store.conn().busy_timeout(JOIN_TIMEOUT).map_err(Error::Sql)?;
+                campaign::add_annotator(&mut store, campaign, annotator)?
+            }
             None => {
                 return Err(Error::Invalid(format!(
                     "{annotator:?} has no queue in campaign {campaign:?} (add them with --join)"
                 )));
             }
         };
+        store.conn().busy_timeout(READ_TIMEOUT).map_err(Error::Sql)?;
         let entries = load_entries(&store, &c, annotator_id)?;
         let saved: Option<(i64, String)> = store
             .conn()
@@ -133,8 +197,11 @@ impl Session {
             return Err(Error::Invalid(format!("campaign {campaign:?} has an empty queue")));
         }
         let view = item_view(&store, &c, annotator_id, &entries[at])?;
-        let mut s = Session {
+        let stored = saver::count_stored(&store, c.id, annotator_id)?;
+        let saver = Saver::spawn(Store::open(path)?, c.id, annotator_id);
+        let s = Session {
             store,
+            saver,
             campaign: c,
             annotator_id,
             annotator: annotator.to_owned(),
@@ -142,10 +209,18 @@ impl Session {
             at,
             aspect,
             view,
+            stored,
+            waiting: None,
+            book_error: None,
+            next_ticket: 1,
             pending: Duration::ZERO,
             last_key: Instant::now(),
         };
-        s.save_position(true)?;
+        s.saver.book(Book {
+            position: Some((at, s.aspect_name().to_owned())),
+            visits: BTreeMap::from([(at, 1)]),
+            ..Book::default()
+        });
         Ok(s)
     }
 
@@ -157,9 +232,17 @@ impl Session {
         &self.campaign.def.aspects[self.aspect]
     }
 
-    /// The values of the shown item and aspect, per row.
+    /// The stored values of the shown item and aspect, per row.
     pub fn values(&self) -> &[Option<f64>] {
         &self.view.values[self.aspect]
+    }
+
+    /// The values as entered for the shown item and aspect while a change to them waits.
+    pub fn entered(&self) -> Option<&[Option<f64>]> {
+        match &self.waiting {
+            Some(Waiting { entered: Some((aspect, v)), .. }) if *aspect == self.aspect => Some(v),
+            _ => None,
+        }
     }
 
     /// Notes a keystroke (time accounting).
@@ -182,45 +265,32 @@ impl Session {
         p
     }
 
-    /// Writes the time spent and the position; `arrive` counts a visit of the shown entry.
-    fn save_position(&mut self, arrive: bool) -> Result<()> {
-        let (c, a, seq) = (self.campaign.id, self.annotator_id, self.at as i64);
-        let aspect = self.aspect_name().to_owned();
-        let ms = self.pending.as_millis() as i64;
-        let mut w = self.store.writer_now()?;
-        put_position(&w, c, a, seq, &aspect)?;
-        if arrive {
-            w.tx().execute(
-                "UPDATE queue SET visits = visits + 1 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-                params![c, a, seq],
-            )?;
-        }
-        add_time(&mut w, c, a, seq, ms)?;
-        w.commit()?;
-        self.pending = Duration::ZERO;
-        Ok(())
+    /// The time spent since the last write, for the entry shown, as bookkeeping.
+    fn take_time(&mut self) -> Book {
+        let ms = std::mem::take(&mut self.pending).as_millis() as i64;
+        Book { ms: BTreeMap::from([(self.at, ms)]), ..Book::default() }
     }
 
-    /// Shows queue position `seq` (clamped), with `aspect` if given.
+    fn busy_error(&self) -> Error {
+        Error::Invalid("a change is still waiting to be saved".into())
+    }
+
+    /// Shows queue position `seq` (clamped), with `aspect` if given. Refused while a change
+    /// waits (it would leave the screen).
     pub fn goto(&mut self, seq: usize, aspect: Option<usize>) -> Result<()> {
+        if self.waiting.is_some() {
+            return Err(self.busy_error());
+        }
         let seq = seq.min(self.entries.len() - 1);
         let view = item_view(&self.store, &self.campaign, self.annotator_id, &self.entries[seq])?;
-        // The time so far belongs to the entry being left.
-        let (c, a) = (self.campaign.id, self.annotator_id);
-        let ms = self.pending.as_millis() as i64;
-        let left = self.at as i64;
         let new_aspect = aspect.unwrap_or(self.aspect).min(self.campaign.def.aspects.len() - 1);
-        let mut w = self.store.writer_now()?;
-        add_time(&mut w, c, a, left, ms)?;
-        put_position(&w, c, a, seq as i64, &self.campaign.def.aspects[new_aspect])?;
-        if seq as i64 != left {
-            w.tx().execute(
-                "UPDATE queue SET visits = visits + 1 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-                params![c, a, seq as i64],
-            )?;
+        // The time so far belongs to the entry being left.
+        let mut book = self.take_time();
+        if seq != self.at {
+            book.visits.insert(seq, 1);
         }
-        w.commit()?;
-        self.pending = Duration::ZERO;
+        book.position = Some((seq, self.campaign.def.aspects[new_aspect].clone()));
+        self.saver.book(book);
         self.at = seq;
         self.aspect = new_aspect;
         self.view = view;
@@ -241,12 +311,16 @@ impl Session {
         })
     }
 
-    /// Stores `values` (per row) for the shown item and aspect: one transaction with the
-    /// history row, the time and the position. Nothing is written when nothing changes.
-    pub fn commit(&mut self, values: Vec<Option<f64>>) -> Result<bool> {
+    /// Hands `values` (per row) for the shown item and aspect to the writer; they are shown as
+    /// stored once [`Session::poll`] reports them saved. False when nothing changes. Refused
+    /// while another change waits.
+    pub fn submit(&mut self, values: Vec<Option<f64>>) -> Result<bool> {
         assert_eq!(values.len(), self.view.rows.len(), "one value per row");
+        if self.waiting.is_some() {
+            return Err(self.busy_error());
+        }
         let before = self.system_values(self.aspect);
-        let after: HashMap<i64, Option<f64>> = self
+        let after: Values = self
             .view
             .rows
             .iter()
@@ -256,73 +330,172 @@ impl Session {
         if before == after {
             return Ok(false);
         }
-        let (c, a, seq) = (self.campaign.id, self.annotator_id, self.at as i64);
-        let aspect = self.aspect_name().to_owned();
-        let entry = self.entries[self.at].clone();
-        let ms = self.pending.as_millis() as i64;
-        let mut w = self.store.writer_now()?;
-        write_values(&mut w, c, a, &entry, &aspect, &after)?;
-        w.tx().execute("DELETE FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2 AND undone = 1", params![c, a])?;
-        w.tx().execute(
-            "INSERT INTO judgment_log(campaign_id, annotator_id, seq, aspect, before, after) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![c, a, seq, aspect, to_json(&before), to_json(&after)],
-        )?;
-        add_time(&mut w, c, a, seq, ms)?;
-        put_position(&w, c, a, seq, &aspect)?;
-        w.commit()?;
-        self.pending = Duration::ZERO;
-        self.view.values[self.aspect] = values;
-        self.refresh_done();
+        let e = &self.entries[self.at];
+        let target = Target { seq: self.at, item_id: e.item_id, repeat: e.repeat };
+        let job = Job::Values { target, aspect: self.aspect_name().to_owned(), before, after };
+        self.start(job, Some((self.aspect, values)));
         Ok(true)
+    }
+
+    /// Hands an undo (or redo) of the latest change to the writer.
+    pub fn submit_step(&mut self, undo: bool) -> Result<()> {
+        if self.waiting.is_some() {
+            return Err(self.busy_error());
+        }
+        self.start(Job::Step { undo }, None);
+        Ok(())
+    }
+
+    fn start(&mut self, job: Job, entered: Option<(usize, Vec<Option<f64>>)>) {
+        let ticket = self.next_ticket;
+        self.next_ticket += 1;
+        let mut book = self.take_time();
+        book.position = Some((self.at, self.aspect_name().to_owned()));
+        self.saver.book(book);
+        self.saver.attempt(ticket, job.clone());
+        self.waiting = Some(Waiting { ticket, job, entered, in_flight: true, error: None, attempts: 1, retry_at: Instant::now() });
+    }
+
+    /// Asks again at once for a change whose latest attempt failed.
+    pub fn retry_now(&mut self) {
+        if let Some(w) = self.waiting.as_mut().filter(|w| !w.in_flight) {
+            w.retry_at = Instant::now();
+        }
+        self.resend_due();
+    }
+
+    fn resend_due(&mut self) {
+        if let Some(w) = self.waiting.as_mut().filter(|w| !w.in_flight && Instant::now() >= w.retry_at) {
+            w.in_flight = true;
+            w.attempts += 1;
+            self.saver.attempt(w.ticket, w.job.clone());
+        }
+    }
+
+    /// Takes in what the writer answered and starts due retries. Call it often (every frame).
+    pub fn poll(&mut self) -> Option<Update> {
+        while let Some(ev) = self.saver.try_event() {
+            if let Some(u) = self.take(ev) {
+                return Some(u);
+            }
+        }
+        self.resend_due();
+        None
+    }
+
+    /// Waits up to `timeout` for the writer's answer about the waiting change.
+    pub fn wait(&mut self, timeout: Duration) -> Option<Update> {
+        let end = Instant::now() + timeout;
+        loop {
+            if let Some(u) = self.poll() {
+                return Some(u);
+            }
+            if !self.waiting.as_ref().is_some_and(|w| w.in_flight) {
+                return None;
+            }
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return None;
+            }
+            if let Some(ev) = self.saver.wait_event(left.min(Duration::from_millis(50)))
+                && let Some(u) = self.take(ev)
+            {
+                return Some(u);
+            }
+        }
+    }
+
+    fn take(&mut self, ev: Event) -> Option<Update> {
+        match ev {
+            Event::Book(e) => {
+                self.book_error = e;
+                None
+            }
+            Event::Saved { ticket, outcome, stored } => {
+                let w = self.waiting.take_if(|w| w.ticket == ticket)?;
+                self.stored = stored;
+                self.book_error = None;
+                Some(self.apply(w, outcome))
+            }
+            Event::Failed { ticket, error } => {
+                let w = self.waiting.as_mut().filter(|w| w.ticket == ticket)?;
+                w.in_flight = false;
+                let pause = if error.is_busy() {
+                    Duration::ZERO
+                } else {
+                    (Duration::from_millis(250) * 2u32.pow(w.attempts.min(4))).min(MAX_RETRY_PAUSE)
+                };
+                w.retry_at = Instant::now() + pause;
+                w.error = Some(error.clone());
+                Some(Update::Failed(error))
+            }
+        }
+    }
+
+    /// Shows a stored change.
+    fn apply(&mut self, w: Waiting, outcome: Outcome) -> Update {
+        match &outcome {
+            Outcome::Values => {
+                if let Some((aspect, values)) = w.entered {
+                    self.view.values[aspect] = values;
+                }
+                self.refresh_done();
+            }
+            Outcome::Stepped { seq, aspect } => {
+                let Some(entry) = self.entries.get(*seq) else {
+                    return Update::SavedUnread(format!("history names queue position {seq}, beyond the queue"));
+                };
+                match item_view(&self.store, &self.campaign, self.annotator_id, entry) {
+                    Ok(view) => {
+                        self.at = *seq;
+                        self.aspect = self.campaign.def.aspects.iter().position(|x| x == aspect).unwrap_or(0);
+                        self.view = view;
+                        self.refresh_done();
+                    }
+                    Err(e) => return Update::SavedUnread(e.to_string()),
+                }
+            }
+            Outcome::NothingToStep => {}
+        }
+        Update::Saved(outcome)
+    }
+
+    /// Stores `values` (per row) for the shown item and aspect and waits for it: one attempt
+    /// (waiting up to a second for the lock). Scripts and tests; the screen uses `submit`.
+    pub fn commit(&mut self, values: Vec<Option<f64>>) -> Result<bool> {
+        if !self.submit(values)? {
+            return Ok(false);
+        }
+        self.finish().map(|_| true)
     }
 
     /// Undoes the latest change (anywhere in the queue) and shows its item and aspect.
     /// Returns false when there is nothing to undo.
     pub fn undo(&mut self) -> Result<bool> {
-        self.step(true)
+        self.submit_step(true)?;
+        self.finish().map(|o| o != Outcome::NothingToStep)
     }
 
     /// Redoes the latest undone change.
     pub fn redo(&mut self) -> Result<bool> {
-        self.step(false)
+        self.submit_step(false)?;
+        self.finish().map(|o| o != Outcome::NothingToStep)
     }
 
-    fn step(&mut self, undo: bool) -> Result<bool> {
-        let (c, a) = (self.campaign.id, self.annotator_id);
-        let sql = if undo {
-            "SELECT id, seq, aspect, before FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
-             AND undone = 0 ORDER BY id DESC LIMIT 1"
-        } else {
-            "SELECT id, seq, aspect, after FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
-             AND undone = 1 ORDER BY id LIMIT 1"
+    /// Waits for the one attempt at the waiting change; a failed change is dropped.
+    fn finish(&mut self) -> Result<Outcome> {
+        let r = match self.wait(Duration::from_secs(3600)) {
+            Some(Update::Saved(o)) => Ok(o),
+            Some(Update::SavedUnread(e)) => Err(Error::Invalid(format!("saved, but cannot show it: {e}"))),
+            Some(Update::Failed(e)) => Err(Error::NotSaved(e)),
+            None => Err(Error::Invalid("the writer did not answer".into())),
         };
-        let ms = self.pending.as_millis() as i64;
-        let at = self.at as i64;
-        let mut w = self.store.writer_now()?;
-        let found: Option<(i64, i64, String, String)> =
-            w.tx().query_row(sql, params![c, a], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()?;
-        let Some((id, seq, aspect, values)) = found else { return Ok(false) };
-        let entry = self
-            .entries
-            .get(seq as usize)
-            .cloned()
-            .ok_or_else(|| Error::Invalid(format!("history names queue position {seq}, beyond the queue")))?;
-        let values = from_json(&values)?;
-        write_values(&mut w, c, a, &entry, &aspect, &values)?;
-        w.tx().execute("UPDATE judgment_log SET undone = ?2 WHERE id = ?1", params![id, undo])?;
-        add_time(&mut w, c, a, at, ms)?;
-        put_position(&w, c, a, seq, &aspect)?;
-        w.commit()?;
-        self.pending = Duration::ZERO;
-        self.at = seq as usize;
-        self.aspect = self.campaign.def.aspects.iter().position(|x| *x == aspect).unwrap_or(0);
-        self.view = item_view(&self.store, &self.campaign, a, &self.entries[self.at])?;
-        self.refresh_done();
-        Ok(true)
+        self.waiting = None;
+        r
     }
 
     /// Per system, the stored value of the shown item for `aspect`.
-    fn system_values(&self, aspect: usize) -> HashMap<i64, Option<f64>> {
+    fn system_values(&self, aspect: usize) -> Values {
         self.view
             .rows
             .iter()
@@ -341,84 +514,15 @@ impl Session {
         &self.store
     }
 
-    /// Records the time spent so far (call before quitting).
-    pub fn flush(&mut self) -> Result<()> {
+    /// Writes the time spent so far and the position (call before quitting), waiting up to
+    /// `wait` for the store.
+    pub fn flush(&mut self, wait: Duration) -> Result<()> {
         self.touch();
-        self.save_position(false)
+        let mut book = self.take_time();
+        book.position = Some((self.at, self.aspect_name().to_owned()));
+        self.saver.book(book);
+        self.saver.flush(wait).map_err(Error::NotSaved)
     }
-}
-
-fn put_position(w: &Writer, c: i64, a: i64, seq: i64, aspect: &str) -> Result<()> {
-    w.tx().execute(
-        "INSERT INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT(campaign_id, annotator_id) DO UPDATE SET seq = excluded.seq, aspect = excluded.aspect,
-           updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-        params![c, a, seq, aspect],
-    )?;
-    Ok(())
-}
-
-fn add_time(w: &mut Writer, c: i64, a: i64, seq: i64, ms: i64) -> Result<()> {
-    if ms > 0 {
-        w.tx().execute(
-            "UPDATE queue SET ms = ms + ?4 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-            params![c, a, seq, ms],
-        )?;
-    }
-    Ok(())
-}
-
-/// Writes (or deletes, for `None`) the values of one entry and aspect, per system.
-fn write_values(w: &mut Writer, c: i64, a: i64, e: &Entry, aspect: &str, values: &HashMap<i64, Option<f64>>) -> Result<()> {
-    for (&system, value) in values {
-        match (value, e.repeat) {
-            (Some(v), false) => w.judgment(&Judgment {
-                campaign_id: c,
-                annotator_id: a,
-                item_id: e.item_id,
-                system_id: system,
-                aspect,
-                value: *v,
-            })?,
-            (Some(v), true) => {
-                w.tx().execute(
-                    "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT DO UPDATE SET value = excluded.value,
-                       created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-                    params![c, a, e.item_id, system, aspect, v],
-                )?;
-            }
-            (None, repeat) => {
-                let table = if repeat { "repeat_judgments" } else { "judgments" };
-                w.tx().execute(
-                    &format!(
-                        "DELETE FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
-                         AND system_id = ?4 AND aspect = ?5"
-                    ),
-                    params![c, a, e.item_id, system, aspect],
-                )?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn to_json(values: &HashMap<i64, Option<f64>>) -> String {
-    let mut m = Map::new();
-    let mut keys: Vec<&i64> = values.keys().collect();
-    keys.sort();
-    for k in keys {
-        m.insert(k.to_string(), values[k].map_or(Value::Null, Value::from));
-    }
-    Value::Object(m).to_string()
-}
-
-fn from_json(s: &str) -> Result<HashMap<i64, Option<f64>>> {
-    let m: HashMap<String, Option<f64>> = serde_json::from_str(s)?;
-    m.into_iter()
-        .map(|(k, v)| k.parse::<i64>().map(|k| (k, v)).map_err(|_| Error::Invalid(format!("bad history key {k:?}"))))
-        .collect()
 }
 
 /// The annotator's queue with each entry's done aspects.

@@ -25,6 +25,9 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// How long quitting or leaving a queue waits to write the time spent and the position.
+const FLUSH_WAIT: Duration = Duration::from_secs(1);
+
 /// What every screen may use: the loader, the jobs list, the store file.
 pub struct Shared {
     pub loader: Loader,
@@ -99,6 +102,8 @@ pub struct App {
     /// Status line note and whether it is an error.
     pub note: Option<(String, bool)>,
     pub quit: bool,
+    /// `q` was pressed once with a change not saved yet.
+    quit_asked: bool,
     finished: HashSet<JobId>,
     /// When Compare was last reloaded for a running transfer job.
     live_reload: Option<Instant>,
@@ -122,6 +127,7 @@ impl App {
             shared: Shared { loader, jobs, store_path: store_path.to_owned() },
             note: None,
             quit: false,
+            quit_asked: false,
             finished: HashSet::new(),
             live_reload: None,
         }
@@ -144,8 +150,24 @@ impl App {
     /// Records what is in flight before the app ends (time on the shown item).
     pub fn shutdown(&mut self) {
         if let Some(s) = self.annotate.session.as_mut() {
-            let _ = s.flush();
+            let _ = s.flush(FLUSH_WAIT);
         }
+    }
+
+    /// Takes in what background writers answered (the annotate screen's saves); true when the
+    /// screen changed.
+    pub fn tick(&mut self) -> bool {
+        let waiting = self.annotate.unsaved();
+        if let Some(a) = self.annotate.tick(&mut self.shared) {
+            self.handle(a);
+            return true;
+        }
+        waiting != self.annotate.unsaved()
+    }
+
+    /// Something is under way that the event loop should poll for often.
+    pub fn busy(&self) -> bool {
+        self.shared.loader.pending() || self.shared.jobs.running() > 0 || self.annotate.unsaved()
     }
 
     fn view(&mut self) -> &mut dyn View {
@@ -180,8 +202,18 @@ impl App {
 
     pub fn key(&mut self, key: KeyEvent) {
         self.note = None;
+        let asked = std::mem::take(&mut self.quit_asked);
         let chain = self.chain();
         if let Some(a) = keys::action_for(&chain, &key) {
+            // Quitting with a change not stored yet asks first.
+            if a == Action::Quit && !asked && self.annotate.unsaved() {
+                self.quit_asked = true;
+                self.note = Some((
+                    format!("a change is not saved yet ({}): q again quits without it", self.annotate.unsaved_reason()),
+                    true,
+                ));
+                return;
+            }
             self.handle(a);
         }
     }
@@ -275,8 +307,12 @@ impl App {
                 return self.campaigns.handle(Action::Refresh, &mut self.shared);
             }
             Action::OpenAnnotate(campaign, annotator) => {
+                if self.annotate.unsaved() {
+                    self.note = Some(("the open queue has a change not saved yet: wait for it first".into(), true));
+                    return None;
+                }
                 if let Some(s) = self.annotate.session.as_mut() {
-                    let _ = s.flush();
+                    let _ = s.flush(FLUSH_WAIT);
                 }
                 match self.annotate.open(&self.shared.store_path.clone(), &campaign, &annotator, false) {
                     Ok(()) => self.screen = Screen::Annotate,
@@ -372,12 +408,22 @@ impl App {
         }
     }
 
-    /// Feeds loader answers in until nothing is pending (tests and headless use).
+    /// Feeds loader answers and the annotate screen's save answers in until nothing is pending
+    /// (tests and headless use). A save that failed and waits to be tried again counts as
+    /// settled.
     pub fn settle(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
             while let Some(r) = self.shared.loader.try_recv() {
                 self.handle(Action::Loaded(Box::new(r)));
+            }
+            self.tick();
+            if self.annotate.in_flight() {
+                if Instant::now() >= end {
+                    return false;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+                continue;
             }
             if !self.shared.loader.pending() {
                 return true;

@@ -73,7 +73,7 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
         }
         let wait = if dirty {
             FRAME.saturating_sub(last_draw.elapsed())
-        } else if app.shared.loader.pending() || app.shared.jobs.running() > 0 {
+        } else if app.busy() {
             Duration::from_millis(10)
         } else {
             Duration::from_millis(250)
@@ -92,6 +92,9 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
                     break;
                 }
             }
+        }
+        if app.tick() {
+            dirty = true;
         }
         while let Some(r) = app.shared.loader.try_recv() {
             app.handle(Action::Loaded(Box::new(r)));

@@ -2,12 +2,17 @@
 //! shows them) and the outputs in the annotator's display order, system names hidden, identical
 //! outputs once with a count, model-naming outputs flagged, an optional word diff against the
 //! source. Ranking by moves, ties or a typed ordering; Likert by digits; sliders by steps.
-//! Every change is committed by the session (`human::session`) before the screen shows it.
+//! Every change goes to the session's writer (`human::session`) and is shown as stored, and the
+//! selection or item moves, only once it is committed. While a change waits (the store busy,
+//! read-only, full), the screen keeps drawing, says why in one line, shows the values as
+//! entered with `…`, and holds the keys pressed meanwhile to handle them, in order, once the
+//! change is stored: a key is never applied to an output it was not meant for.
 
 use super::compare::{diff_words, push_wrapped};
 use crate::human::campaign::Mode;
 use crate::human::rankedit::{self, Groups};
-use crate::human::session::Session;
+use crate::human::session::{Session, Update};
+use crate::human::saver::Outcome;
 use crate::tui::action::Action;
 use crate::tui::app::{Screen, Shared, View};
 use crate::tui::keys::Context;
@@ -17,6 +22,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// The guidelines shown with `i` (`assets/guidelines.md`).
@@ -34,6 +40,24 @@ pub struct Annotate {
     /// Started by `tstlab annotate`: no other screens.
     pub locked: bool,
     guide_scroll: usize,
+    /// What to do once the waiting change is stored.
+    after: Option<After>,
+    /// Keys pressed while a change waits, handled in order once it is stored.
+    queued: VecDeque<Action>,
+}
+
+/// What the screen does once a change is stored.
+#[derive(Debug, Clone, PartialEq)]
+enum After {
+    Stay,
+    /// Likert: select the next output.
+    Next,
+    /// Ranking: keep this row selected.
+    Follow(usize),
+    /// Select the top output and say this.
+    Top(String),
+    /// Undo (true) or redo.
+    Step(bool),
 }
 
 impl Annotate {
@@ -43,7 +67,89 @@ impl Annotate {
         self.session = Some(s);
         self.selected = 0;
         self.typing = None;
+        self.after = None;
+        self.queued.clear();
         Ok(())
+    }
+
+    /// A change waits to be stored, or keys wait for it.
+    pub fn unsaved(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.waiting.is_some()) || !self.queued.is_empty()
+    }
+
+    /// An attempt to store a change is under way (tests and the event loop poll faster).
+    pub fn in_flight(&self) -> bool {
+        self.session.as_ref().and_then(|s| s.waiting.as_ref()).is_some_and(|w| w.in_flight)
+    }
+
+    /// Why the waiting change is not stored yet, in a few words.
+    pub fn unsaved_reason(&self) -> String {
+        let w = self.session.as_ref().and_then(|s| s.waiting.as_ref());
+        match w.and_then(|w| w.error.as_ref()) {
+            Some(e) => e.to_string(),
+            None => "saving".into(),
+        }
+    }
+
+    /// Takes in what the writer answered: a stored change is shown and the keys held meanwhile
+    /// are handled; a failed attempt is reported (the session tries again by itself).
+    pub fn tick(&mut self, sh: &mut Shared) -> Option<Action> {
+        let update = self.session.as_mut()?.poll()?;
+        match update {
+            Update::Saved(outcome) => {
+                let mut note = self.settled(outcome);
+                while self.session.as_ref().is_some_and(|s| s.waiting.is_none()) {
+                    let Some(a) = self.queued.pop_front() else { break };
+                    if let Some(n) = self.handle(a, sh) {
+                        note = Some(n);
+                    }
+                }
+                note
+            }
+            Update::SavedUnread(e) => {
+                self.after = None;
+                Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
+            }
+            Update::Failed(e) => {
+                let keys = if self.queued.is_empty() { String::new() } else { format!(" · {} key(s) held", self.queued.len()) };
+                Some(Action::Note(format!("not saved yet: {e}; trying again{keys}"), true))
+            }
+        }
+    }
+
+    /// Moves on after a stored change, as the key that made it asked.
+    fn settled(&mut self, outcome: Outcome) -> Option<Action> {
+        let n_rows = self.sizes().len();
+        match self.after.take()? {
+            After::Stay => None,
+            After::Next => {
+                self.selected = (self.selected + 1).min(n_rows.saturating_sub(1));
+                None
+            }
+            After::Follow(row) => {
+                if let Some(p) = self.order().iter().position(|&x| x == row) {
+                    self.selected = p;
+                }
+                None
+            }
+            After::Top(note) => {
+                self.selected = 0;
+                Some(Action::Note(note, false))
+            }
+            After::Step(undo) => {
+                self.selected = self.selected.min(n_rows.saturating_sub(1));
+                let done = outcome != Outcome::NothingToStep;
+                Some(Action::Note(
+                    match (done, undo) {
+                        (true, true) => "undone".into(),
+                        (true, false) => "redone".into(),
+                        (false, true) => "nothing to undo".into(),
+                        (false, false) => "nothing to redo".into(),
+                    },
+                    false,
+                ))
+            }
+        }
     }
 
     fn mode(&self) -> Option<Mode> {
@@ -72,23 +178,26 @@ impl Annotate {
         self.session.as_ref().map_or(Vec::new(), |s| s.view.rows.iter().map(|r| r.systems.len()).collect())
     }
 
-    /// Commits a ranking and keeps `follow` (a row) selected.
-    fn commit_groups(&mut self, groups: &Groups, follow: Option<usize>) -> Option<Action> {
+    /// Stores a ranking, then does `after`.
+    fn commit_groups(&mut self, groups: &Groups, after: After) -> Option<Action> {
         let ranks = rankedit::row_ranks(groups, &self.sizes());
-        let r = self.commit(ranks.into_iter().map(Some).collect());
-        if let Some(row) = follow
-            && let Some(p) = self.order().iter().position(|&x| x == row)
-        {
-            self.selected = p;
-        }
-        r
+        self.commit(ranks.into_iter().map(Some).collect(), after)
     }
 
-    fn commit(&mut self, values: Vec<Option<f64>>) -> Option<Action> {
+    /// Hands values to the writer; `after` happens once they are stored (at once when they
+    /// change nothing).
+    fn commit(&mut self, values: Vec<Option<f64>>, after: After) -> Option<Action> {
         let s = self.session.as_mut()?;
-        match s.commit(values) {
-            Ok(_) => None,
-            Err(e) => Some(Action::Note(format!("not saved: {e}; press the key again"), true)),
+        match s.submit(values) {
+            Ok(true) => {
+                self.after = Some(after);
+                None
+            }
+            Ok(false) => {
+                self.after = Some(after);
+                self.settled(Outcome::Values)
+            }
+            Err(e) => Some(Action::Note(format!("not saved: {e}"), true)),
         }
     }
 
@@ -99,16 +208,16 @@ impl Annotate {
         let row = self.selected_row()?;
         let mut g = self.groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
         op(&mut g, row);
-        self.commit_groups(&g, Some(row))
+        self.commit_groups(&g, After::Follow(row))
     }
 
-    fn set_score(&mut self, value: impl Fn(Option<f64>) -> f64) -> Option<Action> {
+    fn set_score(&mut self, value: impl Fn(Option<f64>) -> f64, after: After) -> Option<Action> {
         let row = self.selected_row()?;
         let s = self.session.as_ref()?;
         let (lo, hi) = s.campaign.def.mode.range(s.view.rows.len());
         let mut values = s.values().to_vec();
         values[row] = Some(value(values[row]).clamp(lo, hi));
-        self.commit(values)
+        self.commit(values, after)
     }
 
     fn go(&mut self, seq: usize, aspect: Option<usize>) -> Option<Action> {
@@ -124,9 +233,7 @@ impl Annotate {
         match rankedit::parse(&text, m) {
             Ok(g) => {
                 self.typing = None;
-                let r = self.commit_groups(&g, None);
-                self.selected = 0;
-                r.or(Some(Action::Note(format!("ranked {}", rankedit::format(&g)), false)))
+                self.commit_groups(&g, After::Top(format!("ranked {}", rankedit::format(&g))))
             }
             Err(e) => Some(Action::Note(format!("{text}: {e}"), true)),
         }
@@ -137,7 +244,7 @@ impl Annotate {
         let unranked = s.values().iter().any(Option::is_none);
         if s.campaign.def.mode == Mode::Rank && unranked {
             let g = rankedit::initial(s.view.rows.len());
-            return self.commit_groups(&g, None);
+            return self.commit_groups(&g, After::Stay);
         }
         if unranked {
             return Some(Action::Note("score every output first (digits or Left/Right)".into(), false));
@@ -179,11 +286,19 @@ impl Annotate {
         let rule = format!("── {}: {how} ", s.aspect_name());
         let fill = (width as usize).saturating_sub(theme::width(&rule));
         out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
+        let entered = s.entered();
+        if mode == Mode::Rank
+            && let Some(g) = entered.and_then(|v| rankedit::from_values(v))
+        {
+            out.push(Line::styled(format!("  entered, not stored yet: {}", rankedit::format(&g)), theme::LABEL));
+        }
         let groups = self.groups();
         let ranks = groups.as_ref().map(|g| rankedit::row_ranks(g, &self.sizes()));
         for (pos, &row) in self.order().iter().enumerate() {
             let r = &v.rows[row];
             let value = s.values()[row];
+            // A value entered and not stored yet is shown with `…`.
+            let waiting = entered.map(|e| e[row]).filter(|e| *e != value);
             let mark = match mode {
                 Mode::Rank => match (&ranks, &groups) {
                     (Some(rk), Some(g)) => {
@@ -192,8 +307,10 @@ impl Annotate {
                     }
                     _ => "   · ".into(),
                 },
-                Mode::Likert => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
-                Mode::Slider => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
+                Mode::Likert | Mode::Slider => match waiting {
+                    Some(w) => format!("{:>4}…", w.map_or("·".into(), |x| format!("{x:.0}"))),
+                    None => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
+                },
             };
             let count = if r.systems.len() > 1 { format!("x{}", r.systems.len()) } else { String::new() };
             let label = format!("{mark}[{}]{count:<3}", row + 1);
@@ -231,6 +348,30 @@ impl Annotate {
         out
     }
 
+    /// The save line, while a change waits or the bookkeeping could not be written.
+    fn save_line(&self) -> Option<Line<'static>> {
+        let s = self.session.as_ref()?;
+        let held = if self.queued.is_empty() { String::new() } else { format!(" · {} key(s) held", self.queued.len()) };
+        let Some(w) = &s.waiting else {
+            let e = s.book_error.as_ref()?;
+            return Some(Line::styled(format!(" position and time not saved yet: {e} (judgments are not affected)"), theme::MUTED));
+        };
+        let n = w.judgments();
+        Some(match &w.error {
+            None => Line::styled(format!(" saving {n} judgment(s)…{held}"), theme::LABEL),
+            Some(e) => {
+                let when = match w.retry_in() {
+                    Some(d) if !d.is_zero() => format!("trying again in {:.0} s", d.as_secs_f64().ceil()),
+                    _ => "trying again".into(),
+                };
+                Line::styled(
+                    format!(" ✗ NOT SAVED YET: {e} · {n} judgment(s) waiting{held} · {when} (any key: now · Esc drops held keys)"),
+                    theme::ERROR,
+                )
+            }
+        })
+    }
+
     /// The progress line.
     fn status(&self) -> Line<'static> {
         let Some(s) = &self.session else { return Line::default() };
@@ -247,6 +388,7 @@ impl Annotate {
             let style = if i == s.aspect { theme::KEY } else if e.done[i] { theme::OK } else { theme::MUTED };
             spans.push(Span::styled(format!("{}{a} ", if e.done[i] { "✓" } else { "·" }), style));
         }
+        spans.push(Span::styled(format!("· stored {}", s.stored), theme::MUTED));
         Line::from(spans)
     }
 }
@@ -272,6 +414,22 @@ impl View for Annotate {
         s.touch();
         let mode = s.campaign.def.mode;
         let n_rows = s.view.rows.len();
+        if s.waiting.is_some() {
+            match action {
+                // Views only: they change nothing stored.
+                Action::Guidelines | Action::ToggleDiff | Action::PageUp | Action::PageDown => {}
+                Action::Back => {
+                    let n = std::mem::take(&mut self.queued).len();
+                    return Some(Action::Note(format!("{n} held key(s) dropped; the change on screen is still being saved"), false));
+                }
+                // Held, and handled once the change is stored; a key also asks again at once.
+                a => {
+                    self.queued.push_back(a);
+                    s.retry_now();
+                    return None;
+                }
+            }
+        }
         if self.typing.is_some() {
             match action {
                 Action::Char(c) => self.typing.get_or_insert_default().push(c),
@@ -298,18 +456,14 @@ impl View for Annotate {
             Action::TypeOrdering if mode == Mode::Rank => self.typing = Some(String::new()),
             Action::Digit(d) => match mode {
                 Mode::Rank => self.typing = Some(d.to_string()),
-                Mode::Likert if (1..=5).contains(&d) => {
-                    let r = self.set_score(|_| f64::from(d));
-                    self.selected = (self.selected + 1).min(n_rows.saturating_sub(1));
-                    return r;
-                }
+                Mode::Likert if (1..=5).contains(&d) => return self.set_score(|_| f64::from(d), After::Next),
                 Mode::Likert => return Some(Action::Note("Likert scores are 1 to 5".into(), false)),
-                Mode::Slider => return self.set_score(|_| f64::from(d) * 10.0),
+                Mode::Slider => return self.set_score(|_| f64::from(d) * 10.0, After::Stay),
             },
             Action::Adjust(delta) => match mode {
                 Mode::Rank => return Some(Action::Note("ranking: K/J move, = ties".into(), false)),
-                Mode::Likert => return self.set_score(|v| v.unwrap_or(3.0) + f64::from(delta.signum())),
-                Mode::Slider => return self.set_score(|v| v.unwrap_or(50.0) + f64::from(delta)),
+                Mode::Likert => return self.set_score(|v| v.unwrap_or(3.0) + f64::from(delta.signum()), After::Stay),
+                Mode::Slider => return self.set_score(|v| v.unwrap_or(50.0) + f64::from(delta), After::Stay),
             },
             Action::Accept => return self.accept(),
             Action::NextAspect => {
@@ -334,11 +488,11 @@ impl View for Annotate {
             Action::NextUnfinished => return self.next_unfinished(),
             Action::Undo | Action::Redo => {
                 let undo = action == Action::Undo;
-                let r = if undo { s.undo() } else { s.redo() };
-                self.selected = self.selected.min(n_rows.saturating_sub(1));
-                return match r {
-                    Ok(true) => Some(Action::Note(if undo { "undone" } else { "redone" }.into(), false)),
-                    Ok(false) => Some(Action::Note(format!("nothing to {}", if undo { "undo" } else { "redo" }), false)),
+                return match s.submit_step(undo) {
+                    Ok(()) => {
+                        self.after = Some(After::Step(undo));
+                        None
+                    }
                     Err(e) => Some(Action::Note(format!("not saved: {e}"), true)),
                 };
             }
@@ -391,8 +545,11 @@ impl View for Annotate {
         let block = theme::pane(title, true);
         let inner = block.inner(main);
         f.render_widget(block, main);
-        let [top, body] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
-        f.render_widget(Paragraph::new(self.status()), top);
+        let save = self.save_line();
+        let [top, body] = Layout::vertical([Constraint::Length(1 + u16::from(save.is_some())), Constraint::Min(1)]).areas(inner);
+        let mut head = vec![self.status()];
+        head.extend(save);
+        f.render_widget(Paragraph::new(head), top);
         let lines = self.body(body.width);
         // Keep the selected output in view.
         let sel_line = lines.iter().position(|l| l.spans.first().is_some_and(|sp| sp.content == "▶ ")).unwrap_or(0);

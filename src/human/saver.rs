@@ -1,0 +1,469 @@
+//! The writer of one annotation session: a thread that owns a write connection to the store,
+//! so the annotate screen never waits on the store's lock (another annotator, an import or a
+//! scoring run may hold it).
+//!
+//! Two kinds of work, in the order they were asked for:
+//! - **changes** (judgments of one item and aspect; undo, redo): one attempt per request, in one
+//!   transaction with the history row and the bookkeeping below. The answer says saved, or why
+//!   not ([`SaveError`]: busy, read-only, full, I/O). A failed attempt leaves the store as it
+//!   was, so asking again is safe: a change lands once or not at all. The caller decides when
+//!   to ask again ([`Session`](super::session::Session) retries by itself and on a key).
+//! - **bookkeeping** (the position, time spent per entry, visits): merged here and written with
+//!   the next change, or alone when nothing else is waiting; retried quietly until it lands.
+
+use crate::store::{self, Judgment, Store, Writer};
+use rusqlite::{ErrorCode, OptionalExtension, params};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// How long one attempt waits for another process's write lock.
+pub const ATTEMPT_WAIT: Duration = Duration::from_millis(1000);
+/// How long bookkeeping alone waits for the lock (it is retried later anyway).
+const BOOK_WAIT: Duration = Duration::from_millis(200);
+/// Pause before bookkeeping that failed is tried again.
+const BOOK_RETRY: Duration = Duration::from_millis(1000);
+
+/// Values per system id (`None`: no value).
+pub type Values = HashMap<i64, Option<f64>>;
+
+/// Why a write did not land. Nothing was written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SaveError {
+    #[error("the store is busy (another process is writing)")]
+    Busy,
+    #[error("the store is read-only ({0})")]
+    ReadOnly(String),
+    #[error("the disk is full")]
+    Full,
+    #[error("disk I/O error ({0})")]
+    Io(String),
+    #[error("{0}")]
+    Other(String),
+}
+
+impl SaveError {
+    /// Whether waiting helps by itself (the lock frees) rather than someone fixing something.
+    pub fn is_busy(&self) -> bool {
+        matches!(self, SaveError::Busy)
+    }
+
+    fn of(e: &store::Error, path: &Path) -> SaveError {
+        match e {
+            store::Error::Sql(s) | store::Error::Open { source: s, .. } => Self::of_sql(s, path),
+            other => SaveError::Other(other.to_string()),
+        }
+    }
+
+    fn of_sql(e: &rusqlite::Error, path: &Path) -> SaveError {
+        let rusqlite::Error::SqliteFailure(f, msg) = e else { return SaveError::Other(e.to_string()) };
+        let detail = msg.clone().unwrap_or_else(|| f.to_string());
+        match f.code {
+            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => SaveError::Busy,
+            ErrorCode::ReadOnly => SaveError::ReadOnly(detail),
+            ErrorCode::DiskFull => SaveError::Full,
+            ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => match unwritable(path) {
+                Some(why) => SaveError::ReadOnly(why),
+                None => SaveError::Io(detail),
+            },
+            _ => SaveError::Other(detail),
+        }
+    }
+}
+
+/// Why the store's files cannot be written, when that is what an I/O error came from
+/// (an immutable or read-only file, a file size limit).
+fn unwritable(path: &Path) -> Option<String> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    for p in [PathBuf::from(wal), path.to_owned()] {
+        if !p.exists() {
+            continue;
+        }
+        if let Err(e) = std::fs::OpenOptions::new().append(true).open(&p) {
+            return Some(format!("{}: {e}", p.display()));
+        }
+    }
+    None
+}
+
+/// One entry of the queue a change is about.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    pub seq: usize,
+    pub item_id: i64,
+    pub repeat: bool,
+}
+
+/// A change to write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Job {
+    /// The values of one entry and aspect, per system: before (for undo) and after.
+    Values { target: Target, aspect: String, before: Values, after: Values },
+    /// Undo (or redo) the latest change anywhere in the queue.
+    Step { undo: bool },
+}
+
+/// What a saved change did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    Values,
+    /// Undo/redo: the entry and aspect it changed.
+    Stepped { seq: usize, aspect: String },
+    /// Undo/redo with nothing to undo/redo.
+    NothingToStep,
+}
+
+/// Time, position and visits waiting to be written.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Book {
+    /// Queue position and aspect shown.
+    pub position: Option<(usize, String)>,
+    /// Milliseconds spent per queue position.
+    pub ms: BTreeMap<usize, i64>,
+    /// Visits per queue position.
+    pub visits: BTreeMap<usize, i64>,
+}
+
+impl Book {
+    fn is_empty(&self) -> bool {
+        self.position.is_none() && self.ms.is_empty() && self.visits.is_empty()
+    }
+
+    fn merge(&mut self, other: Book) {
+        if other.position.is_some() {
+            self.position = other.position;
+        }
+        for (k, v) in other.ms {
+            *self.ms.entry(k).or_default() += v;
+        }
+        for (k, v) in other.visits {
+            *self.visits.entry(k).or_default() += v;
+        }
+    }
+}
+
+/// An answer of the writer thread.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    /// The change `ticket` is stored; `stored` judgments of this annotator are in the campaign now.
+    Saved { ticket: u64, outcome: Outcome, stored: usize },
+    /// The change `ticket` was not stored.
+    Failed { ticket: u64, error: SaveError },
+    /// Bookkeeping landed (`None`) or could not be written (it is kept and tried again).
+    Book(Option<SaveError>),
+}
+
+enum Cmd {
+    Attempt(u64, Job),
+    Book(Book),
+    /// Write the bookkeeping now (waiting up to the given time) and answer on the channel.
+    Flush(Duration, Sender<Result<(), SaveError>>),
+}
+
+/// The handle the session holds; the thread ends when it is dropped (after a last try to
+/// write the bookkeeping).
+pub struct Saver {
+    cmds: Option<Sender<Cmd>>,
+    events: Receiver<Event>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Saver {
+    /// Starts the writer thread on `store` (its own connection) for one annotator's queue.
+    pub fn spawn(store: Store, campaign_id: i64, annotator_id: i64) -> Saver {
+        let (cmds, cmd_rx) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        let mut w = Worker { path: store.path().to_owned(), store: Some(store), c: campaign_id, a: annotator_id, book: Book::default(), events: event_tx };
+        let thread = std::thread::Builder::new()
+            .name("annotate-saver".into())
+            .spawn(move || w.run(cmd_rx))
+            .expect("spawn the annotate saver thread");
+        Saver { cmds: Some(cmds), events, thread: Some(thread) }
+    }
+
+    /// Asks for one attempt at `job`; the answer comes as an [`Event`] with `ticket`.
+    pub fn attempt(&self, ticket: u64, job: Job) {
+        self.send(Cmd::Attempt(ticket, job));
+    }
+
+    /// Adds bookkeeping to write.
+    pub fn book(&self, book: Book) {
+        if !book.is_empty() {
+            self.send(Cmd::Book(book));
+        }
+    }
+
+    /// Writes the bookkeeping now, waiting up to `wait` for the lock.
+    pub fn flush(&self, wait: Duration) -> Result<(), SaveError> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Cmd::Flush(wait, tx));
+        rx.recv().unwrap_or_else(|_| Err(SaveError::Other("the annotate saver thread stopped".into())))
+    }
+
+    pub fn try_event(&self) -> Option<Event> {
+        self.events.try_recv().ok()
+    }
+
+    pub fn wait_event(&self, timeout: Duration) -> Option<Event> {
+        self.events.recv_timeout(timeout).ok()
+    }
+
+    fn send(&self, cmd: Cmd) {
+        if let Some(c) = &self.cmds {
+            // The thread lives as long as this handle; a send fails only if it panicked, and
+            // then the attempt's answer never comes and the screen keeps showing it as waiting.
+            let _ = c.send(cmd);
+        }
+    }
+}
+
+impl Drop for Saver {
+    fn drop(&mut self) {
+        self.cmds = None;
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+struct Worker {
+    path: PathBuf,
+    /// `None` after a failure that may have left the connection unusable: reopened next time.
+    store: Option<Store>,
+    c: i64,
+    a: i64,
+    book: Book,
+    events: Sender<Event>,
+}
+
+impl Worker {
+    fn run(&mut self, cmds: Receiver<Cmd>) {
+        let mut book_failed = false;
+        loop {
+            let wait = match (self.book.is_empty(), book_failed) {
+                (true, _) => Duration::from_secs(3600),
+                (false, false) => Duration::ZERO,
+                (false, true) => BOOK_RETRY,
+            };
+            match cmds.recv_timeout(wait) {
+                Ok(Cmd::Attempt(ticket, job)) => {
+                    let event = match self.attempt(&job) {
+                        Ok((outcome, stored)) => {
+                            book_failed = false;
+                            Event::Saved { ticket, outcome, stored }
+                        }
+                        Err(error) => Event::Failed { ticket, error },
+                    };
+                    let _ = self.events.send(event);
+                }
+                Ok(Cmd::Book(b)) => self.book.merge(b),
+                Ok(Cmd::Flush(wait, reply)) => {
+                    let r = self.write_book(wait);
+                    book_failed = r.is_err();
+                    let _ = reply.send(r);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    let r = self.write_book(BOOK_WAIT);
+                    book_failed = r.is_err();
+                    let _ = self.events.send(Event::Book(r.err()));
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    let _ = self.write_book(ATTEMPT_WAIT);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// The open connection, reopened after a failure.
+    fn store(&mut self, wait: Duration) -> Result<&mut Store, SaveError> {
+        if self.store.is_none() {
+            let s = Store::open(&self.path).map_err(|e| SaveError::of(&e, &self.path))?;
+            self.store = Some(s);
+        }
+        let s = self.store.as_mut().expect("opened above");
+        s.conn().busy_timeout(wait).map_err(|e| SaveError::of_sql(&e, &self.path))?;
+        Ok(s)
+    }
+
+    /// Runs `f` in one immediate transaction; on failure nothing was written.
+    fn transact<T>(&mut self, wait: Duration, f: impl FnOnce(&mut Writer, i64, i64) -> store::Result<T>) -> Result<T, SaveError> {
+        let (c, a, path) = (self.c, self.a, self.path.clone());
+        let book = self.book.clone();
+        let store = self.store(wait)?;
+        let r = store.writer_now().and_then(|mut w| {
+            let v = f(&mut w, c, a)?;
+            write_book(&w, c, a, &book)?;
+            w.commit()?;
+            Ok(v)
+        });
+        match r {
+            Ok(v) => {
+                self.book = Book::default();
+                Ok(v)
+            }
+            Err(e) => {
+                let err = SaveError::of(&e, &path);
+                if !err.is_busy() {
+                    self.store = None;
+                }
+                Err(err)
+            }
+        }
+    }
+
+    fn attempt(&mut self, job: &Job) -> Result<(Outcome, usize), SaveError> {
+        self.transact(ATTEMPT_WAIT, |w, c, a| {
+            let outcome = match job {
+                Job::Values { target, aspect, before, after } => {
+                    write_values(w, c, a, target, aspect, after)?;
+                    w.tx().execute("DELETE FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2 AND undone = 1", params![c, a])?;
+                    w.tx().execute(
+                        "INSERT INTO judgment_log(campaign_id, annotator_id, seq, aspect, before, after) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        params![c, a, target.seq as i64, aspect, to_json(before), to_json(after)],
+                    )?;
+                    Outcome::Values
+                }
+                Job::Step { undo } => step(w, c, a, *undo)?,
+            };
+            Ok((outcome, stored(w, c, a)?))
+        })
+    }
+
+    fn write_book(&mut self, wait: Duration) -> Result<(), SaveError> {
+        if self.book.is_empty() {
+            return Ok(());
+        }
+        self.transact(wait, |_, _, _| Ok(()))
+    }
+}
+
+/// Judgments of the annotator in the campaign (repeats included).
+fn stored(w: &Writer, c: i64, a: i64) -> store::Result<usize> {
+    let n: i64 = w.tx().query_row(
+        "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
+              + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
+        params![c, a],
+        |r| r.get(0),
+    )?;
+    Ok(n as usize)
+}
+
+/// Judgments of an annotator in a campaign, read outside a write.
+pub fn count_stored(store: &Store, c: i64, a: i64) -> store::Result<usize> {
+    let n: i64 = store.conn().query_row(
+        "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
+              + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
+        params![c, a],
+        |r| r.get(0),
+    )?;
+    Ok(n as usize)
+}
+
+fn step(w: &mut Writer, c: i64, a: i64, undo: bool) -> store::Result<Outcome> {
+    let sql = if undo {
+        "SELECT id, seq, aspect, before FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
+         AND undone = 0 ORDER BY id DESC LIMIT 1"
+    } else {
+        "SELECT id, seq, aspect, after FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
+         AND undone = 1 ORDER BY id LIMIT 1"
+    };
+    let found: Option<(i64, i64, String, String)> =
+        w.tx().query_row(sql, params![c, a], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()?;
+    let Some((id, seq, aspect, values)) = found else { return Ok(Outcome::NothingToStep) };
+    let target: Option<(i64, bool)> = w
+        .tx()
+        .query_row(
+            "SELECT item_id, repeat FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+            params![c, a, seq],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    let (item_id, repeat) = target.ok_or_else(|| store::Error::Invalid(format!("history names queue position {seq}, beyond the queue")))?;
+    let values = from_json(&values)?;
+    write_values(w, c, a, &Target { seq: seq as usize, item_id, repeat }, &aspect, &values)?;
+    w.tx().execute("UPDATE judgment_log SET undone = ?2 WHERE id = ?1", params![id, undo])?;
+    put_position(w, c, a, seq, &aspect)?;
+    Ok(Outcome::Stepped { seq: seq as usize, aspect })
+}
+
+fn write_book(w: &Writer, c: i64, a: i64, book: &Book) -> store::Result<()> {
+    for (&seq, &ms) in &book.ms {
+        if ms > 0 {
+            w.tx().execute(
+                "UPDATE queue SET ms = ms + ?4 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+                params![c, a, seq as i64, ms],
+            )?;
+        }
+    }
+    for (&seq, &n) in &book.visits {
+        w.tx().execute(
+            "UPDATE queue SET visits = visits + ?4 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+            params![c, a, seq as i64, n],
+        )?;
+    }
+    if let Some((seq, aspect)) = &book.position {
+        put_position(w, c, a, *seq as i64, aspect)?;
+    }
+    Ok(())
+}
+
+fn put_position(w: &Writer, c: i64, a: i64, seq: i64, aspect: &str) -> store::Result<()> {
+    w.tx().execute(
+        "INSERT INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT(campaign_id, annotator_id) DO UPDATE SET seq = excluded.seq, aspect = excluded.aspect,
+           updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+        params![c, a, seq, aspect],
+    )?;
+    Ok(())
+}
+
+/// Writes (or deletes, for `None`) the values of one entry and aspect, per system.
+fn write_values(w: &mut Writer, c: i64, a: i64, t: &Target, aspect: &str, values: &Values) -> store::Result<()> {
+    for (&system, value) in values {
+        match (value, t.repeat) {
+            (Some(v), false) => w.judgment(&Judgment { campaign_id: c, annotator_id: a, item_id: t.item_id, system_id: system, aspect, value: *v })?,
+            (Some(v), true) => {
+                w.tx().execute(
+                    "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT DO UPDATE SET value = excluded.value,
+                       created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+                    params![c, a, t.item_id, system, aspect, v],
+                )?;
+            }
+            (None, repeat) => {
+                let table = if repeat { "repeat_judgments" } else { "judgments" };
+                w.tx().execute(
+                    &format!(
+                        "DELETE FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
+                         AND system_id = ?4 AND aspect = ?5"
+                    ),
+                    params![c, a, t.item_id, system, aspect],
+                )?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn to_json(values: &Values) -> String {
+    let mut m = Map::new();
+    let mut keys: Vec<&i64> = values.keys().collect();
+    keys.sort();
+    for k in keys {
+        m.insert(k.to_string(), values[k].map_or(Value::Null, Value::from));
+    }
+    Value::Object(m).to_string()
+}
+
+fn from_json(s: &str) -> store::Result<Values> {
+    let m: HashMap<String, Option<f64>> = serde_json::from_str(s)?;
+    m.into_iter()
+        .map(|(k, v)| k.parse::<i64>().map(|k| (k, v)).map_err(|_| store::Error::Invalid(format!("bad history key {k:?}"))))
+        .collect()
+}
