@@ -72,6 +72,13 @@ fn main() -> std::process::ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // A file size limit (RLIMIT_FSIZE) then fails the write with an error tstlab reports,
+    // instead of killing it with SIGXFSZ.
+    #[cfg(unix)]
+    // SAFETY: as above, before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {

@@ -3,135 +3,17 @@
 //! must be intact, the resume position right, and a restart must show that item and aspect.
 #![cfg(unix)]
 
-use std::fs::File;
-use std::io::{Read, Write};
-use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+#[path = "pty/mod.rs"]
+mod pty;
+
+use pty::{Pty, WAIT};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tstlab::human::campaign::{self, Definition, Mode, NewCampaign, DEFAULT_ASPECTS};
 use tstlab::store::Store;
 
-const WAIT: Duration = Duration::from_secs(60);
-
-/// A child process on the slave side of a pseudo-terminal; its output is collected.
-struct Pty {
-    child: Child,
-    input: File,
-    output: Arc<Mutex<Vec<u8>>>,
-}
-
-impl Pty {
-    fn spawn(store: &Path, home: &Path, campaign: &str, annotator: &str) -> Pty {
-        let (mut master, mut slave) = (-1, -1);
-        let size = libc::winsize { ws_row: 30, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
-        // SAFETY: openpty writes two new file descriptors into the given integers.
-        let r = unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) };
-        assert_eq!(r, 0, "openpty failed: {}", std::io::Error::last_os_error());
-        // SAFETY: both descriptors were just opened and are owned here.
-        let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_tstlab"));
-        cmd.arg("--store")
-            .arg(store)
-            .args(["annotate", "--campaign", campaign, "--annotator", annotator])
-            .env("TSTLAB_HOME", home)
-            .env("TERM", "xterm-256color")
-            .stdin(Stdio::from(slave.try_clone().unwrap()))
-            .stdout(Stdio::from(slave.try_clone().unwrap()))
-            .stderr(Stdio::from(slave));
-        // SAFETY: only async-signal-safe calls between fork and exec: a new session whose
-        // controlling terminal is the pty (stdin).
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().expect("tstlab starts");
-        drop(cmd); // closes the parent's copies of the slave side
-        let master = File::from(master);
-        let input = master.try_clone().unwrap();
-        let mut answer = master.try_clone().unwrap();
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let sink = output.clone();
-        std::thread::spawn(move || {
-            let mut master = master;
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = master.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                let mut out = sink.lock().unwrap();
-                let from = out.len().saturating_sub(3);
-                out.extend_from_slice(&buf[..n]);
-                // Answer cursor position requests (ESC [ 6 n) as a terminal does.
-                let asks = out[from..].windows(4).filter(|w| w == b"\x1b[6n").count();
-                for _ in 0..asks {
-                    let _ = answer.write_all(b"\x1b[1;1R");
-                }
-            }
-        });
-        Pty { child, input, output }
-    }
-
-    fn send(&mut self, keys: &str) {
-        self.input.write_all(keys.as_bytes()).unwrap();
-        self.input.flush().unwrap();
-    }
-
-    /// The output so far without escape sequences.
-    fn text(&self) -> String {
-        strip(&String::from_utf8_lossy(&self.output.lock().unwrap()))
-    }
-
-    fn wait_for(&self, what: &str) {
-        let end = Instant::now() + WAIT;
-        while !self.text().contains(what) {
-            assert!(Instant::now() < end, "{what:?} never appeared; output:\n{}", self.text());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn kill9(&mut self) {
-        self.child.kill().unwrap(); // SIGKILL on unix
-        let status = self.child.wait().unwrap();
-        use std::os::unix::process::ExitStatusExt;
-        assert_eq!(status.signal(), Some(libc::SIGKILL));
-    }
-}
-
-/// Drops ANSI escape sequences (CSI, OSC and two-byte ones).
-fn strip(s: &str) -> String {
-    let mut out = String::new();
-    let mut it = s.chars().peekable();
-    while let Some(c) = it.next() {
-        if c != '\x1b' {
-            out.push(c);
-            continue;
-        }
-        match it.next() {
-            Some('[') => {
-                for d in it.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-            Some(']') => {
-                for d in it.by_ref() {
-                    if d == '\x07' {
-                        break;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    out
+fn spawn(store: &Path, home: &Path, campaign: &str, annotator: &str) -> Pty {
+    Pty::annotate(store, home, campaign, annotator)
 }
 
 /// The store as another process sees it.
@@ -235,8 +117,8 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     drop(store);
     let probe = Probe(Store::open(&path).unwrap());
 
-    let mut a = Pty::spawn(&path, dir.path(), "c", "A");
-    let mut b = Pty::spawn(&path, dir.path(), "c", "B");
+    let mut a = spawn(&path, dir.path(), "c", "A");
+    let mut b = spawn(&path, dir.path(), "c", "B");
     a.wait_for("Annotate · c · A · item 1/24");
     b.wait_for("Annotate · c · B · item 1/24");
     // B hammers: each J or K moves its top output and commits.
@@ -285,7 +167,7 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     assert_eq!((progress[0].annotator.as_str(), progress[0].training_done), ("A", 1));
 
     // A restart resumes on item 2, content; redo brings the undone change back.
-    let mut a = Pty::spawn(&path, dir.path(), "c", "A");
+    let mut a = spawn(&path, dir.path(), "c", "A");
     a.wait_for("item 2/24");
     a.wait_for("── content");
     a.send("y");

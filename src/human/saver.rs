@@ -35,10 +35,10 @@ pub type Values = HashMap<i64, Option<f64>>;
 pub enum SaveError {
     #[error("the store is busy (another process is writing)")]
     Busy,
-    #[error("the store is read-only ({0})")]
+    #[error("the store is read-only{}", paren(.0))]
     ReadOnly(String),
-    #[error("the disk is full")]
-    Full,
+    #[error("the disk is full{}", paren(.0))]
+    Full(String),
     #[error("disk I/O error ({0})")]
     Io(String),
     #[error("{0}")]
@@ -63,15 +63,39 @@ impl SaveError {
         let detail = msg.clone().unwrap_or_else(|| f.to_string());
         match f.code {
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => SaveError::Busy,
-            ErrorCode::ReadOnly => SaveError::ReadOnly(detail),
-            ErrorCode::DiskFull => SaveError::Full,
-            ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => match unwritable(path) {
-                Some(why) => SaveError::ReadOnly(why),
-                None => SaveError::Io(detail),
-            },
+            ErrorCode::ReadOnly => SaveError::ReadOnly(unwritable(path).unwrap_or_default()),
+            ErrorCode::DiskFull => SaveError::Full(String::new()),
+            ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => {
+                if let Some(why) = size_limit_reached(path) {
+                    SaveError::Full(why)
+                } else if let Some(why) = unwritable(path) {
+                    SaveError::ReadOnly(why)
+                } else {
+                    SaveError::Io(detail)
+                }
+            }
             _ => SaveError::Other(detail),
         }
     }
+}
+
+/// ` (detail)`, or nothing.
+fn paren(detail: &str) -> String {
+    if detail.is_empty() { String::new() } else { format!(" ({detail})") }
+}
+
+/// The store's files against this process's file size limit (`ulimit -f`, RLIMIT_FSIZE): a
+/// write past it fails with EFBIG, which SQLite reports as an I/O error.
+fn size_limit_reached(path: &Path) -> Option<String> {
+    let mut lim = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_FSIZE, &mut lim) } != 0 || lim.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let biggest = [PathBuf::from(wal), path.to_owned()].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).max()?;
+    (biggest >= lim.rlim_cur as u64).then(|| format!("the file size limit (ulimit -f) of {} bytes is reached", lim.rlim_cur))
 }
 
 /// Why the store's files cannot be written, when that is what an I/O error came from
@@ -295,9 +319,10 @@ impl Worker {
         let (c, a, path) = (self.c, self.a, self.path.clone());
         let book = self.book.clone();
         let store = self.store(wait)?;
+        // The bookkeeping first: a change that moves the position (undo, redo) wins.
         let r = store.writer_now().and_then(|mut w| {
-            let v = f(&mut w, c, a)?;
             write_book(&w, c, a, &book)?;
+            let v = f(&mut w, c, a)?;
             w.commit()?;
             Ok(v)
         });

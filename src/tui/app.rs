@@ -11,7 +11,7 @@ use super::action::Action;
 use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
 use super::screens::{
-    analysis::Analysis, annotate::Annotate, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
+    analysis::Analysis, annotate::{self, Annotate}, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
     jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView, scores::Scores,
 };
 use super::{help, theme};
@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -104,6 +104,8 @@ pub struct App {
     pub quit: bool,
     /// `q` was pressed once with a change not saved yet.
     quit_asked: bool,
+    /// Keys pressed while a change of the annotate screen waits to be stored.
+    held: VecDeque<KeyEvent>,
     finished: HashSet<JobId>,
     /// When Compare was last reloaded for a running transfer job.
     live_reload: Option<Instant>,
@@ -128,6 +130,7 @@ impl App {
             note: None,
             quit: false,
             quit_asked: false,
+            held: VecDeque::new(),
             finished: HashSet::new(),
             live_reload: None,
         }
@@ -154,20 +157,29 @@ impl App {
         }
     }
 
-    /// Takes in what background writers answered (the annotate screen's saves); true when the
-    /// screen changed.
+    /// Takes in what background writers answered (the annotate screen's saves) and hands the
+    /// keys held meanwhile over once nothing waits; true when the screen changed.
     pub fn tick(&mut self) -> bool {
-        let waiting = self.annotate.unsaved();
-        if let Some(a) = self.annotate.tick(&mut self.shared) {
+        let Some(note) = self.annotate.tick() else { return false };
+        if let Some(a) = note {
             self.handle(a);
-            return true;
         }
-        waiting != self.annotate.unsaved()
+        while !self.annotate.waiting() {
+            let Some(k) = self.held.pop_front() else { break };
+            self.annotate.held = self.held.len();
+            self.press(k, true);
+        }
+        true
     }
 
     /// Something is under way that the event loop should poll for often.
     pub fn busy(&self) -> bool {
-        self.shared.loader.pending() || self.shared.jobs.running() > 0 || self.annotate.unsaved()
+        self.shared.loader.pending() || self.shared.jobs.running() > 0 || self.unsaved()
+    }
+
+    /// A change of the annotate screen waits to be stored, or keys wait for it.
+    pub fn unsaved(&self) -> bool {
+        self.annotate.waiting() || !self.held.is_empty()
     }
 
     fn view(&mut self) -> &mut dyn View {
@@ -201,19 +213,44 @@ impl App {
     }
 
     pub fn key(&mut self, key: KeyEvent) {
+        self.press(key, false);
+    }
+
+    /// A key pressed now, or a held one handed over (`replay`).
+    fn press(&mut self, key: KeyEvent, replay: bool) {
         self.note = None;
-        let asked = std::mem::take(&mut self.quit_asked);
+        let asked = if replay { self.quit_asked } else { std::mem::take(&mut self.quit_asked) };
         let chain = self.chain();
-        if let Some(a) = keys::action_for(&chain, &key) {
-            // Quitting with a change not stored yet asks first.
-            if a == Action::Quit && !asked && self.annotate.unsaved() {
-                self.quit_asked = true;
-                self.note = Some((
-                    format!("a change is not saved yet ({}): q again quits without it", self.annotate.unsaved_reason()),
-                    true,
-                ));
-                return;
+        let action = keys::action_for(&chain, &key);
+        let holds = self.screen == Screen::Annotate
+            && self.help.is_none()
+            && (self.annotate.waiting() || (!replay && !self.held.is_empty()));
+        // Quitting asks first when a change failed to be stored (else it waits its turn).
+        if action == Some(Action::Quit) && !asked && self.unsaved() && (self.annotate.failing() || !holds) {
+            self.quit_asked = true;
+            self.note = Some((
+                format!("a change is not saved yet ({}): q again quits without it", self.annotate.unsaved_reason()),
+                true,
+            ));
+            return;
+        }
+        // While a change of the annotate screen waits, its keys are held and handed over in
+        // order once it is stored, and only then mapped (a held `o` starts typing an ordering,
+        // so the keys after it are characters).
+        let quit_now = action == Some(Action::Quit) && (asked || self.annotate.failing());
+        if holds && !quit_now && !action.as_ref().is_some_and(annotate::is_view_only) {
+            if action == Some(Action::Back) && !self.annotate.typing() {
+                let n = std::mem::take(&mut self.held).len();
+                self.annotate.held = 0;
+                self.note = Some((format!("{n} held key(s) dropped; the change on screen is still being saved"), false));
+            } else {
+                self.held.push_back(key);
+                self.annotate.held = self.held.len();
+                self.annotate.retry_now();
             }
+            return;
+        }
+        if let Some(a) = action {
             self.handle(a);
         }
     }
@@ -307,7 +344,7 @@ impl App {
                 return self.campaigns.handle(Action::Refresh, &mut self.shared);
             }
             Action::OpenAnnotate(campaign, annotator) => {
-                if self.annotate.unsaved() {
+                if self.unsaved() {
                     self.note = Some(("the open queue has a change not saved yet: wait for it first".into(), true));
                     return None;
                 }

@@ -5,8 +5,9 @@
 //! Every change goes to the session's writer (`human::session`) and is shown as stored, and the
 //! selection or item moves, only once it is committed. While a change waits (the store busy,
 //! read-only, full), the screen keeps drawing, says why in one line, shows the values as
-//! entered with `…`, and holds the keys pressed meanwhile to handle them, in order, once the
-//! change is stored: a key is never applied to an output it was not meant for.
+//! entered with `…`; the app holds the keys pressed meanwhile and hands them over, in order,
+//! once the change is stored (`App::key`): a key is never applied to an output it was not meant
+//! for.
 
 use super::compare::{diff_words, push_wrapped};
 use crate::human::campaign::Mode;
@@ -22,7 +23,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
-use std::collections::VecDeque;
 use std::path::Path;
 
 /// The guidelines shown with `i` (`assets/guidelines.md`).
@@ -42,8 +42,8 @@ pub struct Annotate {
     guide_scroll: usize,
     /// What to do once the waiting change is stored.
     after: Option<After>,
-    /// Keys pressed while a change waits, handled in order once it is stored.
-    queued: VecDeque<Action>,
+    /// Keys the app holds until the waiting change is stored (shown on the save line).
+    pub held: usize,
 }
 
 /// What the screen does once a change is stored.
@@ -68,13 +68,24 @@ impl Annotate {
         self.selected = 0;
         self.typing = None;
         self.after = None;
-        self.queued.clear();
         Ok(())
     }
 
-    /// A change waits to be stored, or keys wait for it.
-    pub fn unsaved(&self) -> bool {
-        self.session.as_ref().is_some_and(|s| s.waiting.is_some()) || !self.queued.is_empty()
+    /// A change waits to be stored.
+    pub fn waiting(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.waiting.is_some())
+    }
+
+    /// The latest attempt at the waiting change failed.
+    pub fn failing(&self) -> bool {
+        self.session.as_ref().and_then(|s| s.waiting.as_ref()).is_some_and(|w| w.error.is_some())
+    }
+
+    /// Asks again at once for a change that failed to be stored.
+    pub fn retry_now(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.retry_now();
+        }
     }
 
     /// An attempt to store a change is under way (tests and the event loop poll faster).
@@ -91,30 +102,19 @@ impl Annotate {
         }
     }
 
-    /// Takes in what the writer answered: a stored change is shown and the keys held meanwhile
-    /// are handled; a failed attempt is reported (the session tries again by itself).
-    pub fn tick(&mut self, sh: &mut Shared) -> Option<Action> {
+    /// Takes in what the writer answered: a stored change is shown; a failed attempt is
+    /// reported (the session tries again by itself). `Some` when the screen changed, with a
+    /// note when there is one.
+    pub fn tick(&mut self) -> Option<Option<Action>> {
         let update = self.session.as_mut()?.poll()?;
-        match update {
-            Update::Saved(outcome) => {
-                let mut note = self.settled(outcome);
-                while self.session.as_ref().is_some_and(|s| s.waiting.is_none()) {
-                    let Some(a) = self.queued.pop_front() else { break };
-                    if let Some(n) = self.handle(a, sh) {
-                        note = Some(n);
-                    }
-                }
-                note
-            }
+        Some(match update {
+            Update::Saved(outcome) => self.settled(outcome),
             Update::SavedUnread(e) => {
                 self.after = None;
                 Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
             }
-            Update::Failed(e) => {
-                let keys = if self.queued.is_empty() { String::new() } else { format!(" · {} key(s) held", self.queued.len()) };
-                Some(Action::Note(format!("not saved yet: {e}; trying again{keys}"), true))
-            }
-        }
+            Update::Failed(e) => Some(Action::Note(format!("not saved yet: {e}; trying again"), true)),
+        })
     }
 
     /// Moves on after a stored change, as the key that made it asked.
@@ -351,7 +351,7 @@ impl Annotate {
     /// The save line, while a change waits or the bookkeeping could not be written.
     fn save_line(&self) -> Option<Line<'static>> {
         let s = self.session.as_ref()?;
-        let held = if self.queued.is_empty() { String::new() } else { format!(" · {} key(s) held", self.queued.len()) };
+        let held = if self.held == 0 { String::new() } else { format!(", {} key(s) held", self.held) };
         let Some(w) = &s.waiting else {
             let e = s.book_error.as_ref()?;
             return Some(Line::styled(format!(" position and time not saved yet: {e} (judgments are not affected)"), theme::MUTED));
@@ -361,11 +361,11 @@ impl Annotate {
             None => Line::styled(format!(" saving {n} judgment(s)…{held}"), theme::LABEL),
             Some(e) => {
                 let when = match w.retry_in() {
-                    Some(d) if !d.is_zero() => format!("trying again in {:.0} s", d.as_secs_f64().ceil()),
-                    _ => "trying again".into(),
+                    Some(d) if !d.is_zero() => format!("retrying in {:.0} s", d.as_secs_f64().ceil()),
+                    _ => "retrying".into(),
                 };
                 Line::styled(
-                    format!(" ✗ NOT SAVED YET: {e} · {n} judgment(s) waiting{held} · {when} (any key: now · Esc drops held keys)"),
+                    format!(" ✗ NOT SAVED YET: {e}. {n} judgment(s) waiting{held}; {when} (a key: now, Esc: drop held keys)"),
                     theme::ERROR,
                 )
             }
@@ -393,6 +393,27 @@ impl Annotate {
     }
 }
 
+/// How many lines `text` takes when wrapped at word boundaries to `width` columns.
+fn wrapped_lines(text: &str, width: usize) -> usize {
+    let (mut lines, mut used) = (1, 0);
+    for word in text.split_whitespace() {
+        let w = theme::width(word);
+        if used > 0 && used + 1 + w > width {
+            lines += 1;
+            used = 0;
+        }
+        used += if used > 0 { 1 + w } else { w };
+        lines += used.saturating_sub(1) / width.max(1);
+        used = if used > width { used % width.max(1) } else { used };
+    }
+    lines
+}
+
+/// Keys that only change what is shown, handled even while a change waits.
+pub fn is_view_only(a: &Action) -> bool {
+    matches!(a, Action::Guidelines | Action::ToggleDiff | Action::PageUp | Action::PageDown | Action::Help)
+}
+
 fn fmt_rank(r: f64) -> String {
     if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r:.1}") }
 }
@@ -414,21 +435,9 @@ impl View for Annotate {
         s.touch();
         let mode = s.campaign.def.mode;
         let n_rows = s.view.rows.len();
-        if s.waiting.is_some() {
-            match action {
-                // Views only: they change nothing stored.
-                Action::Guidelines | Action::ToggleDiff | Action::PageUp | Action::PageDown => {}
-                Action::Back => {
-                    let n = std::mem::take(&mut self.queued).len();
-                    return Some(Action::Note(format!("{n} held key(s) dropped; the change on screen is still being saved"), false));
-                }
-                // Held, and handled once the change is stored; a key also asks again at once.
-                a => {
-                    self.queued.push_back(a);
-                    s.retry_now();
-                    return None;
-                }
-            }
+        // The app holds other keys while a change waits (`App::key`).
+        if s.waiting.is_some() && !is_view_only(&action) {
+            return None;
         }
         if self.typing.is_some() {
             match action {
@@ -545,11 +554,16 @@ impl View for Annotate {
         let block = theme::pane(title, true);
         let inner = block.inner(main);
         f.render_widget(block, main);
+        // The save line wraps: its reason is never cut.
         let save = self.save_line();
-        let [top, body] = Layout::vertical([Constraint::Length(1 + u16::from(save.is_some())), Constraint::Min(1)]).areas(inner);
-        let mut head = vec![self.status()];
-        head.extend(save);
-        f.render_widget(Paragraph::new(head), top);
+        let save_h = save.as_ref().map_or(0, |l| wrapped_lines(&l.to_string(), inner.width as usize).min(3) as u16);
+        let save = save.map(|l| Paragraph::new(l).wrap(Wrap { trim: true }));
+        let [top, save_area, body] =
+            Layout::vertical([Constraint::Length(1), Constraint::Length(save_h), Constraint::Min(1)]).areas(inner);
+        f.render_widget(Paragraph::new(self.status()), top);
+        if let Some(p) = save {
+            f.render_widget(p, save_area);
+        }
         let lines = self.body(body.width);
         // Keep the selected output in view.
         let sel_line = lines.iter().position(|l| l.spans.first().is_some_and(|sp| sp.content == "▶ ")).unwrap_or(0);

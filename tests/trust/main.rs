@@ -1,0 +1,7 @@
+//! Trust (issue 14): judgments kept through store faults, no file text driving the terminal,
+//! whole-or-refused imports, a store that protects itself. One test binary, a module per area.
+
+#[path = "../pty/mod.rs"]
+mod pty;
+
+mod annotate_faults;
