@@ -173,6 +173,9 @@ impl<T: fmt::Display> fmt::Display for SafeText<T> {
 /// `println!` for human-readable text: the whole formatted text goes through [`text`].
 #[macro_export]
 macro_rules! outln {
+    () => {
+        println!()
+    };
     ($($arg:tt)*) => {
         println!("{}", $crate::printable::SafeText(format_args!($($arg)*)))
     };
@@ -181,6 +184,9 @@ macro_rules! outln {
 /// `eprintln!` for human-readable text: the whole formatted text goes through [`text`].
 #[macro_export]
 macro_rules! errln {
+    () => {
+        eprintln!()
+    };
     ($($arg:tt)*) => {
         eprintln!("{}", $crate::printable::SafeText(format_args!($($arg)*)))
     };
