@@ -62,7 +62,8 @@ pub fn render(d: &crate::store::ItemDetail) -> String {
         s += &format!(
             "{} {}\n",
             fit(&format!("{}{mark}", o.system), width),
-            line(&diff::to_wdiff(&diff::words(&d.source, &o.text)))
+            // Diffed as shown, so a CR or a line separator is a visible part of its word.
+            diff::to_wdiff(&diff::words(&line(&d.source), &line(&o.text)))
         );
         if !o.scores.is_empty() {
             let scores: Vec<String> = o
