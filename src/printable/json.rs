@@ -41,7 +41,7 @@ impl<F: Formatter> Formatter for Safe<F> {
     fn write_string_fragment<W: ?Sized + io::Write>(&mut self, w: &mut W, fragment: &str) -> io::Result<()> {
         let mut rest = fragment;
         while let Some(i) = rest.find(json_escaped) {
-            w.write_all(rest[..i].as_bytes())?;
+            w.write_all(&rest.as_bytes()[..i])?;
             let c = rest[i..].chars().next().expect("found a char at i");
             // Every escaped char is in the Basic Multilingual Plane: one \uXXXX.
             write!(w, "\\u{:04x}", c as u32)?;
