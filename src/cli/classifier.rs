@@ -1,6 +1,7 @@
 //! `tstlab classifier`: train, list, evaluate style classifiers and score ACC with them.
 
 use super::print_json;
+use crate::printable::Safe;
 use crate::metrics::acc::{self, AccScorer};
 use crate::metrics::style_classifier::{self, Accuracy, Kind, Manifest, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
@@ -195,14 +196,14 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
     if a.which.json {
         return print_json(&m);
     }
-    crate::outln!("{} ({}) -> {}", m.dataset, m.kind.name(), dir.display());
+    crate::outln!("{} ({}) -> {}", Safe(&m.dataset), m.kind.name(), dir.display());
     print_manifest(&m);
     Ok(())
 }
 
 fn print_manifest(m: &Manifest) {
     let counts: Vec<String> = m.training_texts.iter().map(|(s, n)| format!("{s} {n}")).collect();
-    crate::outln!("  trained on {}: {}; seed {}", m.trained_on, counts.join(", "), m.seed);
+    crate::outln!("  trained on {}: {}; seed {}", Safe(&m.trained_on), Safe(counts.join(", ")), m.seed);
     print_accuracy("held-out", &m.held_out);
     if let Some(why) = &m.default_kind {
         crate::outln!("  {why}");
@@ -217,7 +218,7 @@ fn print_manifest(m: &Manifest) {
 
 fn print_accuracy(name: &str, a: &Accuracy) {
     let by: Vec<String> = a.by_style.iter().map(|(s, (acc, n))| format!("{s} {:.1}% of {n}", acc * 100.0)).collect();
-    crate::outln!("  {name:<26} {:>6.2}% of {:<6} ({}) [{}]", a.accuracy * 100.0, a.n, by.join(", "), a.how);
+    crate::outln!("  {:<26} {:>6.2}% of {:<6} ({}) [{}]", Safe(name), a.accuracy * 100.0, a.n, Safe(by.join(", ")), a.how);
 }
 
 pub fn list(json: bool) -> anyhow::Result<()> {
@@ -238,7 +239,7 @@ pub fn list(json: bool) -> anyhow::Result<()> {
     for (d, m) in all {
         match m {
             Ok(m) => {
-                crate::outln!("{} ({}) {}", m.dataset, m.kind.name(), d.display());
+                crate::outln!("{} ({}) {}", Safe(&m.dataset), m.kind.name(), d.display());
                 print_manifest(&m);
             }
             Err(e) => crate::outln!("{}: {e}", d.display()),
@@ -288,7 +289,7 @@ fn eval(store: &Store, w: Which) -> anyhow::Result<()> {
         if w.json {
             return print_json(&serde_json::json!({"model": dir, "labels": scorer.labels(), "sources": held, "references": refs}));
         }
-        crate::outln!("{} ({}), classes as {:?}", w.dataset, dir.display(), scorer.labels());
+        crate::outln!("{} ({}), classes as {:?}", Safe(&w.dataset), dir.display(), scorer.labels());
         print_accuracy("sources", &held);
         print_accuracy("references", &refs);
         return Ok(());
@@ -300,7 +301,7 @@ fn eval(store: &Store, w: Which) -> anyhow::Result<()> {
     if w.json {
         return print_json(&serde_json::json!({"trained_on": m.trained_on, "held_out": held, "references": refs}));
     }
-    crate::outln!("{} ({}), trained on {}", m.dataset, m.kind.name(), m.trained_on);
+    crate::outln!("{} ({}), trained on {}", Safe(&m.dataset), m.kind.name(), Safe(&m.trained_on));
     print_accuracy("held-out", &held);
     print_accuracy("references", &refs);
     if (held.accuracy - m.held_out.accuracy).abs() > 1e-9 {

@@ -2,6 +2,7 @@
 //! `query`, and the per-style d-PPL models of datasets.
 
 use super::print_json;
+use crate::printable::Safe;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::style_data::StyleData;
 use crate::models::ngram_lm::{Estimate, Model, estimate};
@@ -190,7 +191,7 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
             Ok(m) if a.json => json.push(serde_json::to_value(m)?),
             Ok(m) => print_manifest(m),
             Err(e) if a.json => json.push(serde_json::json!({"style": style, "error": e.to_string()})),
-            Err(e) => crate::outln!("{} {style}: {e}", data.dataset),
+            Err(e) => crate::outln!("{} {}: {e}", Safe(&data.dataset), Safe(style)),
         }
     }
     if a.json {
@@ -207,11 +208,11 @@ fn print_manifest(m: &dppl::LmManifest) {
     let fb = if m.fallback_orders.is_empty() { String::new() } else { format!(", fallback discounts at orders {:?}", m.fallback_orders) };
     crate::outln!(
         "{} {}: order {}, {} tokens ({}), {} n-grams{fb}; reference PPL {refs}",
-        m.dataset,
-        m.style,
+        Safe(&m.dataset),
+        Safe(&m.style),
         m.order,
         m.tokens,
-        m.trained_on,
+        Safe(&m.trained_on),
         m.counts.iter().sum::<usize>()
     );
 }

@@ -268,7 +268,8 @@ fn commands_print_no_control_bytes() {
     assert_clean("score stdout", &out.stdout);
     assert_clean("score stderr", &out.stderr);
     assert!(String::from_utf8_lossy(&out.stderr).contains("host␛[2Jds"), "{}", String::from_utf8_lossy(&out.stderr));
-    lab.clean(&["classifier", "list"]);
+    let classifiers = String::from_utf8(lab.clean(&["classifier", "list"])).unwrap();
+    assert!(classifiers.contains("host␛[2Jds\\u{9b} (ngram)"), "{classifiers}");
     lab.clean(&["lm", "train", "--dataset", DATASET]);
     let lms = String::from_utf8(lab.clean(&["lm", "list"])).unwrap();
     assert!(lms.contains("host␛[2Jds\\u{9b} neg␛]52;c;Zm9v␇"), "{lms}");
