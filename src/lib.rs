@@ -6,6 +6,7 @@ pub mod analysis;
 pub mod human;
 pub mod paths;
 pub mod plot;
+pub mod printable;
 pub mod score;
 pub mod cli;
 pub mod demo;

@@ -82,7 +82,8 @@ fn main() -> std::process::ExitCode {
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Messages quote file names, lines and values: shown terminal-safe.
+            eprintln!("error: {:#}", tstlab::printable::SafeText(&e));
             std::process::ExitCode::FAILURE
         }
     }

@@ -147,7 +147,7 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     if args.json {
         return print_json(&report);
     }
-    println!(
+    crate::outln!(
         "BERTScore {} layer {}{} on CPU ({} threads): {} pairs ({} tokens) in {:.2} s = {:.1} pairs/s ({:.0} tokens/s); CPU time {}; model load {:.2} s; mean F1 {:.6}",
         dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         bs.layer(),

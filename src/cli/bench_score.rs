@@ -77,9 +77,9 @@ pub fn run(a: ScoreBenchArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&rows);
     }
-    println!("{:<8} {:>8} {:>10} {:>12}  note", "metric", "texts", "seconds", "texts/s");
+    crate::outln!("{:<8} {:>8} {:>10} {:>12}  note", "metric", "texts", "seconds", "texts/s");
     for r in &rows {
-        println!("{:<8} {:>8} {:>10.2} {:>12.1}  {}", r.metric, r.texts, r.seconds, r.texts_per_second, r.note);
+        crate::outln!("{:<8} {:>8} {:>10.2} {:>12.1}  {}", r.metric, r.texts, r.seconds, r.texts_per_second, r.note);
     }
     Ok(())
 }
@@ -105,7 +105,7 @@ fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> 
     if a.lm_texts > 0 {
         let path = model_path(&a.model);
         if !path.exists() {
-            eprintln!("g-ppl skipped: no model at {} (tstlab models install {})", path.display(), a.model);
+            crate::errln!("g-ppl skipped: no model at {} (tstlab models install {})", path.display(), a.model);
         } else {
             let lm = Arc::new(TextLm::load(&path)?);
             let mut g = GpplScorer::new(lm)?;

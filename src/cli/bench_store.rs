@@ -22,11 +22,11 @@ pub struct StoreArgs {
 pub fn run(a: StoreArgs) -> anyhow::Result<()> {
     let mut store = Store::open(&a.path)?;
     if store.dataset_id(bench::DATASET).is_ok() {
-        println!("{} already holds dataset {}; timing it", a.path.display(), bench::DATASET);
+        crate::outln!("{} already holds dataset {}; timing it", a.path.display(), bench::DATASET);
     } else {
         let t = std::time::Instant::now();
         let built = bench::build(&mut store, a.outputs, a.systems)?;
-        println!(
+        crate::outln!(
             "built {}: {} items, {} outputs, {} systems in {:.1}s",
             a.path.display(),
             built.items,
@@ -36,13 +36,13 @@ pub fn run(a: StoreArgs) -> anyhow::Result<()> {
         );
     }
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!("{:<28} {:>10}", "query (median)", "ms");
+    crate::outln!("{:<28} {:>10}", "query (median)", "ms");
     for (name, took) in bench::time_queries(&store, a.runs)? {
-        println!("{name:<28} {:>10.2}", ms(took));
+        crate::outln!("{name:<28} {:>10.2}", ms(took));
     }
-    println!("\n{:<28} {:>10} {:>10}", "TUI keys (160x45 frames)", "UI ms", "shown ms");
+    crate::outln!("\n{:<28} {:>10} {:>10}", "TUI keys (160x45 frames)", "UI ms", "shown ms");
     for s in bench::ui_timings(&a.path)? {
-        println!("{:<28} {:>10.2} {:>10.2}", s.keys, ms(s.ui), ms(s.shown));
+        crate::outln!("{:<28} {:>10.2} {:>10.2}", s.keys, ms(s.ui), ms(s.shown));
     }
     Ok(())
 }

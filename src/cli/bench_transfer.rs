@@ -83,7 +83,7 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     let t0 = Instant::now();
     let generator = Generator::load(&path).with_context(|| "loading the model (is it installed? `tstlab models install`)")?;
     let info = generator.info();
-    println!(
+    crate::outln!(
         "model {} ({}, {} parameters, {} layers, vocab {}) on {}; loaded in {:.2}s",
         info.path.display(),
         info.architecture,
@@ -104,7 +104,7 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         })
         .collect();
     let lens: Vec<usize> = prompts.iter().map(|p| generator.encode(p).map(|t| t.len())).collect::<Result<_, _>>()?;
-    println!(
+    crate::outln!(
         "{} sentences, prompt tokens mean {:.1} (min {}, max {}), at most {} new tokens, greedy, prefix sharing {}, lookahead {}",
         prompts.len(),
         lens.iter().sum::<usize>() as f64 / lens.len().max(1) as f64,
@@ -114,7 +114,7 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         if a.no_share_prefix { "off" } else { "on" },
         a.lookahead
     );
-    println!(
+    crate::outln!(
         "{:>6} {:>4} {:>12} {:>14} {:>13} {:>13} {:>8} {:>8} {:>7} {:>13} {:>8}",
         "batch", "run", "sentences/s", "prefill tok/s", "prompt tok/s", "decode tok/s", "wall s", "new tok", "prefix", "drafts ok/all", "steal %"
     );
@@ -138,7 +138,7 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
             let steal = steal_percent(ticks, cpu_ticks());
             let sps = prompts.len() as f64 / wall;
             best = best.max(sps);
-            println!(
+            crate::outln!(
                 "{:>6} {:>4} {:>12.2} {:>14.1} {:>13.1} {:>13.1} {:>8.2} {:>8} {:>7} {:>13} {:>8}",
                 batch,
                 r + 1,
@@ -154,11 +154,11 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
             );
         }
         if a.repeat > 1 {
-            println!("{:>6} best {:>11.2} sentences/s", batch, best);
+            crate::outln!("{:>6} best {:>11.2} sentences/s", batch, best);
         }
     }
     for (i, out) in last_outputs.iter().enumerate().take(a.show) {
-        println!("[{i}] {}\n    -> {}", items[i].1, out.trim());
+        crate::outln!("[{i}] {}\n    -> {}", items[i].1, out.trim());
     }
     Ok(())
 }

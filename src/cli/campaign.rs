@@ -3,6 +3,7 @@
 use super::print_json;
 use crate::human::campaign::{self, Definition, Mode, NewCampaign, DEFAULT_ASPECTS, LIKERT_ASPECTS, REFERENCE_SYSTEM};
 use crate::human::{exchange, report, results};
+use crate::printable::Safe;
 use crate::store::Store;
 use std::io::Write;
 use std::path::PathBuf;
@@ -100,7 +101,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
                     let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
                     exchange::write(&lines, &mut f)?;
                     f.flush()?;
-                    eprintln!("wrote {} line(s) of {annotator}'s work in {name} to {}", lines.len(), path.display());
+                    crate::errln!("wrote {} line(s) of {}'s work in {} to {}", lines.len(), Safe(&annotator), Safe(&name), path.display());
                 }
                 None => exchange::write(&lines, &mut std::io::stdout().lock())?,
             }
@@ -113,24 +114,24 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
             if json {
                 return print_json(&r);
             }
-            println!(
+            crate::outln!(
                 "{} campaign {}: {} annotator(s) ({}), {} queue entries and {} judgment(s) added, {} unchanged, {} conflict(s)",
                 if r.created { "created" } else { "merged into" },
-                r.campaign,
+                Safe(&r.campaign),
                 r.annotators.len(),
-                r.annotators.join(", "),
+                r.annotators.iter().map(|a| Safe(a).to_string()).collect::<Vec<_>>().join(", "),
                 r.entries_added,
                 r.judgments_added,
                 r.judgments_unchanged,
                 r.conflicts.len()
             );
             for c in &r.conflicts {
-                println!(
+                crate::outln!(
                     "conflict: {} {} {} {}{}: stored {} kept, file has {}",
-                    c.annotator,
-                    c.item,
-                    c.system,
-                    c.aspect,
+                    Safe(&c.annotator),
+                    Safe(&c.item),
+                    Safe(&c.system),
+                    Safe(&c.aspect),
                     if c.repeat { " (repeat)" } else { "" },
                     c.stored,
                     c.file
@@ -144,7 +145,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
                 return print_json(&r);
             }
             for l in report::full(&r) {
-                println!("{l}");
+                crate::outln!("{l}");
             }
             Ok(())
         }
@@ -154,7 +155,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
                 return print_json(&d);
             }
             for l in report::disagreements(&d) {
-                println!("{l}");
+                crate::outln!("{l}");
             }
             Ok(())
         }
@@ -203,21 +204,21 @@ fn new(store: &mut Store, a: NewArgs) -> anyhow::Result<()> {
         show_reference: a.show_reference.unwrap_or(mode == Mode::Likert && !a.human_reference),
     };
     let c = campaign::create(store, &NewCampaign { name: a.name, def, annotators: a.annotators })?;
-    println!(
+    crate::outln!(
         "created campaign {} ({}, seed {}): {} real + {} training item(s) over {}, systems {}, aspects {}",
-        c.name,
+        Safe(&c.name),
         c.def.mode.as_str(),
         c.def.seed,
         c.n_real(),
         c.n_training(),
-        c.def.directions.join(", "),
-        c.systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", "),
-        c.def.aspects.join(", ")
+        Safe(c.def.directions.join(", ")),
+        Safe(c.systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")),
+        Safe(c.def.aspects.join(", "))
     );
     for (_, n) in c.annotators(store)? {
-        println!("  annotator {n}: {} item(s) in the queue", c.queue(&n).len());
+        crate::outln!("  annotator {}: {} item(s) in the queue", Safe(&n), c.queue(&n).len());
     }
-    println!("annotate with: tstlab annotate --campaign {} --annotator NAME", c.name);
+    crate::outln!("annotate with: tstlab annotate --campaign {} --annotator NAME", Safe(&c.name));
     Ok(())
 }
 
@@ -233,24 +234,24 @@ fn status(store: &Store, name: Option<String>, json: bool) -> anyhow::Result<()>
         return print_json(&list);
     }
     if list.is_empty() {
-        println!("no campaigns (tstlab campaign new --help)");
+        crate::outln!("no campaigns (tstlab campaign new --help)");
     }
     for c in &list {
-        println!(
+        crate::outln!(
             "{}  [{} · {}]  {} real + {} training item(s) · {} system(s) · aspects {} · {}",
-            c.name,
-            c.dataset,
+            Safe(&c.name),
+            Safe(&c.dataset),
             c.mode.as_str(),
             c.real_items,
             c.training_items,
             c.systems,
-            c.aspects.join(","),
-            c.directions.join(", ")
+            Safe(c.aspects.join(",")),
+            Safe(c.directions.join(", "))
         );
         for a in &c.annotators {
-            println!(
+            crate::outln!(
                 "  {:<16} training {}/{} · real {}/{} · repeats {}/{} · {:.0} s · at {}",
-                a.annotator,
+                Safe(&a.annotator),
                 a.training_done,
                 a.training,
                 a.real_done,

@@ -1,6 +1,7 @@
 //! `tstlab classifier`: train, list, evaluate style classifiers and score ACC with them.
 
 use super::print_json;
+use crate::printable::Safe;
 use crate::metrics::acc::{self, AccScorer};
 use crate::metrics::style_classifier::{self, Accuracy, Kind, Manifest, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
@@ -154,7 +155,7 @@ pub fn encoder() -> anyhow::Result<Box<dyn SentenceEncoder>> {
         }
         eprint!("\rembedding {done}/{total} texts ({rate:.0}/s)");
         if done == total {
-            eprintln!();
+            crate::errln!();
         }
     };
     let enc = SbertEncoder::installed().map_err(|e| anyhow::anyhow!("the embed kind needs the MiniLM sentence encoder: {e}"))?;
@@ -177,7 +178,7 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
     e.lr = a.lr.unwrap_or(e.lr);
     let kind = a.which.kind(false);
     if a.which.kind.is_none() {
-        eprintln!("kind {} (the default{})", kind.name(), if kind == Kind::Embed { ": MiniLM is installed" } else { " without MiniLM" });
+        crate::errln!("kind {} (the default{})", kind.name(), if kind == Kind::Embed { ": MiniLM is installed" } else { " without MiniLM" });
     }
     let dir = style_classifier::dir(&data.dataset, kind);
     let texts = style_classifier::corpus(&data);
@@ -195,17 +196,17 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
     if a.which.json {
         return print_json(&m);
     }
-    println!("{} ({}) -> {}", m.dataset, m.kind.name(), dir.display());
+    crate::outln!("{} ({}) -> {}", Safe(&m.dataset), m.kind.name(), dir.display());
     print_manifest(&m);
     Ok(())
 }
 
 fn print_manifest(m: &Manifest) {
     let counts: Vec<String> = m.training_texts.iter().map(|(s, n)| format!("{s} {n}")).collect();
-    println!("  trained on {}: {}; seed {}", m.trained_on, counts.join(", "), m.seed);
+    crate::outln!("  trained on {}: {}; seed {}", Safe(&m.trained_on), Safe(counts.join(", ")), m.seed);
     print_accuracy("held-out", &m.held_out);
     if let Some(why) = &m.default_kind {
-        println!("  {why}");
+        crate::outln!("  {why}");
     }
     if let Some(r) = &m.references {
         print_accuracy("references", r);
@@ -217,7 +218,7 @@ fn print_manifest(m: &Manifest) {
 
 fn print_accuracy(name: &str, a: &Accuracy) {
     let by: Vec<String> = a.by_style.iter().map(|(s, (acc, n))| format!("{s} {:.1}% of {n}", acc * 100.0)).collect();
-    println!("  {name:<26} {:>6.2}% of {:<6} ({}) [{}]", a.accuracy * 100.0, a.n, by.join(", "), a.how);
+    crate::outln!("  {:<26} {:>6.2}% of {:<6} ({}) [{}]", Safe(name), a.accuracy * 100.0, a.n, Safe(by.join(", ")), a.how);
 }
 
 pub fn list(json: bool) -> anyhow::Result<()> {
@@ -233,15 +234,15 @@ pub fn list(json: bool) -> anyhow::Result<()> {
         return print_json(&v);
     }
     if all.is_empty() {
-        println!("no classifiers under {} (tstlab classifier train --dataset D)", crate::paths::models_dir().join("classifiers").display());
+        crate::outln!("no classifiers under {} (tstlab classifier train --dataset D)", crate::paths::models_dir().join("classifiers").display());
     }
     for (d, m) in all {
         match m {
             Ok(m) => {
-                println!("{} ({}) {}", m.dataset, m.kind.name(), d.display());
+                crate::outln!("{} ({}) {}", Safe(&m.dataset), m.kind.name(), d.display());
                 print_manifest(&m);
             }
-            Err(e) => println!("{}: {e}", d.display()),
+            Err(e) => crate::outln!("{}: {e}", d.display()),
         }
     }
     Ok(())
@@ -288,7 +289,7 @@ fn eval(store: &Store, w: Which) -> anyhow::Result<()> {
         if w.json {
             return print_json(&serde_json::json!({"model": dir, "labels": scorer.labels(), "sources": held, "references": refs}));
         }
-        println!("{} ({}), classes as {:?}", w.dataset, dir.display(), scorer.labels());
+        crate::outln!("{} ({}), classes as {:?}", Safe(&w.dataset), dir.display(), scorer.labels());
         print_accuracy("sources", &held);
         print_accuracy("references", &refs);
         return Ok(());
@@ -300,11 +301,11 @@ fn eval(store: &Store, w: Which) -> anyhow::Result<()> {
     if w.json {
         return print_json(&serde_json::json!({"trained_on": m.trained_on, "held_out": held, "references": refs}));
     }
-    println!("{} ({}), trained on {}", m.dataset, m.kind.name(), m.trained_on);
+    crate::outln!("{} ({}), trained on {}", Safe(&m.dataset), m.kind.name(), Safe(&m.trained_on));
     print_accuracy("held-out", &held);
     print_accuracy("references", &refs);
     if (held.accuracy - m.held_out.accuracy).abs() > 1e-9 {
-        println!("  note: the manifest says {:.2}% held-out: the dataset changed since training", m.held_out.accuracy * 100.0);
+        crate::outln!("  note: the manifest says {:.2}% held-out: the dataset changed since training", m.held_out.accuracy * 100.0);
     }
     Ok(())
 }
@@ -314,7 +315,7 @@ fn progress(metric: &'static str) -> impl FnMut(Progress) {
     move |p: Progress| {
         eprint!("\r{metric}: {}/{} outputs ({:.0}/s)", p.done, p.total, p.per_second);
         if p.done == p.total {
-            eprintln!();
+            crate::errln!();
         }
     }
 }
@@ -328,7 +329,7 @@ fn score(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
     if a.which.json {
         return print_json(&serde_json::json!({"outcome": outcome, "rows": rows}));
     }
-    eprintln!("acc: {} computed, {} cached, {} undefined", outcome.computed, outcome.cached, outcome.undefined);
+    crate::errln!("acc: {} computed, {} cached, {} undefined", outcome.computed, outcome.cached, outcome.undefined);
     super::score_table::print(&rows, "ACC %", 100.0, false);
     Ok(())
 }
@@ -342,7 +343,7 @@ fn cola(store: &mut Store, a: ColaArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&serde_json::json!({"outcome": outcome, "rows": rows}));
     }
-    eprintln!("cola: {} computed, {} cached, {} undefined", outcome.computed, outcome.cached, outcome.undefined);
+    crate::errln!("cola: {} computed, {} cached, {} undefined", outcome.computed, outcome.cached, outcome.undefined);
     super::score_table::print(&rows, "CoLA %", 100.0, false);
     Ok(())
 }

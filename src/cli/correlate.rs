@@ -9,8 +9,10 @@ use crate::analysis::correlate::{
 use crate::analysis::data::{self, Names};
 use crate::analysis::meta::{MetaReport, Orientation};
 use crate::analysis::orient::{word, Orientations};
+use crate::printable::{line, Safe};
 use crate::store::Store;
 use serde::Serialize;
+use unicode_width::UnicodeWidthStr;
 
 #[derive(Debug, clap::Args)]
 pub struct CorrelateArgs {
@@ -155,7 +157,7 @@ pub fn run(store: &Store, args: CorrelateArgs) -> anyhow::Result<()> {
             metrics: &entries,
         });
     }
-    print!("{}", render(&names, &target, &entries, &levels, method, bootstrap.as_ref(), &notes));
+    print!("{}", crate::printable::text(&render(&names, &target, &entries, &levels, method, bootstrap.as_ref(), &notes)));
     Ok(())
 }
 
@@ -181,8 +183,8 @@ pub fn render(
     let sym = method_symbol(method);
     let mut s = format!(
         "{}: metrics vs {} · {} · positive = agrees with {}\n{}\n",
-        names.dataset,
-        target.label(),
+        Safe(&names.dataset),
+        Safe(target.label()),
         method_name(method),
         if matches!(target, Target::Human(_)) { "the humans" } else { "the other metric" },
         target.describe()
@@ -192,10 +194,10 @@ pub fn render(
         None => s += "no intervals (--bootstrap 0)\n",
     }
     for n in notes {
-        s += &format!("note: {n}\n");
+        s += &format!("note: {}\n", Safe(n));
     }
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
-    let label_w = entries.iter().map(|e| e.metric.label.chars().count()).max().unwrap_or(6).max(6) + 2;
+    let label_w = entries.iter().map(|e| UnicodeWidthStr::width(line(&e.metric.label).as_ref())).max().unwrap_or(6).max(6) + 2;
     let ci = bootstrap.is_some();
     let col_w = if ci { 24 } else { 8 };
     for part in parts(&reports) {
@@ -207,7 +209,7 @@ pub fn render(
             }
             Part::Overall => "system level = mean of the directions; sample and dataset levels pooled".into(),
         };
-        s += &format!("\n{} · {head_info}\n", part_name(names, part));
+        s += &format!("\n{} · {head_info}\n", Safe(part_name(names, part)));
         let mut head = format!("{}{:<3}", fit("metric", label_w), "");
         for l in levels {
             let name = match l {
@@ -242,7 +244,7 @@ pub fn render(
         }
         let bests: Vec<String> = levels
             .iter()
-            .filter_map(|l| best(entries, part, *l).map(|(e, v)| format!("{} {} ({})", l.name(), e.metric.label, fmt_cell(Some(v), None, *l != Level::PairwiseAccuracy))))
+            .filter_map(|l| best(entries, part, *l).map(|(e, v)| format!("{} {} ({})", l.name(), Safe(&e.metric.label), fmt_cell(Some(v), None, *l != Level::PairwiseAccuracy))))
             .collect();
         if entries.len() > 1 && !bests.is_empty() {
             s += &format!("best: {}\n", bests.join(" · "));

@@ -1,6 +1,11 @@
+//! `tstlab export`: outputs and their scores as CSV or JSON Lines. The bytes are exact in a file
+//! or a pipe; on a terminal the text is made safe (`printable::for_stdout`), and JSON Lines
+//! escape what a terminal could obey (`printable::json`) everywhere.
+
+use crate::printable;
 use crate::store::Store;
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -47,21 +52,33 @@ pub fn run(store: &Store, args: ExportArgs) -> anyhow::Result<()> {
         _ => None,
     };
     let rows = collect(store, dataset_id, direction_id, &args.system)?;
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(p) => Box::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(
-            |e| anyhow::anyhow!("{}: cannot write: {e}", p.display()),
-        )?)),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
-    match args.format {
+    match &args.output {
+        Some(p) => {
+            let file = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", p.display()))?;
+            write(&rows, args.format, std::io::BufWriter::new(file))
+        }
+        None if std::io::stdout().is_terminal() => {
+            let mut buf = Vec::new();
+            write(&rows, args.format, &mut buf)?;
+            let mut out = std::io::stdout().lock();
+            out.write_all(printable::text(&String::from_utf8_lossy(&buf)).as_bytes())?;
+            Ok(out.flush()?)
+        }
+        None => write(&rows, args.format, std::io::BufWriter::new(std::io::stdout().lock())),
+    }
+}
+
+fn write(rows: &[Row], format: ExportFormat, mut out: impl Write) -> anyhow::Result<()> {
+    match format {
         ExportFormat::Jsonl => {
-            for r in &rows {
+            for r in rows {
                 let v = serde_json::json!({
                     "dataset": r.dataset, "direction": r.direction, "split": r.split, "idx": r.idx,
                     "source": r.source, "system": r.system, "kind": r.kind, "output": r.output,
                     "scores": r.scores,
                 });
-                writeln!(out, "{v}")?;
+                printable::json::to_writer(&mut out, &v)?;
+                writeln!(out)?;
             }
         }
         ExportFormat::Csv => {
@@ -71,7 +88,7 @@ pub fn run(store: &Store, args: ExportArgs) -> anyhow::Result<()> {
             let mut header = vec!["dataset", "direction", "split", "idx", "source", "system", "kind", "output"];
             header.extend(metrics.iter().map(|m| m.as_str()));
             w.write_record(&header)?;
-            for r in &rows {
+            for r in rows {
                 let mut rec = vec![
                     r.dataset.clone(),
                     r.direction.clone(),

@@ -25,9 +25,9 @@ pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
         if args.json {
             return super::print_json(&list);
         }
-        println!("formats:");
+        crate::outln!("formats:");
         for f in import::formats() {
-            println!("  {:<16} {}", f.name, f.about);
+            crate::outln!("  {:<16} {}", f.name, f.about);
         }
         return Ok(());
     };
@@ -39,8 +39,8 @@ pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
         return super::print_json(&summary);
     }
     for n in &summary.notices {
-        eprintln!("notice: {n}");
+        crate::errln!("notice: {}", crate::printable::Safe(n));
     }
-    println!("{summary}");
+    crate::outln!("{}", crate::printable::Safe(&summary));
     Ok(())
 }

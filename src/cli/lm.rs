@@ -2,6 +2,7 @@
 //! `query`, and the per-style d-PPL models of datasets.
 
 use super::print_json;
+use crate::printable::Safe;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::style_data::StyleData;
 use crate::models::ngram_lm::{Estimate, Model, estimate};
@@ -134,14 +135,14 @@ fn estimate_file(a: EstimateArgs) -> anyhow::Result<()> {
     let sents: Vec<Vec<String>> = text.lines().map(|l| tok.tokens(l)).collect();
     let opts = Estimate { order: a.order, discount_fallback: a.discount_fallback.then_some(dppl::FALLBACK_DISCOUNTS) };
     let (model, stats) = estimate(&sents, &opts)?;
-    eprintln!("{} sentences, {} tokens, {} skipped symbols", stats.sentences, stats.tokens, stats.skipped_symbols);
+    crate::errln!("{} sentences, {} tokens, {} skipped symbols", stats.sentences, stats.tokens, stats.skipped_symbols);
     for (i, d) in stats.discounts.iter().enumerate() {
         let fb = if stats.fallback_orders.contains(&(i + 1)) { " (fallback)" } else { "" };
-        eprintln!("{} {} D1={} D2={} D3+={}{fb}", i + 1, stats.counts[i], d[0], d[1], d[2]);
+        crate::errln!("{} {} D1={} D2={} D3+={}{fb}", i + 1, stats.counts[i], d[0], d[1], d[2]);
     }
     match a.arpa {
         Some(p) => model.write_arpa(&p)?,
-        None => std::io::stdout().lock().write_all(model.to_arpa().as_bytes())?,
+        None => std::io::stdout().lock().write_all(crate::printable::for_stdout(&model.to_arpa()).as_bytes())?,
     }
     Ok(())
 }
@@ -165,14 +166,14 @@ fn query(a: QueryArgs) -> anyhow::Result<()> {
                 .zip(&scores)
                 .map(|(w, s)| format!("{w} {} {}", s.ngram, s.log10))
                 .collect();
-            write!(out, "{}\t", words.join("\t"))?;
+            write!(out, "{}\t", crate::printable::for_stdout(&words.join("\t")))?;
         }
         writeln!(out, "{sum}\t{}\t{line_oov}", 10f64.powf(-sum / (toks.len() + 1) as f64))?;
         total += sum;
         n += toks.len() + 1;
         oov += line_oov;
     }
-    eprintln!("perplexity {} over {n} tokens (with </s>), {oov} OOV", 10f64.powf(-total / n.max(1) as f64));
+    crate::errln!("perplexity {} over {n} tokens (with </s>), {oov} OOV", 10f64.powf(-total / n.max(1) as f64));
     Ok(())
 }
 
@@ -190,7 +191,7 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
             Ok(m) if a.json => json.push(serde_json::to_value(m)?),
             Ok(m) => print_manifest(m),
             Err(e) if a.json => json.push(serde_json::json!({"style": style, "error": e.to_string()})),
-            Err(e) => println!("{} {style}: {e}", data.dataset),
+            Err(e) => crate::outln!("{} {}: {e}", Safe(&data.dataset), Safe(style)),
         }
     }
     if a.json {
@@ -205,13 +206,13 @@ fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
 fn print_manifest(m: &dppl::LmManifest) {
     let refs = m.references_ppl.map_or("-".into(), |p| format!("{p:.1} over {} references", m.references));
     let fb = if m.fallback_orders.is_empty() { String::new() } else { format!(", fallback discounts at orders {:?}", m.fallback_orders) };
-    println!(
+    crate::outln!(
         "{} {}: order {}, {} tokens ({}), {} n-grams{fb}; reference PPL {refs}",
-        m.dataset,
-        m.style,
+        Safe(&m.dataset),
+        Safe(&m.style),
         m.order,
         m.tokens,
-        m.trained_on,
+        Safe(&m.trained_on),
         m.counts.iter().sum::<usize>()
     );
 }
@@ -224,12 +225,12 @@ fn list(json: bool) -> anyhow::Result<()> {
         return print_json(&v);
     }
     if all.is_empty() {
-        println!("no LMs under {} (tstlab lm train --dataset D)", lm_root().display());
+        crate::outln!("no LMs under {} (tstlab lm train --dataset D)", lm_root().display());
     }
     for (d, m) in all {
         match m {
             Ok(m) => print_manifest(&m),
-            Err(e) => println!("{}: {e}", d.display()),
+            Err(e) => crate::outln!("{}: {e}", d.display()),
         }
     }
     Ok(())
@@ -244,7 +245,7 @@ fn score_outputs(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
     if a.json {
         return print_json(&serde_json::json!({"outcome": outcome, "rows": rows}));
     }
-    eprintln!("d-ppl: {} computed, {} cached, {} undefined (no LM for the target style)", outcome.computed, outcome.cached, outcome.undefined);
+    crate::errln!("d-ppl: {} computed, {} cached, {} undefined (no LM for the target style)", outcome.computed, outcome.cached, outcome.undefined);
     super::score_table::print(&rows, "mean d-PPL", 1.0, true);
     Ok(())
 }

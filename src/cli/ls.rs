@@ -1,4 +1,5 @@
 use super::{fit, print_json};
+use crate::printable::Safe;
 use crate::store::{DatasetSummary, DirectionSummary, Store, SystemSummary};
 use serde::Serialize;
 
@@ -44,16 +45,16 @@ pub fn run(store: &Store, args: LsArgs) -> anyhow::Result<()> {
         }));
     }
     if listing.is_empty() {
-        println!("{}: no datasets (tstlab import --help)", store.path().display());
+        crate::outln!("{}: no datasets (tstlab import --help)", store.path().display());
     }
     for l in &listing {
         let d = &l.dataset;
-        println!(
+        crate::outln!(
             "{}  [{}]  {} directions, {} items, {} references, {} systems, {} outputs",
-            d.name, d.task, d.directions, d.items, d.references, d.systems, d.outputs
+            Safe(&d.name), Safe(&d.task), d.directions, d.items, d.references, d.systems, d.outputs
         );
         for x in &l.directions {
-            println!(
+            crate::outln!(
                 "  {} {:>7} items {:>7} refs {:>8} outputs {:>4} systems",
                 fit(&x.label(), 28),
                 x.items,
@@ -65,9 +66,9 @@ pub fn run(store: &Store, args: LsArgs) -> anyhow::Result<()> {
         let names: Vec<String> = l
             .systems
             .iter()
-            .map(|s| format!("{} ({}, {})", s.name, s.kind, s.outputs))
+            .map(|s| format!("{} ({}, {})", Safe(&s.name), Safe(&s.kind), s.outputs))
             .collect();
-        println!("  systems: {}", names.join(", "));
+        crate::outln!("  systems: {}", names.join(", "));
     }
     Ok(())
 }

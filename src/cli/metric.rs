@@ -98,7 +98,7 @@ fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
     let load = |p: &Path| -> anyhow::Result<Vec<String>> {
         let f = TextFile::read(p)?;
         for n in &f.notices {
-            eprintln!("note: {n}");
+            crate::errln!("note: {n}");
         }
         Ok(f.lines
             .into_iter()
@@ -288,7 +288,7 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
     let hyps: Vec<&str> = pairs.iter().map(|p| p.0.as_str()).collect();
     let refs: Vec<[&str; 1]> = pairs.iter().map(|p| [p.1.as_str()]).collect();
     let threads = rayon::current_num_threads();
-    println!(
+    crate::outln!(
         "{} pairs from the demo text (seed {}), built in {secs:.2} s; {threads} threads",
         a.pairs, a.seed
     );
@@ -300,20 +300,20 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         r.push('\n');
         std::fs::write(dir.join("hyp.txt"), h)?;
         std::fs::write(dir.join("ref.txt"), r)?;
-        println!(
+        crate::outln!(
             "wrote {0}/hyp.txt and {0}/ref.txt; time sacreBLEU on them with e.g.",
             dir.display()
         );
-        println!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m bleu -b", dir.display());
-        println!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m chrf -b", dir.display());
+        crate::outln!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m bleu -b", dir.display());
+        crate::outln!("  time sacrebleu {0}/ref.txt -i {0}/hyp.txt -m chrf -b", dir.display());
     }
-    println!(
+    crate::outln!(
         "{:<24} {:>7} {:>8} {:>8} {:>10}  value",
         "metric", "threads", "wall s", "cpu s", "pairs/s"
     );
     let row = |name: &str, th: usize, t: (f64, Option<f64>), value: f64| {
         let cpu = t.1.map_or("-".into(), |c| format!("{c:.2}"));
-        println!(
+        crate::outln!(
             "{name:<24} {th:>7} {:>8.3} {cpu:>8} {:>10.0}  {value:.6}",
             t.0,
             a.pairs as f64 / t.0

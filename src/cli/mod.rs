@@ -26,34 +26,12 @@ pub mod transfer;
 
 use std::io::Write;
 
-/// Prints a value as pretty JSON on stdout.
+/// Prints a value as pretty JSON on stdout (terminal-safe: see `printable::json`).
 pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)?;
+    crate::printable::json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
     Ok(())
 }
 
-/// Pads or cuts `s` to `width` display columns.
-pub fn fit(s: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > width {
-            if width > 0 && w == width {
-                out.pop();
-                out.push('…');
-            } else if w < width {
-                out.push('…');
-                w += 1;
-            }
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
-    out
-}
+pub use crate::printable::fit;

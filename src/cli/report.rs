@@ -73,12 +73,12 @@ pub fn run(store: &Store, a: ReportArgs) -> anyhow::Result<()> {
         metric_heatmap: a.metric_heatmap,
     };
     let sum = write_report(store, &names, &a.output, &opts)?;
-    println!("wrote {} files to {} (start with {})", sum.files.len(), a.output.display(), a.output.join("index.md").display());
+    crate::outln!("wrote {} files to {} (start with {})", sum.files.len(), a.output.display(), a.output.join("index.md").display());
     for s in &sum.skipped {
-        println!("  not included: {s}");
+        crate::outln!("  not included: {}", crate::printable::Safe(s));
     }
     for n in &sum.notes {
-        println!("  note: {n}");
+        crate::outln!("  note: {}", crate::printable::Safe(n));
     }
     Ok(())
 }

@@ -62,7 +62,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
     let report = plan::run(store, &sel, &metrics, &opts, &AtomicBool::new(false), &mut |e| match e {
         Event::Start { metric, index, of } => {
             started = Instant::now();
-            eprintln!("[{}/{of}] {metric}", index + 1);
+            crate::errln!("[{}/{of}] {metric}", index + 1);
         }
         Event::Progress { metric, progress } => {
             let b = bar.get_or_insert_with(|| {
@@ -76,7 +76,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
             if let Some(b) = bar.take() {
                 b.finish_and_clear();
             }
-            eprintln!(
+            crate::errln!(
                 "{:>16}: {} computed ({} undefined), {} cached, {:.1} s",
                 o.metric,
                 o.computed,
@@ -85,10 +85,10 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
                 started.elapsed().as_secs_f64()
             );
         }
-        Event::Absent { metric, reason } => eprintln!("{metric:>16}: absent: {reason}"),
-        Event::Note { metric, text } => eprintln!("{metric:>16}: {text}"),
+        Event::Absent { metric, reason } => crate::errln!("{metric:>16}: absent: {reason}"),
+        Event::Note { metric, text } => crate::errln!("{metric:>16}: {text}"),
     })?;
-    eprintln!("done in {:.1} s", started_all.elapsed().as_secs_f64());
+    crate::errln!("done in {:.1} s", started_all.elapsed().as_secs_f64());
     if args.json {
         let v = serde_json::json!({
             "done": report.done,

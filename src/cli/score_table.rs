@@ -60,10 +60,10 @@ pub fn rows(store: &Store, dataset_id: i64, metric: &str, hash: &str) -> anyhow:
 /// Prints rows as a plain table; `scale` multiplies the values (100 for percentages).
 pub fn print(rows: &[Row], metric: &str, scale: f64, median: bool) {
     let med = if median { format!(" {:>10}", "median") } else { String::new() };
-    println!("{:<28} {:<28} {:>10}{med} {:>6} {:>6}", "direction", "system", metric, "n", "undef");
+    crate::outln!("{:<28} {:<28} {:>10}{med} {:>6} {:>6}", "direction", "system", metric, "n", "undef");
     for r in rows {
         let med = if median { format!(" {:>10.2}", r.median * scale) } else { String::new() };
-        println!(
+        crate::outln!(
             "{} {} {:>10.2}{med} {:>6} {:>6}",
             super::fit(&r.direction, 28),
             super::fit(&r.system, 28),

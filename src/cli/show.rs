@@ -1,5 +1,6 @@
 use super::{fit, print_json};
 use crate::diff;
+use crate::printable::{line, text};
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -32,27 +33,28 @@ pub fn run(store: &Store, args: ShowArgs) -> anyhow::Result<()> {
             "references": d.references, "outputs": outputs,
         }));
     }
-    print!("{}", render(&d));
+    print!("{}", text(&render(&d)));
     Ok(())
 }
 
-/// The compare view as plain text: changes against the source in wdiff style.
+/// The compare view as plain text: changes against the source in wdiff style. Text from the
+/// store is made terminal-safe, one line per field (`printable::line`).
 pub fn render(d: &crate::store::ItemDetail) -> String {
     let mut s = String::new();
     let width = d
         .outputs
         .iter()
-        .map(|o| o.system.chars().count())
+        .map(|o| unicode_width::UnicodeWidthStr::width(line(&o.system).as_ref()))
         .max()
         .unwrap_or(0)
         .clamp(9, 24);
-    s += &format!("{}  (item #{})\n", d.address(), d.id);
+    s += &format!("{}  (item #{})\n", line(&d.address()), d.id);
     if let Some(c) = &d.context {
-        s += &format!("{} {c}\n", fit("context", width));
+        s += &format!("{} {}\n", fit("context", width), line(c));
     }
-    s += &format!("{} {}\n", fit("source", width), d.source);
+    s += &format!("{} {}\n", fit("source", width), line(&d.source));
     for (i, r) in d.references.iter().enumerate() {
-        s += &format!("{} {r}\n", fit(&format!("ref {}", i + 1), width));
+        s += &format!("{} {}\n", fit(&format!("ref {}", i + 1), width), line(r));
     }
     s += &format!("-- {} outputs; [-removed-] {{+added+}} against the source --\n", d.outputs.len());
     for o in &d.outputs {
@@ -60,15 +62,16 @@ pub fn render(d: &crate::store::ItemDetail) -> String {
         s += &format!(
             "{} {}\n",
             fit(&format!("{}{mark}", o.system), width),
-            diff::to_wdiff(&diff::words(&d.source, &o.text))
+            // Diffed as shown, so a CR or a line separator is a visible part of its word.
+            diff::to_wdiff(&diff::words(&line(&d.source), &line(&o.text)))
         );
         if !o.scores.is_empty() {
             let scores: Vec<String> = o
                 .scores
                 .iter()
                 .map(|sc| match sc.value {
-                    Some(v) => format!("{}={}", sc.metric, fmt_score(v)),
-                    None => format!("{}=undefined", sc.metric),
+                    Some(v) => format!("{}={}", line(&sc.metric), fmt_score(v)),
+                    None => format!("{}=undefined", line(&sc.metric)),
                 })
                 .collect();
             s += &format!("{} {}\n", fit("", width), scores.join("  "));

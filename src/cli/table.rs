@@ -1,6 +1,7 @@
 //! `tstlab table`: the result table of a dataset per direction in TSTBench's layout, as text,
 //! CSV, Markdown, LaTeX or JSON.
 
+use crate::printable::{for_stdout, line, text};
 use crate::score::table::{self, Column};
 use crate::score::table_fmt;
 use crate::store::Store;
@@ -42,8 +43,18 @@ pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
         t.sort_by(sort);
     }
     let format = if args.json { "json" } else { args.format.as_str() };
+    if format == "text" {
+        // The text table is for reading: names become one safe line each, so the columns align.
+        for t in &mut tables {
+            t.dataset = line(&t.dataset).into_owned();
+            t.direction = line(&t.direction).into_owned();
+            for r in &mut t.rows {
+                r.system = line(&r.system).into_owned();
+            }
+        }
+    }
     let out = match format {
-        "json" => serde_json::to_string_pretty(&tables)? + "\n",
+        "json" => crate::printable::json::to_string_pretty(&tables)? + "\n",
         "csv" => table_fmt::csv(&tables)?,
         "md" | "markdown" => tables.iter().map(table_fmt::markdown).collect::<Vec<_>>().join("\n"),
         "latex" | "tex" => tables.iter().map(table_fmt::latex).collect::<Vec<_>>().join("\n"),
@@ -52,9 +63,11 @@ pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
     match args.output {
         Some(p) => {
             std::fs::write(&p, out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
-            eprintln!("wrote {}", p.display());
+            crate::errln!("wrote {}", p.display());
         }
-        None => print!("{out}"),
+        // Text is always made safe; CSV, Markdown and LaTeX stay exact unless on a terminal.
+        None if format == "text" => print!("{}", text(&out)),
+        None => print!("{}", for_stdout(&out)),
     }
     Ok(())
 }

@@ -56,30 +56,30 @@ pub fn run(c: TemplatesCommand) -> anyhow::Result<()> {
             if json {
                 return print_json(&rows);
             }
-            println!("{}  {}  {}  {}  about", fit("name", 34), fit("kind", 9), fit("origin", 9), fit("matches", 28));
+            crate::outln!("{}  {}  {}  {}  about", fit("name", 34), fit("kind", 9), fit("origin", 9), fit("matches", 28));
             for r in &rows {
                 let mut m = r.datasets.join(",");
                 if !r.directions.is_empty() {
                     m += &format!(" {}", r.directions.join(","));
                 }
                 let origin = if r.origin == "built-in" { "built-in" } else { "user" };
-                println!("{}  {}  {}  {}  {}", fit(&r.name, 34), fit(r.kind, 9), fit(origin, 9), fit(&m, 28), r.about);
+                crate::outln!("{}  {}  {}  {}  {}", fit(&r.name, 34), fit(r.kind, 9), fit(origin, 9), fit(&m, 28), r.about);
             }
-            println!("\nuser templates: {} (a file with a built-in name replaces it)", library::user_dir().display());
+            crate::outln!("\nuser templates: {} (a file with a built-in name replaces it)", library::user_dir().display());
             for p in &lib.problems {
-                println!("not loaded: {p}");
+                crate::outln!("not loaded: {p}");
             }
             Ok(())
         }
         TemplatesCommand::Show { name } => {
             let t = lib.resolve(&name)?;
-            println!("# {} ({}, {}, from {})", t.name, t.kind(), t.format.name(), t.origin);
-            println!("{}", t.text.trim_end());
+            crate::outln!("# {} ({}, {}, from {})", t.name, t.kind(), t.format.name(), t.origin);
+            crate::outln!("{}", t.text.trim_end());
             Ok(())
         }
         TemplatesCommand::Which { dataset, direction, few_shot } => {
             match lib.choose(&dataset, &direction, few_shot) {
-                Some(t) => println!("{} ({})", t.name, t.origin),
+                Some(t) => crate::outln!("{} ({})", t.name, t.origin),
                 None => anyhow::bail!("no {} template matches {dataset} {direction}", if few_shot { "few-shot" } else { "zero-shot" }),
             }
             Ok(())

@@ -101,13 +101,14 @@ fn list(store: &Store, json: bool) -> anyhow::Result<()> {
         return print_json(&runs);
     }
     if runs.is_empty() {
-        println!("no local transfer runs yet (tstlab transfer --dataset D --direction S->T)");
+        crate::outln!("no local transfer runs yet (tstlab transfer --dataset D --direction S->T)");
         return Ok(());
     }
-    println!("{:>4}  {}  {}  {:>9}  {:>5}  {:>7}  {:>6}  status", "run", fit("system", 36), fit("dataset/direction", 34), "done", "empty", "refused", "sent/s");
+    crate::outln!("{:>4}  {}  {}  {:>9}  {:>5}  {:>7}  {:>6}  status", "run", fit("system", 36), fit("dataset/direction", 34), "done", "empty", "refused", "sent/s");
     for r in runs {
         let status = if r.live { "running now".to_owned() } else if r.resumable { format!("{} (resumable)", r.status) } else { r.status.clone() };
-        println!(
+        let status = crate::printable::Safe(status);
+        crate::outln!(
             "{:>4}  {}  {}  {:>9}  {:>5}  {:>7}  {:>6.2}  {status}",
             r.run_id,
             fit(&r.system, 36),
@@ -137,8 +138,8 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         bar.println(format!(
             "run {} ({}) on {}: {} item(s), {} already done{}",
             s.run_id,
-            s.system,
-            s.device,
+            crate::printable::Safe(&s.system),
+            crate::printable::Safe(&s.device),
             s.total,
             s.already,
             if s.resumed { ", resuming" } else { "" }
@@ -157,7 +158,7 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
     }
     let s = &out.summary;
     let sess = &out.session;
-    println!(
+    crate::outln!(
         "run {} {}: {} new output(s) in {:.1}s ({:.2} sentences/s, {:.0} new tokens/s); {}/{} done; empty {}, refused {}",
         s.run_id,
         if out.cancelled { "cancelled (resume with `tstlab transfer --resume`)" } else { "finished" },
@@ -170,7 +171,8 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         s.empty,
         s.refused
     );
-    println!("system {:?} of {}; see it with `tstlab show '{}/{}/N'` or in the TUI's Compare", s.system, s.dataset, s.dataset, s.direction);
+    let (dataset, direction) = (crate::printable::Safe(&s.dataset), crate::printable::Safe(&s.direction));
+    crate::outln!("system {:?} of {dataset}; see it with `tstlab show '{dataset}/{direction}/N'` or in the TUI's Compare", s.system);
     Ok(())
 }
 

@@ -169,7 +169,7 @@ pub fn export(store: &Store, campaign: &str, annotator: &str) -> Result<Vec<Line
 /// Writes lines as JSON Lines.
 pub fn write(lines: &[Line], out: &mut dyn Write) -> std::io::Result<()> {
     for l in lines {
-        serde_json::to_writer(&mut *out, l)?;
+        crate::printable::json::to_writer(&mut *out, l).map_err(std::io::Error::from)?;
         out.write_all(b"\n")?;
     }
     Ok(())

@@ -1,9 +1,11 @@
 //! Campaign results as plain text, one section at a time (the CLI prints them all, the results
-//! screen shows one per tab).
+//! screen shows one per tab). Names and texts from the store are made terminal-safe here
+//! (`printable`), so both front ends show them the same way.
 
 use crate::analysis::bootstrap::Interval;
 use crate::human::campaign::Mode;
 use crate::human::results::{Disagreement, Results};
+use crate::printable::{line, Safe};
 use unicode_width::UnicodeWidthStr;
 
 /// Section names, in order.
@@ -17,18 +19,25 @@ fn ci(c: &Option<Interval>) -> String {
     c.map_or(String::new(), |c| format!(" [{:.2}, {:.2}]", c.lo, c.hi))
 }
 
+/// Display width of `s` as shown (made safe).
+fn shown_width(s: &str) -> usize {
+    line(s).width()
+}
+
 fn pad(s: &str, w: usize) -> String {
+    let s = line(s);
     format!("{s}{}", " ".repeat(w.saturating_sub(s.width())))
 }
 
 fn lpad(s: &str, w: usize) -> String {
+    let s = line(s);
     format!("{}{s}", " ".repeat(w.saturating_sub(s.width())))
 }
 
 /// The first column: system names and (for headings) direction labels.
 fn name_width(r: &Results) -> usize {
-    let dirs = r.directions.iter().map(|d| d.width()).chain(["all directions".len()]);
-    r.systems.iter().map(|s| s.width()).chain(dirs).max().unwrap_or(6) + 2
+    let dirs = r.directions.iter().map(|d| shown_width(d)).chain(["all directions".len()]);
+    r.systems.iter().map(|s| shown_width(s)).chain(dirs).max().unwrap_or(6) + 2
 }
 
 /// The lines of one section (see [`SECTIONS`]).
@@ -47,8 +56,8 @@ pub fn section(r: &Results, name: &str) -> Vec<String> {
 pub fn full(r: &Results) -> Vec<String> {
     let mut out = vec![format!(
         "campaign {} · {} · {} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
-        r.campaign,
-        r.dataset,
+        Safe(&r.campaign),
+        Safe(&r.dataset),
         r.mode.as_str(),
         r.systems.len(),
         r.annotators.len(),
@@ -110,7 +119,7 @@ fn bradley_terry(r: &Results) -> Vec<String> {
     let mut out = vec!["Bradley-Terry log-strengths (centred; higher is better) with bootstrap 95% intervals over items".to_owned()];
     for bt in &r.bradley_terry {
         out.push(String::new());
-        out.push(format!("{} · {} · {} item(s)", bt.aspect, bt.estimate, bt.items));
+        out.push(format!("{} · {} · {} item(s)", Safe(&bt.aspect), Safe(&bt.estimate), bt.items));
         for s in &bt.strengths {
             out.push(format!("  {}{:>8}{}", pad(&s.system, nw), num(s.log_strength, 3), ci(&s.ci)));
         }
@@ -185,7 +194,7 @@ fn agreement(r: &Results) -> Vec<String> {
     ];
     for a in &r.agreement {
         out.push(String::new());
-        out.push(format!("{} ({} item(s))", a.aspect, a.w_items));
+        out.push(format!("{} ({} item(s))", Safe(&a.aspect), a.w_items));
         out.push(format!("  Kendall's W        {}{}   system level {}", num(a.kendall_w, 3), ci(&a.kendall_w_ci), num(a.system_level_w, 3)));
         out.push(format!("  alpha ordinal      {}{}", num(a.alpha_ordinal, 3), ci(&a.alpha_ordinal_ci)));
         out.push(format!("  alpha interval     {}{}", num(a.alpha_interval, 3), ci(&a.alpha_interval_ci)));
@@ -195,8 +204,8 @@ fn agreement(r: &Results) -> Vec<String> {
         for p in &a.pairwise_tau {
             out.push(format!(
                 "  tau {} vs {}: {} over {} item(s), system level {}",
-                p.a,
-                p.b,
+                Safe(&p.a),
+                Safe(&p.b),
                 num(p.mean_item_tau, 3),
                 p.items,
                 num(p.system_level_tau, 3)
@@ -207,7 +216,7 @@ fn agreement(r: &Results) -> Vec<String> {
 }
 
 fn annotators(r: &Results) -> Vec<String> {
-    let w = r.per_annotator.iter().map(|a| a.annotator.width()).max().unwrap_or(9).max(9) + 2;
+    let w = r.per_annotator.iter().map(|a| shown_width(&a.annotator)).max().unwrap_or(9).max(9) + 2;
     let mut out = vec![
         "Per annotator: items judged, time, self-consistency on repeated items (Kendall tau, identical",
         "rankings) and position bias (share of items the output shown first wins vs chance)",
@@ -253,12 +262,12 @@ pub fn disagreements(ds: &[Disagreement]) -> Vec<String> {
     let mut out = vec![format!("{} training item/aspect pair(s) with disagreement, largest first", ds.len())];
     for d in ds {
         out.push(String::new());
-        out.push(format!("{} · {} · spread {:.1}", d.address, d.aspect, d.spread));
-        out.push(format!("  source  {}", d.source));
+        out.push(format!("{} · {} · spread {:.1}", Safe(&d.address), Safe(&d.aspect), d.spread));
+        out.push(format!("  source  {}", Safe(&d.source)));
         for (letter, text) in &d.outputs {
-            out.push(format!("  {letter:<6}  {text}"));
+            out.push(format!("  {:<6}  {}", Safe(letter), Safe(text)));
         }
-        let w = d.values.iter().map(|(a, _)| a.width()).max().unwrap_or(4) + 2;
+        let w = d.values.iter().map(|(a, _)| shown_width(a)).max().unwrap_or(4) + 2;
         let mut head = format!("  {}", pad("", w));
         for (letter, _) in &d.outputs {
             head += &lpad(letter, 6);

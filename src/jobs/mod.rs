@@ -8,7 +8,9 @@
 //! `Failed`. Cancelling only sets a flag: the job looks at it between steps.
 //!
 //! The list is shared: [`Jobs::list`] returns small snapshots and [`Jobs::version`] changes
-//! whenever any job changes, so a UI redraws only when something moved.
+//! whenever any job changes, so a UI redraws only when something moved. Snapshots are for
+//! showing: their names and messages (which quote file names and file text) are made
+//! terminal-safe, one line each (`printable::line`).
 //!
 //! Each job opens its own `Store` on the store file (WAL lets it write while the TUI reads).
 //! Work written in the project's usual shape (`cancel: &AtomicBool`,
@@ -244,7 +246,7 @@ impl Jobs {
         true
     }
 
-    /// Every job, oldest first.
+    /// Every job, oldest first, names and messages made terminal-safe.
     pub fn list(&self) -> Vec<JobView> {
         self.lock()
             .iter()
@@ -252,10 +254,10 @@ impl Jobs {
                 let s = e.state();
                 JobView {
                     id: e.id,
-                    name: e.name.clone(),
+                    name: crate::printable::line(&e.name).into_owned(),
                     status: s.status,
                     progress: s.progress,
-                    message: s.message.clone(),
+                    message: crate::printable::line(&s.message).into_owned(),
                     cancel_requested: e.cancel.load(Ordering::Relaxed),
                     elapsed: s.finished_at.unwrap_or_else(Instant::now) - e.started,
                 }
@@ -364,6 +366,15 @@ mod tests {
         let j = jobs.wait(id, WAIT).unwrap();
         assert_eq!((j.status, j.message.as_str()), (Status::Failed, "panicked: oops"));
         assert_eq!(jobs.list().len(), 3);
+    }
+
+    #[test]
+    fn names_and_messages_are_shown_safely() {
+        let jobs = Jobs::new();
+        let id = jobs.spawn("import \x1b]2;owned\x07", |_| anyhow::bail!("x.tsv:2: bad \u{9b}31m\rvalue\nnext"));
+        let j = jobs.wait(id, WAIT).unwrap();
+        assert_eq!(j.name, "import ␛]2;owned␇");
+        assert_eq!(j.message, "x.tsv:2: bad \\u{9b}31m␍value␊next");
     }
 
     #[test]

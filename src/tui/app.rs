@@ -539,9 +539,9 @@ impl App {
         let left = if self.shared.loader.pending() {
             Line::styled("loading…", theme::LABEL)
         } else if let Some((text, error)) = &self.note {
-            Line::styled(text.clone(), if *error { theme::ERROR } else { theme::OK })
+            Line::styled(theme::owned(text.clone()), if *error { theme::ERROR } else { theme::OK })
         } else {
-            Line::styled(format!("store {}", self.shared.store_path.display()), theme::MUTED)
+            Line::styled(theme::owned(format!("store {}", self.shared.store_path.display())), theme::MUTED)
         };
         f.render_widget(Paragraph::new(left), left_area);
         f.render_widget(Paragraph::new(Line::from(right)).right_aligned(), right_area);

@@ -5,3 +5,4 @@
 mod pty;
 
 mod annotate_faults;
+mod control;

@@ -305,7 +305,7 @@ impl View for Analysis {
                 None if busy.is_empty() => "nothing loaded: press r".into(),
                 None => "loading…".into(),
             };
-            f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
+            f.render_widget(Paragraph::new(theme::owned(text)).style(theme::MUTED), inner);
             return;
         };
         let (grid, side) = if inner.width >= 110 {
@@ -436,7 +436,7 @@ impl Analysis {
         let (Some(metric), Some(col)) = (m.rows.get(self.row), m.cols.get(self.col)) else { return Vec::new() };
         let part = self.part();
         let sym = method_symbol(m.method);
-        let kv = |k: &str, v: String| Line::from(vec![Span::styled(format!(" {k:<8} "), theme::LABEL), Span::raw(v)]);
+        let kv = |k: &str, v: String| Line::from(vec![Span::styled(format!(" {k:<8} "), theme::LABEL), Span::raw(theme::owned(v))]);
         let mut out = vec![Line::styled(" Selected cell", theme::KEY)];
         out.push(kv("metric", format!("{} ({} is better)", metric.label, word(m.row_orient[self.row]))));
         out.push(kv("config", metric.config_json.clone()));
@@ -466,7 +466,7 @@ impl Analysis {
             None => out.push(kv("value", "no rows with both values in this part".into())),
         }
         out.push(Line::default());
-        out.push(Line::styled(format!(" every level, {}", part_name(&l.names, part)), theme::MUTED));
+        out.push(Line::styled(theme::owned(format!(" every level, {}", part_name(&l.names, part))), theme::MUTED));
         for lv in Level::ALL {
             let name = match lv {
                 Level::PairwiseAccuracy => "pair acc".to_owned(),

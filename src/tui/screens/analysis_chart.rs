@@ -32,7 +32,7 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     };
     if t.points.is_empty() {
         let text = format!("no output has both {} and {}: x / y choose other metrics", t.x.label, t.y.label);
-        f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
+        f.render_widget(Paragraph::new(theme::owned(text)).style(theme::MUTED), inner);
         return;
     }
     let [chart_area, list_area] = Layout::horizontal([Constraint::Min(40), Constraint::Length(52)]).areas(inner);
@@ -51,7 +51,7 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     for (i, g) in groups.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         datasets.push(Dataset::default().marker(Marker::Braille).graph_type(GraphType::Line).style(Style::new().fg(color)).data(&fronts[i]));
-        datasets.push(Dataset::default().name(g.to_string()).marker(Marker::Dot).graph_type(GraphType::Scatter).style(Style::new().fg(color)).data(&pts[i]));
+        datasets.push(Dataset::default().name(theme::owned(g.to_string())).marker(Marker::Dot).graph_type(GraphType::Scatter).style(Style::new().fg(color)).data(&pts[i]));
     }
     datasets.push(Dataset::default().marker(Marker::Block).graph_type(GraphType::Scatter).style(theme::KEY).data(&sel));
     let all: Vec<(f64, f64)> = pts.iter().flatten().copied().collect();
@@ -66,8 +66,8 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
         [b[0], (b[0] + b[1]) / 2.0, b[1]].iter().map(|v| Span::raw(format!("{v:.d$}"))).collect()
     };
     let name = |label: &str, o: Orientation| match o {
-        Orientation::HigherIsBetter => label.to_owned(),
-        Orientation::LowerIsBetter => format!("−{label}"),
+        Orientation::HigherIsBetter => theme::text(label).into_owned(),
+        Orientation::LowerIsBetter => format!("−{}", theme::text(label)),
     };
     let chart = Chart::new(datasets)
         .x_axis(Axis::default().title(name(&t.x.label, t.x_orientation)).style(theme::MUTED).bounds(bx).labels(labels(bx)))
@@ -80,7 +80,7 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     for (i, p) in t.points.iter().enumerate() {
         if p.group != last {
             let color = COLORS[groups.iter().position(|g| *g == p.group).unwrap_or(0) % COLORS.len()];
-            lines.push(Line::styled(format!(" {}", p.group), Style::new().fg(color)));
+            lines.push(Line::styled(format!(" {}", theme::text(&p.group)), Style::new().fg(color)));
             last = &p.group;
         }
         let style = if i == a.point { theme::SELECTED } else { Style::new() };
@@ -89,7 +89,7 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     }
     if let Some(p) = t.points.get(a.point) {
         lines.push(Line::default());
-        lines.push(Line::styled(format!(" {} · {}: {} outputs with both values", p.group, p.system, p.outputs), theme::MUTED));
+        lines.push(Line::styled(theme::owned(format!(" {} · {}: {} outputs with both values", p.group, p.system, p.outputs)), theme::MUTED));
     }
     lines.push(Line::styled(" * Pareto front · █ selected · x / y: other metrics", theme::MUTED));
     f.render_widget(Paragraph::new(lines), list_area);

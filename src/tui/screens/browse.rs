@@ -334,7 +334,7 @@ impl View for Browse {
 }
 
 fn two_line(name: String, detail: String) -> ListItem<'static> {
-    ListItem::new(vec![Line::raw(name), Line::styled(format!("  {detail}"), theme::MUTED)])
+    ListItem::new(vec![Line::raw(theme::owned(name)), Line::styled(format!("  {detail}"), theme::MUTED)])
 }
 
 fn loading(busy: bool) -> &'static str {
@@ -432,8 +432,8 @@ impl Browse {
                 Some(r) => {
                     let idx = if r.split == "test" { r.idx.to_string() } else { format!("{}:{}", r.split, r.idx) };
                     Row::new(vec![
-                        Cell::from(idx),
-                        Cell::from(r.source.clone()),
+                        Cell::from(theme::owned(idx)),
+                        Cell::from(theme::owned(r.source.clone())),
                         Cell::from(r.references.to_string()),
                         Cell::from(r.outputs.to_string()),
                     ])
@@ -454,7 +454,7 @@ impl Browse {
             let cursor = if self.typing { "▏" } else { "" };
             let line = Line::from(vec![
                 Span::styled("/", theme::KEY),
-                Span::raw(format!("{}{cursor}", self.search)),
+                Span::raw(format!("{}{cursor}", theme::text(&self.search))),
                 Span::styled(
                     if self.typing { "   Enter keep · Esc clear" } else { "" },
                     theme::MUTED,

@@ -82,11 +82,11 @@ impl View for Campaigns {
             .iter()
             .map(|c| {
                 ListItem::new(vec![
-                    Line::raw(c.name.clone()),
+                    Line::raw(theme::owned(c.name.clone())),
                     Line::styled(
                         format!(
                             "  {} · {} · {}+{} items · {} sys · {} annotator(s)",
-                            c.dataset,
+                            theme::text(&c.dataset),
                             c.mode.as_str(),
                             c.real_items,
                             c.training_items,
@@ -117,7 +117,7 @@ impl View for Campaigns {
             .iter()
             .map(|a| {
                 ListItem::new(vec![
-                    Line::raw(a.annotator.clone()),
+                    Line::raw(theme::owned(a.annotator.clone())),
                     Line::styled(
                         format!(
                             "  training {}/{} · real {}/{} · repeats {}/{} · {:.0} min",

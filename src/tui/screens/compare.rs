@@ -106,7 +106,7 @@ impl Compare {
         let text_w = (width as usize).saturating_sub(label_w + 3).max(10);
         let mut out: Vec<Line<'static>> = Vec::new();
         let plain = |out: &mut Vec<Line<'static>>, label: &str, text: &str, style: Style| {
-            let words = text.split_whitespace().map(|w| (w.to_owned(), style)).collect();
+            let words = theme::text(text).split_whitespace().map(|w| (w.to_owned(), style)).collect();
             push_wrapped(out, "  ", Span::styled(theme::fit(label, label_w), theme::LABEL), words, text_w);
         };
         if let Some(c) = &d.context {
@@ -176,6 +176,7 @@ impl Compare {
     /// The regeneration block: the new output as a word diff against the old one.
     fn regen_lines(&self, out: &mut Vec<Line<'static>>, item_id: i64, width: u16, label_w: usize, text_w: usize) {
         let rule = |out: &mut Vec<Line<'static>>, text: String| {
+            let text = theme::owned(text);
             let fill = (width as usize).saturating_sub(theme::width(&text));
             out.push(Line::styled(format!("{text}{}", "─".repeat(fill)), theme::MUTED));
         };
@@ -192,7 +193,7 @@ impl Compare {
                 let d = &r.decoding;
                 rule(out, format!("── regenerated {system} (t={} p={}): new vs old · y keeps · e again · Esc drops ", d.temperature, d.top_p));
                 let old = if r.old_text.is_empty() { "(none)" } else { r.old_text.as_str() };
-                push_wrapped(out, "  ", label("old"), old.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect(), text_w);
+                push_wrapped(out, "  ", label("old"), theme::text(old).split_whitespace().map(|w| (w.to_owned(), Style::new())).collect(), text_w);
                 let words = if r.text.trim().is_empty() {
                     vec![("(empty output)".to_owned(), theme::MUTED)]
                 } else {
@@ -200,7 +201,7 @@ impl Compare {
                 };
                 push_wrapped(out, "  ", label("new"), words, text_w);
                 if r.raw.trim() != r.text.trim() {
-                    push_wrapped(out, "  ", label("raw"), r.raw.split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect(), text_w);
+                    push_wrapped(out, "  ", label("raw"), theme::text(&r.raw).split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect(), text_w);
                 }
             }
             _ => {}
@@ -253,10 +254,11 @@ impl Compare {
     }
 }
 
-/// The output's words styled by the diff against the source.
+/// The output's words styled by the diff against the source, both shown as `theme::text` (a
+/// CR or an ESC is a visible part of its word).
 pub fn diff_words(source: &str, output: &str, show_removed: bool) -> Vec<(String, Style)> {
     let mut words = Vec::new();
-    for p in diff::words(source, output) {
+    for p in diff::words(&theme::text(source), &theme::text(output)) {
         let (text, style) = match &p {
             Piece::Kept(s) => (s, theme::KEPT),
             Piece::Added(s) => (s, theme::ADDED),
@@ -285,7 +287,7 @@ fn score_words(o: &OutputView) -> Vec<(String, Style)> {
 }
 
 /// Appends `words` wrapped to `width` columns after a gutter and a label; continuation lines are
-/// indented under the text.
+/// indented under the text. Words are shown as `theme::text`.
 pub fn push_wrapped(
     out: &mut Vec<Line<'static>>,
     gutter: &str,
@@ -297,7 +299,7 @@ pub fn push_wrapped(
     let mut line: Vec<Span<'static>> = vec![Span::styled(gutter.to_owned(), theme::KEY), label, Span::raw(" ")];
     let mut used = 0;
     for (word, style) in words {
-        let mut word = word;
+        let mut word = theme::owned(word);
         loop {
             let w = theme::width(&word);
             let gap = usize::from(used > 0);

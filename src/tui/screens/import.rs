@@ -136,7 +136,7 @@ impl View for Import {
             if value.is_empty() && !active {
                 spans.push(Span::styled(placeholder.to_owned(), theme::MUTED));
             } else {
-                spans.push(Span::styled(value.to_owned(), if active { theme::KEY } else { Default::default() }));
+                spans.push(Span::styled(theme::text(value).into_owned(), if active { theme::KEY } else { Default::default() }));
             }
             if active {
                 spans.push(Span::styled("▏", theme::KEY));

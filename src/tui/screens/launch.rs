@@ -131,7 +131,7 @@ impl LaunchForm {
         let rect = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
         let mut lines = vec![Line::from(vec![
             Span::styled("direction ", theme::LABEL),
-            Span::raw(format!("{} {}", self.dataset, self.direction)),
+            Span::raw(theme::owned(format!("{} {}", self.dataset, self.direction))),
         ])];
         let fields = [
             ("model    ", self.models[self.pick[0]].label.clone()),
@@ -142,7 +142,7 @@ impl LaunchForm {
             let style = if i == self.field { theme::SELECTED } else { ratatui::style::Style::new() };
             lines.push(Line::from(vec![
                 Span::styled(name, theme::LABEL),
-                Span::styled(format!("‹ {value} ›"), style),
+                Span::styled(format!("‹ {} ›", theme::text(&value)), style),
             ]));
         }
         lines.push(Line::raw(""));

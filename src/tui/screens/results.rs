@@ -116,7 +116,7 @@ impl View for ResultsView {
         }
         let lines = self.lines();
         self.scroll = self.scroll.min(lines.len().saturating_sub(body.height as usize));
-        let lines: Vec<Line> = lines.into_iter().map(Line::raw).collect();
+        let lines: Vec<Line> = lines.into_iter().map(|l| Line::raw(theme::owned(l))).collect();
         f.render_widget(Paragraph::new(lines).scroll((self.scroll as u16, 0)), body);
     }
 }

@@ -164,7 +164,7 @@ impl View for Scores {
         let notes = table_fmt::notes(t);
         let note_h = (notes.len() as u16).min(inner.height / 3);
         let [body, foot] = Layout::vertical([Constraint::Min(3), Constraint::Length(note_h)]).areas(inner);
-        let name_w = t.rows.iter().map(|r| r.system.chars().count()).max().unwrap_or(6).max(6) + 1;
+        let name_w = t.rows.iter().map(|r| theme::width(&r.system)).max().unwrap_or(6).max(6) + 1;
         let cells: Vec<Vec<String>> = t
             .rows
             .iter()
@@ -204,7 +204,7 @@ impl View for Scores {
             lines.push(Line::from(spans));
         }
         f.render_widget(Paragraph::new(lines), body);
-        let notes: Vec<Line> = notes.into_iter().map(|n| Line::styled(n, theme::MUTED)).collect();
+        let notes: Vec<Line> = notes.into_iter().map(|n| Line::styled(theme::owned(n), theme::MUTED)).collect();
         f.render_widget(Paragraph::new(notes), foot);
         self.scroll = scroll;
     }
