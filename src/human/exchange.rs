@@ -274,8 +274,11 @@ pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
                     return Err(bad(k, format!("aspect {aspect:?} is not in campaign {name:?}")));
                 }
                 let (lo, hi) = scale;
-                if !value.is_finite() || *value < lo || *value > hi {
-                    let what = if def.mode == Mode::Rank { "rank" } else { "value" };
+                let what = if def.mode == Mode::Rank { "rank" } else { "value" };
+                if !value.is_finite() {
+                    return Err(bad(k, format!("{what} {value} is not a finite number (the {} scale is {lo}-{hi})", def.mode.as_str())));
+                }
+                if *value < lo || *value > hi {
                     return Err(bad(k, format!("{what} {value} is outside the {} scale {lo}-{hi}", def.mode.as_str())));
                 }
                 if let Some(first) = judged.insert((annotator, a, *repeat, system, aspect), k) {
@@ -592,4 +595,97 @@ fn create_in(w: &mut crate::store::Writer<'_>, new: NewCampaign<'_>) -> Result<C
         )?;
     }
     Ok(Campaign { id: c, name: new.name.to_owned(), dataset_id: new.dataset_id, def: def.clone(), items: new.items, systems })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaign(mode: Mode) -> Line {
+        let at = ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 };
+        Line::Campaign {
+            name: "c".into(),
+            definition: Definition {
+                dataset: "d".into(),
+                mode,
+                directions: vec!["a->b".into()],
+                systems: vec!["x".into(), "y".into(), "z".into()],
+                human_reference: false,
+                aspects: vec!["fluency".into()],
+                per_direction: 1,
+                training_per_direction: 0,
+                repeats: 0.0,
+                seed: 1,
+                show_reference: false,
+            },
+            items: vec![ItemLine { at, role: "real".into(), source: "s".into() }],
+            systems: vec!["x".into(), "y".into(), "z".into()],
+        }
+    }
+
+    fn entry(annotator: &str) -> Line {
+        Line::Entry {
+            annotator: annotator.into(),
+            seq: 0,
+            at: ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 },
+            training: false,
+            repeat: false,
+            display: vec!["x".into(), "y".into(), "z".into()],
+            ms: 0,
+            visits: 1,
+        }
+    }
+
+    fn judgment(system: &str, value: f64) -> Line {
+        Line::Judgment {
+            annotator: "a".into(),
+            at: ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 },
+            repeat: false,
+            system: system.into(),
+            aspect: "fluency".into(),
+            value,
+        }
+    }
+
+    fn checked(mode: Mode, values: &[(&str, f64)]) -> Result<(), String> {
+        let mut lines = vec![campaign(mode), entry("a")];
+        lines.extend(values.iter().map(|(s, v)| judgment(s, *v)));
+        check(&lines, &|k| format!("f.jsonl:{}", k + 1)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn values_on_the_mode_scale() {
+        assert!(checked(Mode::Likert, &[("x", 1.0), ("y", 5.0)]).is_ok());
+        assert_eq!(checked(Mode::Likert, &[("x", 9.0)]).unwrap_err(), "f.jsonl:3: value 9 is outside the likert scale 1-5");
+        assert_eq!(checked(Mode::Slider, &[("x", -1.0)]).unwrap_err(), "f.jsonl:3: value -1 is outside the slider scale 0-100");
+        assert!(checked(Mode::Slider, &[("x", f64::NAN)]).unwrap_err().contains("value NaN is not a finite number (the slider scale is 0-100)"));
+        assert!(checked(Mode::Likert, &[("x", f64::INFINITY)]).unwrap_err().contains("value inf is not a finite number"));
+    }
+
+    #[test]
+    fn ranks_form_a_ranking_of_every_system() {
+        assert!(checked(Mode::Rank, &[("x", 1.0), ("y", 2.0), ("z", 3.0)]).is_ok());
+        assert!(checked(Mode::Rank, &[("x", 2.5), ("y", 1.0), ("z", 2.5)]).is_ok(), "a tie shares the mean place");
+        assert!(checked(Mode::Rank, &[("x", 2.0), ("y", 2.0), ("z", 2.0)]).is_ok());
+        let gap = checked(Mode::Rank, &[("x", 1.0), ("y", 3.0), ("z", 3.0)]).unwrap_err();
+        assert!(gap.starts_with("f.jsonl:3: \"a\"'s ranks of item a->b/test/1 (fluency) are [1.0, 3.0, 3.0], not a ranking"), "{gap}");
+        let part = checked(Mode::Rank, &[("x", 1.0), ("y", 2.0)]).unwrap_err();
+        assert!(part.contains("ranked 2 of the 3 systems"), "{part}");
+        assert_eq!(checked(Mode::Rank, &[("x", 4.0)]).unwrap_err(), "f.jsonl:3: rank 4 is outside the rank scale 1-3");
+    }
+
+    #[test]
+    fn duplicates_names_and_nul_are_refused_with_the_line() {
+        let twice = checked(Mode::Likert, &[("x", 1.0), ("x", 2.0)]).unwrap_err();
+        assert_eq!(twice, "f.jsonl:4: the same judgment given twice: first at f.jsonl:3");
+        assert!(checked(Mode::Likert, &[("w", 1.0)]).unwrap_err().contains("system \"w\" is not in campaign"));
+        let bad_name = check(&[campaign(Mode::Likert), entry("a\u{1b}]52;c;x\u{7}")], &|k| format!("f:{}", k + 1)).unwrap_err();
+        assert!(bad_name.to_string().starts_with("f:2: annotator name \"a\\u{1b}]52;c;x\\u{7}\" has the control character U+001B"), "{bad_name}");
+        let mut nul = campaign(Mode::Likert);
+        if let Line::Campaign { items, .. } = &mut nul {
+            items[0].source = "a\0b".into();
+        }
+        assert_eq!(check(&[nul], &|k| format!("f:{}", k + 1)).unwrap_err().to_string(), "f:1: an item's source holds a NUL byte");
+        assert!(parse("", "f").unwrap_err().to_string().contains("f: empty file"));
+    }
 }

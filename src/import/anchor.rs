@@ -179,7 +179,7 @@ impl<'w, 'a> Ctx<'w, 'a> {
             self.summary.skipped.push(Notice::new(path, None, None, &why));
             Ok(())
         } else {
-            let msg = format!("{why}: a part of the {} layout (--skip-missing imports the rest)", self.format);
+            let msg = format!("{why} (a part of the {} layout; --skip-missing imports the rest without it)", self.format);
             Err(ImportError::new(path, None, msg))
         }
     }

@@ -290,3 +290,47 @@ pub fn import(store: &mut Store, format: &str, paths: &[PathBuf], opts: &Options
     w.commit().map_err(|e| ImportError::store(&first, None, e))?;
     Ok(summary)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_refuse_values_outside_and_non_finite() {
+        assert!(Scale::LIKERT.check("rating", 1.0).is_ok() && Scale::LIKERT.check("rating", 13.0 / 3.0).is_ok());
+        assert_eq!(Scale::LIKERT.check("rating", 9.0).unwrap_err(), "rating 9 is outside the scale 1-5");
+        assert_eq!(Scale::LIKERT.check("rating", 0.5).unwrap_err(), "rating 0.5 is outside the scale 1-5");
+        assert_eq!(Scale::SLIDER.check("x", -1.0).unwrap_err(), "x -1 is outside the scale 0-100");
+        assert_eq!(Scale::SLIDER.check("x", f64::INFINITY).unwrap_err(), "x inf is not a finite number (allowed: 0-100)");
+        assert_eq!(Scale::SLIDER.check("x", f64::NAN).unwrap_err(), "x NaN is not a finite number (allowed: 0-100)");
+    }
+
+    #[test]
+    fn a_key_seen_twice_names_both_lines() {
+        let mut seen = Seen::default();
+        seen.add(("a", 1), Path::new("f.tsv"), 2, "an output").unwrap();
+        seen.add(("a", 2), Path::new("f.tsv"), 3, "an output").unwrap();
+        let e = seen.add(("a", 1), Path::new("g.tsv"), 7, "an output").unwrap_err();
+        assert_eq!(e.to_string(), "g.tsv:7: an output given twice: first at f.tsv:2");
+    }
+
+    #[test]
+    fn nul_bytes_are_refused_with_their_column() {
+        assert!(no_nul(Path::new("f"), Some(1), "fine").is_ok());
+        let e = no_nul(Path::new("f"), Some(4), "ab\0c").unwrap_err();
+        assert_eq!(e.to_string(), "f:4: NUL byte at column 3: text may not hold NUL bytes");
+    }
+
+    #[test]
+    fn summary_says_what_was_there_replaced_and_skipped() {
+        let mut s = Summary { format: "outputs".into(), datasets: vec!["d".into()], outputs: 2, ..Summary::default() };
+        s.outputs_unchanged = 3;
+        s.outputs_replaced = 1;
+        s.skipped.push(Notice::new(Path::new("x"), None, None, "missing file"));
+        assert_eq!(
+            s.to_string(),
+            "imported outputs into d: 0 items, 0 references, 0 systems, 2 outputs, 0 scores, 0 judgments; \
+             3 outputs already there, unchanged; 1 outputs replaced; 1 parts skipped (--skip-missing)"
+        );
+    }
+}
