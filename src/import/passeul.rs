@@ -114,6 +114,11 @@ fn import_root(ctx: &mut Ctx<'_, '_>, root: &Path) -> Res<()> {
 
 /// The setting folders (`MODEL/param`): every published one and any other found.
 fn settings(ctx: &mut Ctx<'_, '_>, outs: &Path) -> Res<Vec<PathBuf>> {
+    let mut models: Vec<&str> = SETTINGS.iter().filter_map(|s| s.split('/').next()).collect();
+    models.dedup();
+    for m in models {
+        ctx.part(&outs.join(m), Kind::Dir)?;
+    }
     let mut found = Vec::new();
     for model in list_dir(outs)? {
         if ctx.part(&model, Kind::Dir)? {

@@ -16,7 +16,8 @@
 //!
 //! A dataset is complete with its test files, its references (all four `referenceK.X`;
 //! both `ref.X` and `reference.X`; the pair test file), and, given the layout root, both
-//! CHATGPT output files of each direction and `human_average/<ds>_<X>/` with both files.
+//! CHATGPT output files of each direction and `human_average/<ds>_<X>/` with both files for
+//! every dataset and direction of the published layout (GYAFC's too).
 
 use super::anchor::{Csv, Ctx, Kind, Res, file_name, json, list_dir, same_lines};
 use super::{Format, ImportError, Options, Scale, Summary};
@@ -120,7 +121,8 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
             skipped_folders(&mut ctx, root, data)?;
             let human = root.join(HUMAN);
             if ctx.part(&human, Kind::Dir)? {
-                for spec in specs {
+                // One folder per dataset and direction of the published layout.
+                for spec in DATASETS {
                     for x in 0..spec.dirs.len() {
                         ctx.part(&human.join(format!("{}_{x}", spec.folder)), Kind::Dir)?;
                     }

@@ -1,0 +1,3 @@
+//! Issue 14 ("Trust"): bad input, faults and hostile files, one module per area.
+
+mod imports;
