@@ -138,12 +138,12 @@ fn lijuncen_refuses_a_reference_whose_source_is_missing() {
     std::fs::write(d.join("reference.1"), "great staff .\trude staff .\n").unwrap();
     let mut s = Store::open_in_memory().unwrap();
     // Strict since issue 14: a reference that finds no source is an error, not a notice.
-    let e = import::import(&mut s, "lijuncen", &[d.clone()], &Options::default()).unwrap_err();
+    let e = import::import(&mut s, "lijuncen", std::slice::from_ref(&d), &Options::default()).unwrap_err();
     assert_eq!(e.to_string(), format!("{}:2: source not found in {}", d.join("reference.0").display(), d.join("sentiment.test.0").display()));
     assert_eq!(n(&s, "SELECT COUNT(*) FROM items", []), 0);
     // Without it, references are matched by source text, whatever their order.
     std::fs::write(d.join("reference.0"), "bad service .\tgood service .\nthe soup was cold .\tthe soup was warm .\n").unwrap();
-    let sum = run(&mut s, "lijuncen", &[d.clone()]);
+    let sum = run(&mut s, "lijuncen", std::slice::from_ref(&d));
     assert_eq!((sum.items, sum.references), (3, 3));
     assert_eq!(refs_of(&s, item(&s, "yelp/negative->positive/1")), ["the soup was warm ."]);
     assert_eq!(refs_of(&s, item(&s, "yelp/negative->positive/2")), ["good service ."]);

@@ -200,6 +200,10 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<Line>> {
     Ok(lines)
 }
 
+/// One annotator's ranking of one item's systems for one aspect (annotator, item, repeat,
+/// aspect).
+type RankSet<'l> = (&'l str, String, bool, &'l str);
+
 /// Checks lines before anything is stored (see the module comment); `at(k)` names line `k`
 /// in errors.
 pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
@@ -249,8 +253,8 @@ pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
         .collect();
     let mut entries: HashMap<(&str, usize), usize> = HashMap::new();
     let mut judged: HashMap<(&str, &ItemAddress, bool, &str, &str), usize> = HashMap::new();
-    // Rank judgments per annotator, item, showing and aspect: system -> (value, line).
-    let mut rankings: BTreeMap<(&str, String, bool, &str), Vec<(f64, usize)>> = BTreeMap::new();
+    // Rank judgments per annotator, item, showing and aspect: (value, line) of each system.
+    let mut rankings: BTreeMap<RankSet<'_>, Vec<(f64, usize)>> = BTreeMap::new();
     for (k, l) in lines.iter().enumerate().skip(1) {
         match l {
             Line::Campaign { .. } => return Err(bad(k, "a second campaign line".into())),

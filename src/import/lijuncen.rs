@@ -17,10 +17,10 @@
 //! Test file 0 holds negative sources (yelp, amazon); for captions both files hold the same
 //! factual captions, to be made romantic (0) or humorous (1).
 //!
-//! Given the layout root, a dataset is complete with its test and reference files, the
-//! output files of every system of the published layout (both directions) and its ratings
-//! file. Every reference, output and rated row must find its source in the test file, and a
-//! test line takes one reference and one output of each system.
+//! Given the layout root, all three datasets are needed, each complete with its test and
+//! reference files, the output files of every system of the published layout (both
+//! directions) and its ratings file. Every reference, output and rated row must find its
+//! source in the test file, and a test line takes one reference and one output of each system.
 
 use super::anchor::{Csv, Ctx, Kind, Res, file_name, list_dir, norm_ws};
 use super::{Format, ImportError, Options, Scale, Summary};
@@ -141,16 +141,8 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let mut plan: Vec<(Option<PathBuf>, PathBuf, &Spec)> = Vec::new();
     for p in paths {
         if p.join("data").is_dir() {
-            let before = plan.len();
             for spec in DATASETS {
-                let d = p.join("data").join(spec.data);
-                if d.exists() {
-                    super::anchor::need_dir(&d)?;
-                    plan.push((Some(p.clone()), d, spec));
-                }
-            }
-            if plan.len() == before {
-                return Err(ImportError::new(&p.join("data"), None, "no dataset folder (yelp, amazon, imagecaption) in it"));
+                plan.push((Some(p.clone()), p.join("data").join(spec.data), spec));
             }
         } else if let Some(spec) = DATASETS.iter().find(|s| s.data == file_name(p)).filter(|_| p.is_dir()) {
             plan.push((None, p.clone(), spec));
@@ -165,7 +157,9 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let names: BTreeSet<String> = plan.iter().map(|(_, _, s)| s.name.to_owned()).collect();
     let mut ctx = Ctx::new(w, "lijuncen", opts, &names);
     for (root, data, spec) in plan {
-        import_dataset(&mut ctx, root.as_deref(), &data, spec)?;
+        if ctx.part(&data, Kind::Dir)? {
+            import_dataset(&mut ctx, root.as_deref(), &data, spec)?;
+        }
     }
     Ok(ctx.finish())
 }

@@ -14,10 +14,11 @@
 //!   Every score must be a number on the 1-5 scale; one published score is not (see
 //!   `ERRATA`) and is kept, with a notice.
 //!
-//! A dataset is complete with its test files, its references (all four `referenceK.X`;
-//! both `ref.X` and `reference.X`; the pair test file), and, given the layout root, both
-//! CHATGPT output files of each direction and `human_average/<ds>_<X>/` with both files for
-//! every dataset and direction of the published layout (GYAFC's too).
+//! Complete: every dataset of the published layout (all but GYAFC, whose test sets are not
+//! public), each with its test files and references (all four `referenceK.X`; both `ref.X`
+//! and `reference.X`; the pair test file), and, given the layout root, both CHATGPT output
+//! files of each direction and `human_average/<ds>_<X>/` with both files for every dataset and
+//! direction of the published layout (GYAFC's too).
 
 use super::anchor::{Csv, Ctx, Kind, Res, file_name, json, list_dir, same_lines};
 use super::{Format, ImportError, Options, Scale, Summary};
@@ -101,7 +102,11 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
         } else {
             return Err(ImportError::new(p, None, "not a TSTBench folder (its root, Dataprepro/datasets or a dataset in it)"));
         };
-        let specs = DATASETS.iter().filter(|s| data.join(s.folder).is_dir()).collect();
+        // Every dataset of the published layout; GYAFC's where its test sets were added.
+        let specs = DATASETS
+            .iter()
+            .filter(|s| !s.folder.starts_with("gyafc") || data.join(s.folder).exists())
+            .collect();
         plan.push((root, data, specs));
     }
     let names: BTreeSet<String> = plan
@@ -112,6 +117,9 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let mut published = Map::new();
     for (root, data, specs) in &plan {
         for spec in specs {
+            if !ctx.part(&data.join(spec.folder), Kind::Dir)? {
+                continue;
+            }
             let sides = dataset(&mut ctx, data, spec)?;
             if let Some(root) = root {
                 outputs(&mut ctx, root, spec, &sides)?;

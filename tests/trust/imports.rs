@@ -367,12 +367,12 @@ fn dualrl_nul_bytes_and_bad_system_names_are_refused() {
 
 #[test]
 fn lijuncen_every_part_values_and_duplicates() {
-    let Some(l) = Layout::copy("Sentiment-and-Style-Transfer", &["data/yelp", "evaluation/outputs/yelp", "evaluation/human_ratings/ratings-yelp.csv"])
-    else {
-        return;
-    };
+    let Some(l) = Layout::copy("Sentiment-and-Style-Transfer", &[""]) else { return };
     let mut lab = Lab::new();
-    let mut c = cases(&["data/yelp/sentiment.test.0", "data/yelp/sentiment.test.1"], &[Missing, Folder, Empty, Blank]);
+    let mut c = cases(&["data/amazon", "data/imagecaption", "evaluation/outputs/captions"], &[Missing, NotAFolder]);
+    c.extend(cases(&["data/imagecaption/reference.1", "evaluation/outputs/captions/sentiment.test.0.target"], &[Missing]));
+    c.extend(cases(&["evaluation/human_ratings/ratings-amazon.csv"], &[Missing, HeaderOnly]));
+    c.extend(cases(&["data/yelp/sentiment.test.0", "data/yelp/sentiment.test.1"], &[Missing, Folder, Empty, Blank]));
     c.extend(cases(&["data/yelp/reference.0", "data/yelp/reference.1"], &[Missing, Folder, Empty, Blank]));
     c.extend(cases(&["evaluation/outputs/yelp"], &[Missing, NotAFolder]));
     for f in names_in(&l.path("evaluation/outputs/yelp")) {
@@ -397,7 +397,7 @@ fn lijuncen_every_part_values_and_duplicates() {
         let text = std::fs::read_to_string(l.path(ratings)).unwrap();
         let g = header + text[header..].find(" sentiment=").unwrap() - "grammaticality=4".len();
         let (at, n) = if to.starts_with("sentiment") { (g + 17, "sentiment=4".len()) } else { (g, "grammaticality=4".len()) };
-        let line = l.edit(ratings, at, &text[at..at + n].to_owned(), to);
+        let line = l.edit(ratings, at, &text[at..at + n], to);
         lab.refused(&import_args("lijuncen", &l.root, &[]), &format!("{}:{line}", l.shown(ratings)), reason);
         l.restore(ratings);
     }
@@ -421,6 +421,9 @@ fn tstbench_every_part_and_likert_scores() {
     let mut lab = Lab::new();
     let data = "Dataprepro/datasets";
     let mut c = cases(&[&format!("{data}/yelp/test.0"), &format!("{data}/amazon/test.1")], &[Missing, Folder, Empty]);
+    for ds in ["yelp", "amazon", "shakespeare", "styleptb_ARR", "styleptb_TFU"] {
+        c.extend(cases(&[&format!("{data}/{ds}")], &[Missing, NotAFolder]));
+    }
     for k in 0..4 {
         for x in 0..2 {
             c.extend(cases(&[&format!("{data}/yelp/reference{k}.{x}")], &[Missing]));
