@@ -303,6 +303,15 @@ fn dualrl_skip_missing_lists_what_it_left_out_and_never_skips_a_test_set() {
     let (_, err) = lab.ok(&import_args("dualrl", &l.root, &["--skip-missing"]));
     assert!(err.contains(&format!("skipped: {}: a folder where a file is expected", l.shown("references/yelp/reference1.0"))), "{err}");
     assert_eq!(err.matches("skipped: ").count(), 2, "{err}");
+    l.restore("references/yelp/reference1.0");
+    l.restore("outputs/yelp/DualRL/test.1.tsf");
+    // A FIFO where a file belongs is refused at once, never read (it would wait forever).
+    let fifo = l.path("references/yelp/reference2.1");
+    remove(&fifo);
+    if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+        lab.refused(&import_args("dualrl", &l.root, &[]), &l.shown("references/yelp/reference2.1"), "not a regular file");
+    }
+    l.restore("references/yelp/reference2.1");
     // A test set is what everything else is aligned to: never skipped.
     l.fault("data/yelp/test.1", Missing);
     lab.refused(&import_args("dualrl", &l.root, &["--skip-missing"]), &l.shown("data/yelp/test.1"), "missing file");
