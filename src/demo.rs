@@ -103,6 +103,7 @@ pub fn build(store: &mut Store) -> Result<Summary, ImportError> {
         let path = Path::new(file);
         let opts = Options {
             dataset: Some(dataset.into()),
+            ..Options::default()
         };
         let files = [TextFile::from_bytes(path, text.as_bytes())];
         let s = tsv::items_from(&mut w, &files, &opts)?;

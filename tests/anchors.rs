@@ -92,6 +92,7 @@ fn dualrl_yelp_with_four_references_fifteen_systems_and_the_bad_bytes() {
     // Importing again adds nothing.
     let again = run(&mut s, "dualrl", &[a.join("DualRL")]);
     assert_eq!((again.items, again.references, again.outputs), (0, 0, 0));
+    assert_eq!(again.outputs_unchanged, 15000, "said to be there already");
 }
 
 #[test]
@@ -127,7 +128,7 @@ fn lijuncen_references_by_source_outputs_and_crowd_ratings() {
 }
 
 #[test]
-fn lijuncen_reports_references_whose_source_is_missing() {
+fn lijuncen_refuses_a_reference_whose_source_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().join("data/yelp");
     std::fs::create_dir_all(&d).unwrap();
@@ -136,9 +137,14 @@ fn lijuncen_reports_references_whose_source_is_missing() {
     std::fs::write(d.join("reference.0"), "bad service .\tgood service .\nnot a source .\tx\nthe soup was cold .\tthe soup was warm .\n").unwrap();
     std::fs::write(d.join("reference.1"), "great staff .\trude staff .\n").unwrap();
     let mut s = Store::open_in_memory().unwrap();
-    let sum = run(&mut s, "lijuncen", &[dir.path().to_owned()]);
+    // Strict since issue 14: a reference that finds no source is an error, not a notice.
+    let e = import::import(&mut s, "lijuncen", std::slice::from_ref(&d), &Options::default()).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}:2: source not found in {}", d.join("reference.0").display(), d.join("sentiment.test.0").display()));
+    assert_eq!(n(&s, "SELECT COUNT(*) FROM items", []), 0);
+    // Without it, references are matched by source text, whatever their order.
+    std::fs::write(d.join("reference.0"), "bad service .\tgood service .\nthe soup was cold .\tthe soup was warm .\n").unwrap();
+    let sum = run(&mut s, "lijuncen", std::slice::from_ref(&d));
     assert_eq!((sum.items, sum.references), (3, 3));
-    assert!(has_notice(&sum, "reference.0", Some(2), "source not found"), "{:?}", sum.notices);
     assert_eq!(refs_of(&s, item(&s, "yelp/negative->positive/1")), ["the soup was warm ."]);
     assert_eq!(refs_of(&s, item(&s, "yelp/negative->positive/2")), ["good service ."]);
 }

@@ -193,14 +193,35 @@ fn export_import_round_trip_is_idempotent_and_reports_conflicts() {
     assert!(!again.created);
     assert_eq!((again.judgments_added, again.entries_added), (0, 0));
     assert_eq!(again.judgments_unchanged, r.judgments_added);
-    // A changed value is a conflict; the stored one stays.
+    // A changed value is a conflict; the stored one stays. Ranks change in pairs (two systems
+    // swapped): a single changed rank is no ranking and is refused (issue 14).
     let mut changed = parsed.clone();
-    let k = changed.iter().position(|l| matches!(l, exchange::Line::Judgment { .. })).unwrap();
-    if let exchange::Line::Judgment { value, .. } = &mut changed[k] {
+    let key = |l: &exchange::Line| match l {
+        exchange::Line::Judgment { at, repeat, aspect, value, .. } => Some((at.clone(), *repeat, aspect.clone(), *value)),
+        _ => None,
+    };
+    // Two judgments of one ranking (same item, showing and aspect) with different ranks.
+    let (k, m) = (0..changed.len() - 1)
+        .find(|&k| match (key(&changed[k]), key(&changed[k + 1])) {
+            (Some(a), Some(b)) => (&a.0, a.1, &a.2) == (&b.0, b.1, &b.2) && a.3 != b.3,
+            _ => false,
+        })
+        .map(|k| (k, k + 1))
+        .expect("a ranking without a tie");
+    let (vk, vm) = (key(&changed[k]).unwrap().3, key(&changed[m]).unwrap().3);
+    let mut single = parsed.clone();
+    if let exchange::Line::Judgment { value, .. } = &mut single[k] {
         *value += 0.5;
     }
+    let err = exchange::import(&mut other, &single).unwrap_err().to_string();
+    assert!(err.starts_with("line ") && err.contains("not a ranking 1..3 with ties averaged"), "{err}");
+    for (i, v) in [(k, vm), (m, vk)] {
+        if let exchange::Line::Judgment { value, .. } = &mut changed[i] {
+            *value = v;
+        }
+    }
     let c = exchange::import(&mut other, &changed).unwrap();
-    assert_eq!(c.conflicts.len(), 1);
+    assert_eq!(c.conflicts.len(), 2);
     assert_eq!(results::compute(&other, "c", Some(20)).unwrap().ranks, ra.ranks);
     // Another definition under the same name is refused.
     let mut d = def(10, Mode::Rank);

@@ -11,6 +11,14 @@ pub struct ImportArgs {
     /// Dataset name (each format has a default).
     #[arg(long)]
     pub dataset: Option<String>,
+    /// Import a public layout with missing, unreadable, empty or wrongly typed parts, leaving
+    /// them out; the summary lists each part left out.
+    #[arg(long)]
+    pub skip_missing: bool,
+    /// Replace stored outputs whose text differs from the imported one (and drop their
+    /// scores); without it a differing output is an error.
+    #[arg(long)]
+    pub replace: bool,
     /// Print the summary as JSON.
     #[arg(long)]
     pub json: bool,
@@ -33,6 +41,8 @@ pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
     };
     let opts = Options {
         dataset: args.dataset,
+        skip_missing: args.skip_missing,
+        replace: args.replace,
     };
     let summary = import::import(store, &format, &args.paths, &opts)?;
     if args.json {
@@ -40,6 +50,9 @@ pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
     }
     for n in &summary.notices {
         crate::errln!("notice: {}", crate::printable::Safe(n));
+    }
+    for n in &summary.skipped {
+        crate::errln!("skipped: {}", crate::printable::Safe(n));
     }
     crate::outln!("{}", crate::printable::Safe(&summary));
     Ok(())

@@ -11,17 +11,24 @@
 //! Everything is addressed by dataset, direction, item index and system name, never by row id,
 //! so a file imports into any store holding the same dataset. Importing creates the campaign
 //! when the store lacks it, else requires the same definition, items and systems; it is one
-//! transaction and idempotent: a judgment already stored with the same value is left alone, one
-//! stored with another value is kept and reported as a conflict.
+//! transaction (the campaign it creates included) and idempotent: a judgment already stored
+//! with the same value is left alone, one stored with another value is kept and reported as a
+//! conflict.
+//!
+//! Before anything is written the file is checked as a whole ([`check`]): names the store
+//! takes, no NUL bytes, every address and system in the campaign line, no key twice, values
+//! finite and on the campaign's scale (Likert 1-5, slider 0-100, ranks: each item's ranks a
+//! ranking of all its systems with ties averaged, `1, 2.5, 2.5, 4`, no gaps).
 
-use crate::human::campaign::{self, Campaign, Definition, Error, Result, REFERENCE_SYSTEM};
-use crate::store::{Judgment, Store};
+use crate::human::campaign::{self, Campaign, CampaignItem, CampaignSystem, Definition, Error, Mode, Result, REFERENCE_SYSTEM};
+use crate::human::ordering::{Ordering, TieRule};
+use crate::store::{Judgment, Store, check_name};
 use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemAddress {
     pub direction: String,
     pub split: String,
@@ -175,13 +182,146 @@ pub fn write(lines: &[Line], out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Parses JSON Lines; errors name the line (`what` is the file name).
+/// Parses JSON Lines and checks them ([`check`]); errors name the line (`what` is the file
+/// name).
 pub fn parse(text: &str, what: &str) -> Result<Vec<Line>> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| Error::Invalid(format!("{what}:{}: {e}", i + 1))))
-        .collect()
+    let (mut lines, mut numbers) = (Vec::new(), Vec::new());
+    for (i, l) in text.lines().enumerate() {
+        if l.trim().is_empty() {
+            continue;
+        }
+        lines.push(serde_json::from_str(l).map_err(|e| Error::Invalid(format!("{what}:{}: {e}", i + 1)))?);
+        numbers.push(i + 1);
+    }
+    if lines.is_empty() {
+        return Err(Error::Invalid(format!("{what}: empty file")));
+    }
+    check(&lines, &|k| format!("{what}:{}", numbers[k]))?;
+    Ok(lines)
+}
+
+/// One annotator's ranking of one item's systems for one aspect (annotator, item, repeat,
+/// aspect).
+type RankSet<'l> = (&'l str, String, bool, &'l str);
+
+/// Checks lines before anything is stored (see the module comment); `at(k)` names line `k`
+/// in errors.
+pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
+    let bad = |k: usize, m: String| Error::Invalid(format!("{}: {m}", at(k)));
+    let Some(Line::Campaign { name, definition: def, items, systems }) = lines.first() else {
+        return Err(bad(0, "the file does not start with a campaign line".into()));
+    };
+    let name_ok = |k: usize, what: &str, n: &str| check_name(what, n).map_err(|e| bad(k, e.to_string()));
+    let text_ok = |k: usize, what: &str, t: &str| match t.contains('\0') {
+        true => Err(bad(k, format!("{what} holds a NUL byte"))),
+        false => Ok(()),
+    };
+    name_ok(0, "campaign", name)?;
+    def.check().map_err(|e| bad(0, e.to_string()))?;
+    for a in &def.aspects {
+        name_ok(0, "aspect", a)?;
+    }
+    if *systems != def.systems {
+        return Err(bad(0, "\"systems\" differs from the definition's systems".into()));
+    }
+    let mut addresses = HashSet::new();
+    for it in items {
+        text_ok(0, "an item's source", &it.source)?;
+        text_ok(0, "an item's address", &format!("{}{}", it.at.direction, it.at.split))?;
+        if it.role != "real" && it.role != "training" {
+            return Err(bad(0, format!("item role {:?} is not real or training", it.role)));
+        }
+        if !addresses.insert(&it.at) {
+            return Err(bad(0, format!("item {}/{}/{} is listed twice", it.at.direction, it.at.split, it.at.idx)));
+        }
+    }
+    let scale = def.mode.range(systems.len());
+    let item_ok = |k: usize, a: &ItemAddress| match addresses.contains(a) {
+        true => Ok(()),
+        false => Err(bad(k, format!("item {}/{}/{} is not in campaign {name:?}", a.direction, a.split, a.idx))),
+    };
+    let system_ok = |k: usize, s: &str| match systems.iter().any(|x| x == s) {
+        true => Ok(()),
+        false => Err(bad(k, format!("system {s:?} is not in campaign {name:?}"))),
+    };
+    let queued: HashSet<&str> = lines
+        .iter()
+        .filter_map(|l| match l {
+            Line::Entry { annotator, .. } => Some(annotator.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut entries: HashMap<(&str, usize), usize> = HashMap::new();
+    let mut judged: HashMap<(&str, &ItemAddress, bool, &str, &str), usize> = HashMap::new();
+    // Rank judgments per annotator, item, showing and aspect: (value, line) of each system.
+    let mut rankings: BTreeMap<RankSet<'_>, Vec<(f64, usize)>> = BTreeMap::new();
+    for (k, l) in lines.iter().enumerate().skip(1) {
+        match l {
+            Line::Campaign { .. } => return Err(bad(k, "a second campaign line".into())),
+            Line::Entry { annotator, seq, at: a, display, .. } => {
+                name_ok(k, "annotator", annotator)?;
+                item_ok(k, a)?;
+                for s in display {
+                    system_ok(k, s)?;
+                }
+                if let Some(first) = entries.insert((annotator, *seq), k) {
+                    return Err(bad(k, format!("{annotator:?}'s queue position {seq} given twice: first at {}", at(first))));
+                }
+            }
+            Line::Judgment { annotator, at: a, repeat, system, aspect, value } => {
+                if !queued.contains(annotator.as_str()) {
+                    return Err(bad(k, format!("judgment of {annotator:?}, who has no queue lines")));
+                }
+                item_ok(k, a)?;
+                system_ok(k, system)?;
+                if !def.aspects.contains(aspect) {
+                    return Err(bad(k, format!("aspect {aspect:?} is not in campaign {name:?}")));
+                }
+                let (lo, hi) = scale;
+                let what = if def.mode == Mode::Rank { "rank" } else { "value" };
+                if !value.is_finite() {
+                    return Err(bad(k, format!("{what} {value} is not a finite number (the {} scale is {lo}-{hi})", def.mode.as_str())));
+                }
+                if *value < lo || *value > hi {
+                    return Err(bad(k, format!("{what} {value} is outside the {} scale {lo}-{hi}", def.mode.as_str())));
+                }
+                if let Some(first) = judged.insert((annotator, a, *repeat, system, aspect), k) {
+                    return Err(bad(k, format!("the same judgment given twice: first at {}", at(first))));
+                }
+                if def.mode == Mode::Rank {
+                    let key = (annotator.as_str(), format!("{}/{}/{}", a.direction, a.split, a.idx), *repeat, aspect.as_str());
+                    rankings.entry(key).or_default().push((*value, k));
+                }
+            }
+            Line::Position { annotator, aspect, .. } => {
+                if !queued.contains(annotator.as_str()) {
+                    return Err(bad(k, format!("position of {annotator:?}, who has no queue lines")));
+                }
+                if !def.aspects.contains(aspect) {
+                    return Err(bad(k, format!("aspect {aspect:?} is not in campaign {name:?}")));
+                }
+            }
+        }
+    }
+    for ((annotator, item, _, aspect), ranks) in rankings {
+        let k = ranks[0].1;
+        if ranks.len() != systems.len() {
+            return Err(bad(k, format!(
+                "{annotator:?} ranked {} of the {} systems of item {item} ({aspect}): a ranking covers every system",
+                ranks.len(),
+                systems.len()
+            )));
+        }
+        let values: Vec<f64> = ranks.iter().map(|r| r.0).collect();
+        let want = Ordering::from_ranks(&values).ranks(TieRule::Average);
+        if want != values {
+            return Err(bad(k, format!(
+                "{annotator:?}'s ranks of item {item} ({aspect}) are {values:?}, not a ranking 1..{} with ties averaged ({want:?})",
+                systems.len()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A judgment stored with another value than the file's.
@@ -207,28 +347,39 @@ pub struct ImportReport {
     pub conflicts: Vec<Conflict>,
 }
 
-/// Merges exported lines into `store` (one transaction).
+/// Merges exported lines into `store` (one transaction, the campaign it creates included).
 pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
+    check(lines, &|k| format!("line {}", k + 1))?;
     let Some(Line::Campaign { name, definition, items, systems }) = lines.first() else {
-        return Err(Error::Invalid("the file does not start with a campaign line".into()));
+        unreachable!("check() requires a campaign line first");
     };
     let mut report = ImportReport { campaign: name.clone(), ..Default::default() };
-    let existing = campaign::campaign_id(store, name)?;
-    if existing.is_none() {
-        create_from(store, name, definition, items, systems)?;
-        report.created = true;
-    }
-    let c = campaign::load(store, name)?;
-    let here = campaign_line(store, &c)?;
-    let Line::Campaign { definition: d2, items: i2, systems: s2, .. } = &here else { unreachable!("campaign_line") };
-    if d2 != definition || s2 != systems {
-        return Err(Error::Invalid(format!("campaign {name:?} in this store has another definition or systems than the file's")));
-    }
-    let same_items = i2.len() == items.len()
-        && i2.iter().zip(items).all(|(a, b)| a.at == b.at && a.role == b.role && same_text(&a.source, &b.source));
-    if !same_items {
-        return Err(Error::Invalid(format!("campaign {name:?} in this store has other items than the file's")));
-    }
+    // Everything read before the one write transaction starts.
+    let plan = match campaign::campaign_id(store, name)? {
+        Some(_) => {
+            let c = campaign::load(store, name)?;
+            let here = campaign_line(store, &c)?;
+            let Line::Campaign { definition: d2, items: i2, systems: s2, .. } = &here else { unreachable!("campaign_line") };
+            if d2 != definition || s2 != systems {
+                return Err(Error::Invalid(format!("campaign {name:?} in this store has another definition or systems than the file's")));
+            }
+            let same_items = i2.len() == items.len()
+                && i2.iter().zip(items).all(|(a, b)| a.at == b.at && a.role == b.role && same_text(&a.source, &b.source));
+            if !same_items {
+                return Err(Error::Invalid(format!("campaign {name:?} in this store has other items than the file's")));
+            }
+            Plan::Merge(c)
+        }
+        None => Plan::Create(resolve(store, name, definition, items, systems)?),
+    };
+    let mut w = store.writer_now()?;
+    let c = match plan {
+        Plan::Merge(c) => c,
+        Plan::Create(new) => {
+            report.created = true;
+            create_in(&mut w, new)?
+        }
+    };
     let item_id: HashMap<(String, String, i64), i64> =
         c.items.iter().map(|i| ((i.direction.clone(), i.split.clone(), i.idx), i.item_id)).collect();
     let sys_id: HashMap<&str, i64> = c.systems.iter().map(|s| (s.name.as_str(), s.id)).collect();
@@ -239,7 +390,6 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
             .ok_or_else(|| Error::Invalid(format!("item {}/{} is not in campaign {name:?}", a.direction, a.idx)))
     };
     let find_sys = |s: &str| sys_id.get(s).copied().ok_or_else(|| Error::Invalid(format!("system {s:?} is not in campaign {name:?}")));
-    let mut w = store.writer_now()?;
     let mut ids: HashMap<String, i64> = HashMap::new();
     // Queues: taken when the store has none for the annotator, else they must agree.
     let mut queues: HashMap<String, Vec<&Line>> = HashMap::new();
@@ -357,11 +507,29 @@ fn same_text(a: &str, b: &str) -> bool {
     a.split_whitespace().eq(b.split_whitespace())
 }
 
-/// Creates a campaign from a file's definition: the items by address, the systems by name.
-fn create_from(store: &mut Store, name: &str, def: &Definition, items: &[ItemLine], systems: &[String]) -> Result<()> {
+/// What an import does with the file's campaign.
+enum Plan<'l> {
+    /// Merge into the stored campaign, which agrees with the file.
+    Merge(Campaign),
+    Create(NewCampaign<'l>),
+}
+
+/// A campaign to create from a file, with everything looked up in the store.
+struct NewCampaign<'l> {
+    name: &'l str,
+    def: &'l Definition,
+    dataset_id: i64,
+    items: Vec<CampaignItem>,
+    /// Per system of the definition: its id, or None for the reference system made on import.
+    systems: Vec<(&'l str, Option<i64>)>,
+}
+
+/// Looks up what a file's campaign line names: the items by address (same source text), the
+/// systems by name.
+fn resolve<'l>(store: &Store, name: &'l str, def: &'l Definition, items: &[ItemLine], systems: &'l [String]) -> Result<NewCampaign<'l>> {
     def.check()?;
     let dataset_id = store.dataset_id(&def.dataset)?;
-    let mut ids = Vec::new();
+    let mut out = Vec::new();
     for it in items {
         let direction_id = store.direction_id(dataset_id, &it.at.direction)?;
         let found: Option<(i64, String)> = store
@@ -373,31 +541,155 @@ fn create_from(store: &mut Store, name: &str, def: &Definition, items: &[ItemLin
             )
             .optional()?;
         match found {
-            Some((id, source)) if same_text(&source, &it.source) => ids.push((id, it.role == "training")),
+            Some((id, source)) if same_text(&source, &it.source) => out.push(CampaignItem {
+                item_id: id,
+                direction_id,
+                direction: it.at.direction.clone(),
+                split: it.at.split.clone(),
+                idx: it.at.idx,
+                training: it.role == "training",
+            }),
             Some(_) => return Err(Error::Invalid(format!("item {}/{}/{} has another source here", def.dataset, it.at.direction, it.at.idx))),
             None => return Err(Error::Invalid(format!("this store has no item {}/{}/{}", def.dataset, it.at.direction, it.at.idx))),
         }
     }
-    let mut w = store.writer_now()?;
-    let c = w.campaign(name, dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
-    if def.human_reference {
-        campaign::make_reference_system(&mut w, dataset_id, ids.iter().map(|(id, _)| id))?;
-    }
-    for (pos, s) in systems.iter().enumerate() {
-        let n = w.tx().execute(
-            "INSERT INTO campaign_systems(campaign_id, system_id, pos) SELECT ?1, id, ?3 FROM systems WHERE dataset_id = ?2 AND name = ?4",
-            params![c, dataset_id, pos as i64, s],
-        )?;
-        if n == 0 && s != REFERENCE_SYSTEM {
-            return Err(Error::Invalid(format!("this store has no system {s:?} in {}", def.dataset)));
+    let mut ids = Vec::new();
+    for s in systems {
+        if def.human_reference && s == REFERENCE_SYSTEM {
+            ids.push((s.as_str(), None));
+            continue;
         }
+        let id: Option<i64> = store
+            .conn()
+            .query_row("SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, s], |r| r.get(0))
+            .optional()?;
+        let id = id.ok_or_else(|| Error::Invalid(format!("this store has no system {s:?} in {}", def.dataset)))?;
+        ids.push((s.as_str(), Some(id)));
     }
-    for (pos, (id, training)) in ids.iter().enumerate() {
+    Ok(NewCampaign { name, def, dataset_id, items: out, systems: ids })
+}
+
+/// Creates a resolved campaign inside the import's transaction.
+fn create_in(w: &mut crate::store::Writer<'_>, new: NewCampaign<'_>) -> Result<Campaign> {
+    let def = new.def;
+    let c = w.campaign(new.name, new.dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
+    if def.human_reference {
+        campaign::make_reference_system(w, new.dataset_id, new.items.iter().map(|i| &i.item_id))?;
+    }
+    let mut systems = Vec::new();
+    for (pos, (name, id)) in new.systems.iter().enumerate() {
+        let id = match id {
+            Some(id) => *id,
+            None => w.tx().query_row(
+                "SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2",
+                params![new.dataset_id, name],
+                |r| r.get(0),
+            )?,
+        };
+        w.tx().execute(
+            "INSERT INTO campaign_systems(campaign_id, system_id, pos) VALUES (?1, ?2, ?3)",
+            params![c, id, pos as i64],
+        )?;
+        systems.push(CampaignSystem { id, name: name.to_string() });
+    }
+    for (pos, it) in new.items.iter().enumerate() {
         w.tx().execute(
             "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
-            params![c, id, if *training { "training" } else { "real" }, pos as i64],
+            params![c, it.item_id, if it.training { "training" } else { "real" }, pos as i64],
         )?;
     }
-    w.commit()?;
-    Ok(())
+    Ok(Campaign { id: c, name: new.name.to_owned(), dataset_id: new.dataset_id, def: def.clone(), items: new.items, systems })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn campaign(mode: Mode) -> Line {
+        let at = ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 };
+        Line::Campaign {
+            name: "c".into(),
+            definition: Definition {
+                dataset: "d".into(),
+                mode,
+                directions: vec!["a->b".into()],
+                systems: vec!["x".into(), "y".into(), "z".into()],
+                human_reference: false,
+                aspects: vec!["fluency".into()],
+                per_direction: 1,
+                training_per_direction: 0,
+                repeats: 0.0,
+                seed: 1,
+                show_reference: false,
+            },
+            items: vec![ItemLine { at, role: "real".into(), source: "s".into() }],
+            systems: vec!["x".into(), "y".into(), "z".into()],
+        }
+    }
+
+    fn entry(annotator: &str) -> Line {
+        Line::Entry {
+            annotator: annotator.into(),
+            seq: 0,
+            at: ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 },
+            training: false,
+            repeat: false,
+            display: vec!["x".into(), "y".into(), "z".into()],
+            ms: 0,
+            visits: 1,
+        }
+    }
+
+    fn judgment(system: &str, value: f64) -> Line {
+        Line::Judgment {
+            annotator: "a".into(),
+            at: ItemAddress { direction: "a->b".into(), split: "test".into(), idx: 1 },
+            repeat: false,
+            system: system.into(),
+            aspect: "fluency".into(),
+            value,
+        }
+    }
+
+    fn checked(mode: Mode, values: &[(&str, f64)]) -> Result<(), String> {
+        let mut lines = vec![campaign(mode), entry("a")];
+        lines.extend(values.iter().map(|(s, v)| judgment(s, *v)));
+        check(&lines, &|k| format!("f.jsonl:{}", k + 1)).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn values_on_the_mode_scale() {
+        assert!(checked(Mode::Likert, &[("x", 1.0), ("y", 5.0)]).is_ok());
+        assert_eq!(checked(Mode::Likert, &[("x", 9.0)]).unwrap_err(), "f.jsonl:3: value 9 is outside the likert scale 1-5");
+        assert_eq!(checked(Mode::Slider, &[("x", -1.0)]).unwrap_err(), "f.jsonl:3: value -1 is outside the slider scale 0-100");
+        assert!(checked(Mode::Slider, &[("x", f64::NAN)]).unwrap_err().contains("value NaN is not a finite number (the slider scale is 0-100)"));
+        assert!(checked(Mode::Likert, &[("x", f64::INFINITY)]).unwrap_err().contains("value inf is not a finite number"));
+    }
+
+    #[test]
+    fn ranks_form_a_ranking_of_every_system() {
+        assert!(checked(Mode::Rank, &[("x", 1.0), ("y", 2.0), ("z", 3.0)]).is_ok());
+        assert!(checked(Mode::Rank, &[("x", 2.5), ("y", 1.0), ("z", 2.5)]).is_ok(), "a tie shares the mean place");
+        assert!(checked(Mode::Rank, &[("x", 2.0), ("y", 2.0), ("z", 2.0)]).is_ok());
+        let gap = checked(Mode::Rank, &[("x", 1.0), ("y", 3.0), ("z", 3.0)]).unwrap_err();
+        assert!(gap.starts_with("f.jsonl:3: \"a\"'s ranks of item a->b/test/1 (fluency) are [1.0, 3.0, 3.0], not a ranking"), "{gap}");
+        let part = checked(Mode::Rank, &[("x", 1.0), ("y", 2.0)]).unwrap_err();
+        assert!(part.contains("ranked 2 of the 3 systems"), "{part}");
+        assert_eq!(checked(Mode::Rank, &[("x", 4.0)]).unwrap_err(), "f.jsonl:3: rank 4 is outside the rank scale 1-3");
+    }
+
+    #[test]
+    fn duplicates_names_and_nul_are_refused_with_the_line() {
+        let twice = checked(Mode::Likert, &[("x", 1.0), ("x", 2.0)]).unwrap_err();
+        assert_eq!(twice, "f.jsonl:4: the same judgment given twice: first at f.jsonl:3");
+        assert!(checked(Mode::Likert, &[("w", 1.0)]).unwrap_err().contains("system \"w\" is not in campaign"));
+        let bad_name = check(&[campaign(Mode::Likert), entry("a\u{1b}]52;c;x\u{7}")], &|k| format!("f:{}", k + 1)).unwrap_err();
+        assert!(bad_name.to_string().starts_with("f:2: annotator name \"a\\u{1b}]52;c;x\\u{7}\" has the control character U+001B"), "{bad_name}");
+        let mut nul = campaign(Mode::Likert);
+        if let Line::Campaign { items, .. } = &mut nul {
+            items[0].source = "a\0b".into();
+        }
+        assert_eq!(check(&[nul], &|k| format!("f:{}", k + 1)).unwrap_err().to_string(), "f:1: an item's source holds a NUL byte");
+        assert!(parse("", "f").unwrap_err().to_string().contains("f: empty file"));
+    }
 }

@@ -8,7 +8,7 @@
 //! Yelp and Amazon test sets of several layouts merge.
 
 use super::text::TextFile;
-use super::{ImportError, Notice, Options, Summary};
+use super::{ImportError, Notice, Options, Seen, Summary, no_nul};
 use crate::store::{self, Judgment, Put, Writer};
 use rusqlite::params;
 use serde_json::{Value, json};
@@ -63,6 +63,38 @@ pub struct Ctx<'w, 'a> {
     ws: BTreeMap<PathBuf, usize>,
     replaced: BTreeMap<String, usize>,
     empty_refs: BTreeMap<PathBuf, usize>,
+    skip_missing: bool,
+    replace: bool,
+    /// (run, item) of every output this import stored, where it came from.
+    outputs_seen: Seen<(i64, i64)>,
+}
+
+/// What a part of a layout must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+}
+
+/// Why `path` is not the part a layout needs (a file or a folder), if it is not.
+pub fn part_problem(path: &Path, kind: Kind) -> Option<String> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Some(if kind == Kind::File { "missing file" } else { "missing folder" }.into());
+        }
+        Err(e) => return Some(format!("cannot read: {e}")),
+    };
+    match kind {
+        Kind::File if meta.is_dir() => Some("a folder where a file is expected".into()),
+        Kind::File if !meta.is_file() => Some("not a regular file".into()),
+        Kind::Dir if !meta.is_dir() => Some("a file where a folder is expected".into()),
+        _ => None,
+    }
+}
+
+fn blank(f: &TextFile) -> bool {
+    f.lines.iter().all(|l| l.trim().is_empty())
 }
 
 impl<'w, 'a> Ctx<'w, 'a> {
@@ -81,6 +113,9 @@ impl<'w, 'a> Ctx<'w, 'a> {
             ws: BTreeMap::new(),
             replaced: BTreeMap::new(),
             empty_refs: BTreeMap::new(),
+            skip_missing: opts.skip_missing,
+            replace: opts.replace,
+            outputs_seen: Seen::default(),
         }
     }
 
@@ -90,11 +125,63 @@ impl<'w, 'a> Ctx<'w, 'a> {
             .push(Notice::new(path, line, None, message.as_ref()));
     }
 
-    /// Reads a text file and keeps its repair notices.
+    /// Reads a text file nothing can stand in for (a test set, a file named on the command
+    /// line): missing, unreadable or empty is always an error. Keeps its repair notices.
     pub fn text(&mut self, path: &Path) -> Res<TextFile> {
+        if let Some(why) = part_problem(path, Kind::File) {
+            return Err(ImportError::new(path, None, why));
+        }
         let f = TextFile::read(path)?;
+        if blank(&f) {
+            return Err(ImportError::new(path, None, "empty file"));
+        }
+        self.checked(f)
+    }
+
+    /// Reads a text file that is one part of a layout; `None` when it was left out
+    /// (`--skip-missing`, see [`Ctx::part`]).
+    pub fn part_text(&mut self, path: &Path) -> Res<Option<TextFile>> {
+        if !self.part(path, Kind::File)? {
+            return Ok(None);
+        }
+        let f = match TextFile::read(path) {
+            Ok(f) => f,
+            Err(e) => return self.skip(path, e.reason).map(|_| None),
+        };
+        if blank(&f) {
+            return self.skip(path, "empty file".into()).map(|_| None);
+        }
+        self.checked(f).map(Some)
+    }
+
+    /// Refuses NUL bytes and keeps the repair notices.
+    fn checked(&mut self, f: TextFile) -> Res<TextFile> {
+        for (i, l) in f.lines.iter().enumerate() {
+            no_nul(&f.path, Some(i + 1), l)?;
+        }
         self.summary.notices.extend(f.notices.iter().cloned());
         Ok(f)
+    }
+
+    /// Checks that a part of the layout is there and of the right kind: `Ok(true)` when it
+    /// is. A part that is not is an error naming it, or with `--skip-missing` is listed in
+    /// the summary and `Ok(false)` returned.
+    pub fn part(&mut self, path: &Path, kind: Kind) -> Res<bool> {
+        match part_problem(path, kind) {
+            None => Ok(true),
+            Some(why) => self.skip(path, why).map(|_| false),
+        }
+    }
+
+    /// Leaves a part out (`--skip-missing`) or refuses the import.
+    pub fn skip(&mut self, path: &Path, why: String) -> Res<()> {
+        if self.skip_missing {
+            self.summary.skipped.push(Notice::new(path, None, None, &why));
+            Ok(())
+        } else {
+            let msg = format!("{why} (a part of the {} layout; --skip-missing imports the rest without it)", self.format);
+            Err(ImportError::new(path, None, msg))
+        }
     }
 
     /// A source text with white space normalised (counted per file for one notice).
@@ -276,9 +363,10 @@ impl<'w, 'a> Ctx<'w, 'a> {
         Ok(())
     }
 
-    /// Gets or creates a system and the run its imported outputs go into.
-    pub fn system(&mut self, dataset: i64, name: &str, kind: &str, manifest: &Value, path: &Path) -> Res<(i64, i64)> {
-        let err = |e: store::Error| ImportError::store(path, None, e);
+    /// Gets or creates a system and the run its imported outputs go into; `at` is where its
+    /// name comes from.
+    pub fn system(&mut self, dataset: i64, name: &str, kind: &str, manifest: &Value, at: (&Path, Option<usize>)) -> Res<(i64, i64)> {
+        let err = |e: store::Error| ImportError::store(at.0, at.1, e);
         let sys = self.w.system(dataset, name, kind).map_err(err)?;
         self.systems.insert(sys);
         let run = self.w.import_run(sys, manifest).map_err(err)?;
@@ -286,11 +374,11 @@ impl<'w, 'a> Ctx<'w, 'a> {
     }
 
     /// Gets or creates a system without a run (one that has judgments but no outputs here).
-    pub fn system_only(&mut self, dataset: i64, name: &str, kind: &str, path: &Path) -> Res<i64> {
+    pub fn system_only(&mut self, dataset: i64, name: &str, kind: &str, at: (&Path, Option<usize>)) -> Res<i64> {
         let sys = self
             .w
             .system(dataset, name, kind)
-            .map_err(|e| ImportError::store(path, None, e))?;
+            .map_err(|e| ImportError::store(at.0, at.1, e))?;
         self.systems.insert(sys);
         Ok(sys)
     }
@@ -300,16 +388,23 @@ impl<'w, 'a> Ctx<'w, 'a> {
         json!({"imported_from": path.display().to_string(), "layout": self.format})
     }
 
-    /// Stores one output; returns its id.
+    /// Stores one output; returns its id. The same system and item twice in one import is an
+    /// error; so is another text than the stored one, unless `--replace`.
     pub fn output(&mut self, run: i64, item: i64, text: &str, at: (&Path, usize)) -> Res<i64> {
+        self.outputs_seen
+            .add((run, item), at.0, at.1, "an output of the same system for the same item")?;
+        no_nul(at.0, Some(at.1), text)?;
         let (id, put) = self
             .w
-            .output(run, item, text.trim(), None)
+            .import_output(run, item, text.trim(), None, self.replace)
             .map_err(|e| ImportError::store(at.0, Some(at.1), e))?;
         match put {
             Put::Added => self.summary.outputs += 1,
-            Put::Replaced => *self.replaced.entry(at.0.display().to_string()).or_default() += 1,
-            Put::Unchanged => {}
+            Put::Replaced => {
+                self.summary.outputs_replaced += 1;
+                *self.replaced.entry(at.0.display().to_string()).or_default() += 1;
+            }
+            Put::Unchanged => self.summary.outputs_unchanged += 1,
         }
         Ok(id)
     }
@@ -321,10 +416,10 @@ impl<'w, 'a> Ctx<'w, 'a> {
             .map_err(|e| ImportError::store(path, None, e))
     }
 
-    pub fn annotator(&mut self, name: &str, path: &Path) -> Res<i64> {
+    pub fn annotator(&mut self, name: &str, at: (&Path, Option<usize>)) -> Res<i64> {
         self.w
             .annotator(name)
-            .map_err(|e| ImportError::store(path, None, e))
+            .map_err(|e| ImportError::store(at.0, at.1, e))
     }
 
     pub fn judgment(&mut self, j: &Judgment<'_>, path: &Path, line: Option<usize>) -> Res<()> {
@@ -380,12 +475,11 @@ impl Dir {
     }
 }
 
-/// Fails unless `path` is a directory.
+/// Fails unless `path` is a folder (one that no `--skip-missing` can leave out).
 pub fn need_dir(path: &Path) -> Res<()> {
-    if path.is_dir() {
-        Ok(())
-    } else {
-        Err(ImportError::new(path, None, "missing folder"))
+    match part_problem(path, Kind::Dir) {
+        None => Ok(()),
+        Some(why) => Err(ImportError::new(path, None, why)),
     }
 }
 
@@ -426,9 +520,29 @@ pub struct Csv {
 }
 
 impl Csv {
-    /// Reads a CSV through `TextFile` (BOM, CRLF and invalid bytes are repaired and reported).
+    /// Reads a CSV through `TextFile` (BOM, CRLF and invalid bytes are repaired and reported);
+    /// a header without rows is an empty file.
     pub fn read(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Csv> {
-        let file = ctx.text(path)?;
+        let csv = Csv::parse(ctx.text(path)?)?;
+        if csv.rows.is_empty() {
+            return Err(ImportError::new(path, None, "empty file: a header and no rows"));
+        }
+        Ok(csv)
+    }
+
+    /// Reads a CSV that is one part of a layout (see [`Ctx::part_text`]).
+    pub fn part(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Option<Csv>> {
+        let Some(file) = ctx.part_text(path)? else { return Ok(None) };
+        let csv = Csv::parse(file)?;
+        if csv.rows.is_empty() {
+            ctx.skip(path, "empty file: a header and no rows".into())?;
+            return Ok(None);
+        }
+        Ok(Some(csv))
+    }
+
+    fn parse(file: TextFile) -> Res<Csv> {
+        let path = file.path.as_path();
         let text = file.lines.join("\n");
         let mut r = csv::ReaderBuilder::new().has_headers(true).flexible(true).from_reader(text.as_bytes());
         let csv_err = |e: csv::Error| {
@@ -457,9 +571,9 @@ impl Csv {
     }
 }
 
-/// Reads a JSON Lines file: one object a line, blank lines skipped.
-pub fn read_jsonl(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Vec<(usize, serde_json::Map<String, Value>)>> {
-    let file = ctx.text(path)?;
+/// Parses a JSON Lines file: one object a line, blank lines skipped.
+pub fn jsonl(file: &TextFile) -> Res<Vec<(usize, serde_json::Map<String, Value>)>> {
+    let path = file.path.as_path();
     let mut out = Vec::new();
     for (i, line) in file.lines.iter().enumerate() {
         if line.trim().is_empty() {
@@ -475,9 +589,9 @@ pub fn read_jsonl(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Vec<(usize, serde_j
     Ok(out)
 }
 
-/// Reads a whole JSON file.
-pub fn read_json(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Value> {
-    let file = ctx.text(path)?;
+/// Parses a whole JSON file.
+pub fn json(file: &TextFile) -> Res<Value> {
+    let path = file.path.as_path();
     let text = file.lines.join("\n");
     serde_json::from_str(&text).map_err(|e| {
         ImportError::at_line(path, e.line(), format!("invalid JSON at column {}: {e}", e.column()))
@@ -487,7 +601,7 @@ pub fn read_json(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Value> {
 /// A string field of a JSON object, or an error at `path:line`.
 pub fn json_str<'v>(m: &'v serde_json::Map<String, Value>, key: &str, path: &Path, line: usize) -> Res<&'v str> {
     match m.get(key) {
-        Some(Value::String(s)) => Ok(s),
+        Some(Value::String(s)) => no_nul(path, Some(line), s).map(|_| s.as_str()),
         Some(other) => Err(ImportError::at_line(path, line, format!("{key:?} must be text, got {other}"))),
         None => Err(ImportError::at_line(path, line, format!("missing key {key:?}"))),
     }
@@ -558,7 +672,7 @@ mod tests {
 
     #[test]
     fn dataset_option_renames_one_dataset_and_prefixes_several() {
-        let opts = Options { dataset: Some("mine".into()) };
+        let opts = Options { dataset: Some("mine".into()), ..Options::default() };
         let mut store = Store::open_in_memory().unwrap();
         let mut w = store.writer().unwrap();
         let one = Ctx::new(&mut w, "t", &opts, &BTreeSet::from(["yelp".to_owned()]));

@@ -14,9 +14,12 @@
 //!
 //! `data/xformal` (four references per source) and `data/outputs` (the same values as TSV
 //! without a header) are not read: the metrics were computed against `ref`.
+//!
+//! All four files are needed (`--skip-missing` may leave out all but `content.src.json`);
+//! human scores must be on the 0-100 scale, metric scores finite numbers or null.
 
-use super::anchor::{Ctx, Res, json_str, read_jsonl};
-use super::{Format, ImportError, Options, Summary};
+use super::anchor::{Ctx, Res, json_str, jsonl};
+use super::{Format, ImportError, Options, Scale, Summary};
 use crate::store::{Judgment, Writer};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -47,9 +50,9 @@ type Row = (usize, Map<String, Value>);
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let mut dirs = Vec::new();
     for p in paths {
-        if p.join("chatgpt/content.src.json").is_file() {
+        if p.join("chatgpt").is_dir() {
             dirs.push((Some(p.clone()), p.join("chatgpt")));
-        } else if p.join("content.src.json").is_file() {
+        } else if p.join("content.src.json").exists() {
             dirs.push((None, p.clone()));
         } else {
             return Err(ImportError::new(p, None, "not an eval-formality-transfer folder (no chatgpt/content.src.json)"));
@@ -80,13 +83,12 @@ fn system_name(key: &str) -> String {
 
 fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
     let mut files: Vec<(PathBuf, &str, &str, Vec<Row>)> = Vec::new();
-    for (stem, aspect) in FILES {
+    for (k, (stem, aspect)) in FILES.iter().enumerate() {
         let p = dir.join(format!("{stem}.json"));
-        if !p.is_file() {
-            ctx.notice(&p, None, format!("missing: no {aspect} judgments or scores from it"));
-            continue;
-        }
-        let rows = read_jsonl(ctx, &p)?;
+        // The first file is the one every other is checked against.
+        let file = if k == 0 { Some(ctx.text(&p)?) } else { ctx.part_text(&p)? };
+        let Some(file) = file else { continue };
+        let rows = jsonl(&file)?;
         if rows.len() != ROWS {
             return Err(ImportError::new(&p, None, format!("{} rows, expected {ROWS}", rows.len())));
         }
@@ -103,7 +105,7 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
     let config = json!({"imported_from": dir.display().to_string(), "scale": "0-100",
         "aspects": ["content", "style", "fluency"]});
     let campaign = ctx.campaign(&format!("{name}:{LAYOUT}"), ds, &main, &config)?;
-    let annotators = [ctx.annotator(ANNOTATORS[0], &main)?, ctx.annotator(ANNOTATORS[1], &main)?];
+    let annotators = [ctx.annotator(ANNOTATORS[0], (&main, None))?, ctx.annotator(ANNOTATORS[1], (&main, None))?];
     let mut mismatched_content = 0;
     for i in 0..ROWS {
         let (line, row) = &files[0].3[i];
@@ -118,7 +120,7 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
         for (key, obj) in &systems {
             let kind = if key.as_str() == "ref" { "human" } else { "system" };
             let manifest = ctx.manifest(dir_path(&main));
-            let (sys, run) = ctx.system(ds, &system_name(key), kind, &manifest, &main)?;
+            let (sys, run) = ctx.system(ds, &system_name(key), kind, &manifest, (&main, Some(line)))?;
             let text = json_str(obj, "out", &main, line)?;
             let out = ctx.output(run, item, text, (&main, line))?;
             outputs.push(((*key).clone(), sys, out, text.to_owned()));
@@ -140,6 +142,9 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
                 for (a, name) in annotators.iter().zip(ANNOTATORS) {
                     let value = number(obj.get(name), path, *fline, key, name)?
                         .ok_or_else(|| ImportError::at_line(path, *fline, format!("{key}: {name} is missing")))?;
+                    Scale::SLIDER
+                        .check(&format!("{key}.{name}"), value)
+                        .map_err(|m| ImportError::at_line(path, *fline, m))?;
                     if *stem == "content.ref" {
                         // The same human content scores as content.src: checked, not stored twice.
                         let first = systems.iter().find(|(k, _)| *k == key).and_then(|(_, o)| o.get(name));
@@ -199,7 +204,10 @@ fn sys_of<'r>(row: &'r Map<String, Value>, path: &Path, line: usize) -> Res<Vec<
 fn number(v: Option<&Value>, path: &Path, line: usize, sys: &str, field: &str) -> Res<Option<f64>> {
     match v {
         None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) => Ok(n.as_f64()),
+        Some(Value::Number(n)) => match n.as_f64() {
+            Some(v) if v.is_finite() => Ok(Some(v)),
+            _ => Err(ImportError::at_line(path, line, format!("{sys}.{field}: {n} is not a finite number"))),
+        },
         Some(other) => Err(ImportError::at_line(path, line, format!("{sys}.{field} must be a number, got {other}"))),
     }
 }

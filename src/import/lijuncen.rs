@@ -16,9 +16,14 @@
 //!
 //! Test file 0 holds negative sources (yelp, amazon); for captions both files hold the same
 //! factual captions, to be made romantic (0) or humorous (1).
+//!
+//! Given the layout root, all three datasets are needed, each complete with its test and
+//! reference files, the output files of every system of the published layout (both
+//! directions) and its ratings file. Every reference, output and rated row must find its
+//! source in the test file, and a test line takes one reference and one output of each system.
 
-use super::anchor::{Csv, Ctx, Res, file_name, list_dir, norm_ws};
-use super::{Format, ImportError, Options, Summary};
+use super::anchor::{Csv, Ctx, Kind, Res, file_name, list_dir, norm_ws};
+use super::{Format, ImportError, Options, Scale, Summary};
 use crate::store::{Judgment, Writer};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -41,7 +46,15 @@ struct Spec {
     dirs: [(&'static str, &'static str); 2],
     /// The label column of reference file 0 and 1 (captions only).
     ref_label: [Option<&'static str>; 2],
+    /// The output file suffixes of the published layout.
+    systems: &'static [&'static str],
 }
+
+const SENTIMENT_SYSTEMS: &[&str] = &["fader", "human", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base"];
+const CAPTION_SYSTEMS: &[&str] = &["fader", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base", "target"];
+
+/// The aspects of the crowd ratings, each on a 1-5 scale.
+const ASPECTS: [&str; 3] = ["grammaticality", "sentiment", "topic"];
 
 const DATASETS: &[Spec] = &[
     Spec {
@@ -51,6 +64,7 @@ const DATASETS: &[Spec] = &[
         task: "sentiment",
         dirs: [("negative", "positive"), ("positive", "negative")],
         ref_label: [None, None],
+        systems: SENTIMENT_SYSTEMS,
     },
     Spec {
         data: "amazon",
@@ -59,6 +73,7 @@ const DATASETS: &[Spec] = &[
         task: "sentiment",
         dirs: [("negative", "positive"), ("positive", "negative")],
         ref_label: [None, None],
+        systems: SENTIMENT_SYSTEMS,
     },
     Spec {
         data: "imagecaption",
@@ -67,6 +82,7 @@ const DATASETS: &[Spec] = &[
         task: "captions",
         dirs: [("factual", "romantic"), ("factual", "humorous")],
         ref_label: [Some("1"), Some("0")],
+        systems: CAPTION_SYSTEMS,
     },
 ];
 
@@ -88,18 +104,35 @@ struct Side {
     test: PathBuf,
     srcs: Vec<String>,
     items: Vec<i64>,
-    pos: HashMap<String, usize>,
+    /// Source text -> its test lines (0-based), in order.
+    pos: HashMap<String, Vec<usize>>,
     /// Per test line: (system name, system id, output text).
     outs: Vec<Vec<(String, i64, String)>>,
 }
 
 impl Side {
-    /// The test line of a source: the same line when it matches, else by text.
-    fn find(&self, line: usize, src: &str) -> Option<usize> {
-        if self.srcs.get(line).is_some_and(|s| s == src) {
-            return Some(line);
+    /// The test line (0-based) that line `line` (0-based) of a file aligned by source text
+    /// belongs to: the same line when its source matches, else the first line with that
+    /// source not yet taken. `taken` holds, per test line, the file line that took it.
+    fn claim(&self, path: &Path, line: usize, src: &str, taken: &mut HashMap<usize, usize>) -> Res<usize> {
+        let free = |k: &usize| !taken.contains_key(k);
+        let k = if self.srcs.get(line).is_some_and(|s| s == src) && free(&line) {
+            Some(line)
+        } else {
+            self.pos.get(src).and_then(|v| v.iter().copied().find(free))
+        };
+        match (k, self.pos.get(src)) {
+            (Some(k), _) => {
+                taken.insert(k, line + 1);
+                Ok(k)
+            }
+            (None, None) => Err(ImportError::at_line(path, line + 1, format!("source not found in {}", self.test.display()))),
+            (None, Some(v)) => {
+                let first = taken[&v[0]];
+                let msg = format!("source given twice: first at {}:{first} (it is once in {})", path.display(), self.test.display());
+                Err(ImportError::at_line(path, line + 1, msg))
+            }
         }
-        self.pos.get(src).copied()
     }
 }
 
@@ -109,10 +142,7 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     for p in paths {
         if p.join("data").is_dir() {
             for spec in DATASETS {
-                let d = p.join("data").join(spec.data);
-                if d.is_dir() {
-                    plan.push((Some(p.clone()), d, spec));
-                }
+                plan.push((Some(p.clone()), p.join("data").join(spec.data), spec));
             }
         } else if let Some(spec) = DATASETS.iter().find(|s| s.data == file_name(p)).filter(|_| p.is_dir()) {
             plan.push((None, p.clone(), spec));
@@ -127,7 +157,9 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let names: BTreeSet<String> = plan.iter().map(|(_, _, s)| s.name.to_owned()).collect();
     let mut ctx = Ctx::new(w, "lijuncen", opts, &names);
     for (root, data, spec) in plan {
-        import_dataset(&mut ctx, root.as_deref(), &data, spec)?;
+        if ctx.part(&data, Kind::Dir)? {
+            import_dataset(&mut ctx, root.as_deref(), &data, spec)?;
+        }
     }
     Ok(ctx.finish())
 }
@@ -154,7 +186,7 @@ fn import_dataset(ctx: &mut Ctx<'_, '_>, root: Option<&Path>, data: &Path, spec:
                 return Err(ImportError::at_line(&test, i + 1, "empty source sentence"));
             }
             side.items.push(ctx.line_item(dir, i as i64 + 1, &src, None, (&test, i + 1))?);
-            side.pos.entry(src.clone()).or_insert(i);
+            side.pos.entry(src.clone()).or_default().push(i);
             side.srcs.push(src);
         }
         references(ctx, &data.join(format!("reference.{x}")), &side, spec.ref_label[x])?;
@@ -162,24 +194,25 @@ fn import_dataset(ctx: &mut Ctx<'_, '_>, root: Option<&Path>, data: &Path, spec:
     }
     let Some(root) = root else { return Ok(()) };
     let outs = root.join("evaluation/outputs").join(spec.outputs);
-    if outs.is_dir() {
+    if ctx.part(&outs, Kind::Dir)? {
         for x in 0..2 {
-            outputs(ctx, ds, &outs, x, &mut sides[x])?;
+            outputs(ctx, ds, &outs, x, spec, &mut sides[x])?;
         }
     }
     let ratings = root
         .join("evaluation/human_ratings")
         .join(format!("ratings-{}.csv", spec.outputs));
-    if ratings.is_file() {
-        self::ratings(ctx, ds, spec, &ratings, &sides)?;
+    if let Some(csv) = Csv::part(ctx, &ratings)? {
+        self::ratings(ctx, ds, spec, &csv, &sides)?;
     }
     Ok(())
 }
 
 fn references(ctx: &mut Ctx<'_, '_>, path: &Path, side: &Side, label: Option<&str>) -> Res<()> {
-    let f = ctx.text(path)?;
+    let Some(f) = ctx.part_text(path)? else { return Ok(()) };
     let mut per_item: BTreeMap<usize, Vec<(String, String)>> = BTreeMap::new();
     let mut first_line: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut taken = HashMap::new();
     let origin = format!("lijuncen:{}", file_name(path));
     for (i, line) in f.lines.iter().enumerate() {
         if line.trim().is_empty() {
@@ -195,11 +228,7 @@ fn references(ctx: &mut Ctx<'_, '_>, path: &Path, side: &Side, label: Option<&st
             }
         }
         let src = ctx.source(path, cols[0]);
-        let Some(k) = side.find(i, &src) else {
-            let msg = format!("source not found in {}; reference skipped", side.test.display());
-            ctx.notice(path, Some(i + 1), msg);
-            continue;
-        };
+        let k = side.claim(path, i, &src, &mut taken)?;
         per_item
             .entry(k)
             .or_default()
@@ -212,21 +241,28 @@ fn references(ctx: &mut Ctx<'_, '_>, path: &Path, side: &Side, label: Option<&st
     Ok(())
 }
 
-fn outputs(ctx: &mut Ctx<'_, '_>, ds: i64, dir: &Path, x: usize, side: &mut Side) -> Res<()> {
+fn outputs(ctx: &mut Ctx<'_, '_>, ds: i64, dir: &Path, x: usize, spec: &Spec, side: &mut Side) -> Res<()> {
     let prefix = format!("sentiment.test.{x}.");
+    let mut files: Vec<PathBuf> = spec.systems.iter().map(|s| dir.join(format!("{prefix}{s}"))).collect();
     for path in list_dir(dir)? {
+        if file_name(&path).starts_with(&prefix) && !files.contains(&path) {
+            files.push(path);
+        }
+    }
+    for path in files {
         let fname = file_name(&path);
-        let Some(suffix) = fname.strip_prefix(&prefix) else { continue };
+        let suffix = &fname[prefix.len()..];
         let (name, kind) = SYSTEMS
             .iter()
             .find(|s| s.0 == suffix)
             .map(|s| (s.1, s.2))
             .unwrap_or((suffix, "system"));
+        let Some(f) = ctx.part_text(&path)? else { continue };
         let mut manifest = ctx.manifest(&path);
         manifest["file_suffix"] = json!(suffix);
-        let (sys, run) = ctx.system(ds, name, kind, &manifest, &path)?;
-        let f = ctx.text(&path)?;
+        let (sys, run) = ctx.system(ds, name, kind, &manifest, (&path, None))?;
         let mut seen = vec![false; side.items.len()];
+        let mut taken = HashMap::new();
         for (i, line) in f.lines.iter().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -236,11 +272,7 @@ fn outputs(ctx: &mut Ctx<'_, '_>, ds: i64, dir: &Path, x: usize, side: &mut Side
                 return Err(ImportError::at_line(&path, i + 1, "expected source<TAB>output"));
             }
             let src = ctx.source(&path, cols[0]);
-            let Some(k) = side.find(i, &src) else {
-                let msg = format!("source not found in {}; output skipped", side.test.display());
-                ctx.notice(&path, Some(i + 1), msg);
-                continue;
-            };
+            let k = side.claim(&path, i, &src, &mut taken)?;
             ctx.output(run, side.items[k], cols[1], (&path, i + 1))?;
             if !seen[k] {
                 side.outs[k].push((name.to_owned(), sys, cols[1].to_owned()));
@@ -260,8 +292,8 @@ fn shown(s: &str) -> String {
     norm_ws(&s.to_lowercase())
 }
 
-fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Side]) -> Res<()> {
-    let csv = Csv::read(ctx, path)?;
+fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, csv: &Csv, sides: &[Side]) -> Res<()> {
+    let path = csv.path.as_path();
     let (c_target, c_origs, c_mods, c_resp) = (
         csv.col("Input.target")?,
         csv.col("Input.origs")?,
@@ -273,7 +305,7 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Si
         "aspects": ["grammaticality", "sentiment", "topic"], "source": "Li et al. 2018 crowd ratings"});
     let campaign = ctx.campaign(&format!("{name}:li2018-ratings"), ds, path, &config)?;
     let stem = file_name(path).trim_end_matches(".csv").to_owned();
-    let (mut unmatched, mut shared, mut rows_skipped) = (0usize, 0usize, 0usize);
+    let mut shared = 0usize;
     for (line, rec) in &csv.rows {
         let (line, cell) = (*line, |c: usize| rec.get(c).map(String::as_str).unwrap_or(""));
         let target = cell(c_target);
@@ -284,10 +316,8 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Si
         if origs.iter().any(|o| *o != origs[0]) {
             return Err(ImportError::at_line(path, line, "Input.origs lists different sources"));
         }
-        let Some(k) = side.pos.get(&origs[0]).copied() else {
-            rows_skipped += 1;
-            ctx.notice(path, Some(line), format!("source not found in {}; row skipped", side.test.display()));
-            continue;
+        let Some(k) = side.pos.get(&origs[0]).map(|v| v[0]) else {
+            return Err(ImportError::at_line(path, line, format!("source not found in {}", side.test.display())));
         };
         let mods: Vec<&str> = cell(c_mods).split('\t').collect();
         let resp: Vec<&str> = cell(c_resp).split('\t').collect();
@@ -306,16 +336,22 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Si
                 side.outs[k].iter().filter(|o| shown(&o.2) == *text).collect();
             cands.sort_by(|a, b| a.0.cmp(&b.0));
             if cands.len() != slots.len() {
-                unmatched += slots.len();
-                continue;
+                let shown: Vec<String> = slots.iter().map(|s| (s + 1).to_string()).collect();
+                let msg = format!(
+                    "the output rated in slot {} is not the output of {} system(s) for this source",
+                    shown.join(", "),
+                    slots.len()
+                );
+                return Err(ImportError::at_line(path, line, msg));
             }
             if slots.len() > 1 {
                 shared += slots.len();
             }
             assigned.extend(slots.iter().zip(&cands).map(|(s, c)| (*s, c.1)));
         }
-        let annotator = ctx.annotator(&format!("li2018:{stem}:{line}"), path)?;
+        let annotator = ctx.annotator(&format!("li2018:{stem}:{line}"), (path, Some(line)))?;
         for (slot, sys) in assigned {
+            let mut rated = Vec::new();
             for pair in resp[slot].split_whitespace() {
                 let parsed = pair
                     .split_once('=')
@@ -324,6 +360,15 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Si
                     let msg = format!("response {pair:?} in slot {} is not aspect=value", slot + 1);
                     return Err(ImportError::at_line(path, line, msg));
                 };
+                let at = |m: String| ImportError::at_line(path, line, format!("slot {}: {m}", slot + 1));
+                if !ASPECTS.contains(&aspect) {
+                    return Err(at(format!("unknown aspect {aspect:?} (known: {})", ASPECTS.join(", "))));
+                }
+                if rated.contains(&aspect) {
+                    return Err(at(format!("{aspect} rated twice")));
+                }
+                rated.push(aspect);
+                Scale::LIKERT.check(&format!("{aspect} rating"), value).map_err(at)?;
                 let j = Judgment {
                     campaign_id: campaign,
                     annotator_id: annotator,
@@ -336,16 +381,10 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, path: &Path, sides: &[Si
             }
         }
     }
-    if unmatched > 0 {
-        ctx.notice(path, None, format!("{unmatched} rated outputs match no system's output; not stored"));
-    }
     if shared > 0 {
         ctx.notice(path, None, format!(
             "{shared} rated outputs show a text several systems produced; given to those systems in name order"
         ));
-    }
-    if rows_skipped > 0 {
-        ctx.notice(path, None, format!("{rows_skipped} rows skipped"));
     }
     Ok(())
 }

@@ -13,9 +13,14 @@
 //!
 //! Items are matched by source text (white space normalised, which is how this layout's
 //! Amazon sources differ from Li et al.'s); new items get index `id - first id + 1`.
+//!
+//! Complete: a root holds `baselines/` and `output/`; `baselines/<ds>/` holds `eval.json`
+//! and the published baselines of the dataset; every `process/` folder a processed CSV and
+//! every `evaluate*/` folder an eval JSON of each of the seven LLMs. The same `id` and labels
+//! twice in one CSV is an error naming both lines.
 
-use super::anchor::{Csv, Ctx, Res, file_name, list_dir, read_json};
-use super::{Format, ImportError, Options, Summary};
+use super::anchor::{Csv, Ctx, Kind, Res, file_name, json, list_dir, part_problem};
+use super::{Format, ImportError, Options, Seen, Summary};
 use crate::store::Writer;
 use serde_json::{Map, json};
 use std::collections::{BTreeSet, HashMap};
@@ -36,6 +41,75 @@ const DATASETS: &[(&str, &str, &[&str])] = &[
     ("imagecaption", "captions", &["humorous", "romantic", "factual"]),
 ];
 
+/// The baselines each dataset folder of the published layout holds.
+const BASELINES: &[(&str, &[&str])] = &[
+    ("yelp", &[
+        "bert_del", "bert_ret_tfidf", "crossaligned", "deleteandretrieve", "dualrl", "imat", "multidecoder",
+        "revision_balanced", "revision_content", "revision_style", "styins", "styleembedding", "stytrans_cond",
+        "stytrans_multi", "tsst_dense", "tsst_sparse",
+    ]),
+    ("amazon", &[
+        "b_gst", "crossaligned", "deleteandretrieve", "deleteonly", "g_gst", "multi_decoder", "retrieveonly",
+        "revision_balanced", "revision_content", "revision_style", "sst", "styleembedding", "templatebased",
+    ]),
+    ("imagecaption", &[
+        "bert_del", "bert_ret_tfidf", "crossaligned", "deleteandretrieve", "deleteonly", "multidecoder", "styleembedding",
+    ]),
+];
+
+/// The LLMs every `process/` and `evaluate*/` folder has a file of.
+const LLMS: &[&str] = &[
+    "gpt-3.5-turbo",
+    "gpt-4",
+    "llama2-13b-chat-hf",
+    "llama2-7b-chat-hf",
+    "mistral-7b-instruct",
+    "qwen-14b-chat",
+    "qwen-7b-chat",
+];
+
+/// The folders of `output/` in the published layout.
+const OUTPUT_TREE: &[&str] = &[
+    "common/0/pos-neg/amazon/evaluate",
+    "common/0/pos-neg/amazon/evaluate_1",
+    "common/0/pos-neg/amazon/evaluate_2",
+    "common/0/pos-neg/amazon/evaluate_3",
+    "common/0/pos-neg/amazon/evaluate_4",
+    "common/0/pos-neg/yelp/evaluate",
+    "common/0/pos-neg/yelp/process",
+    "common/0/romantic-humorous/imagecaption/evaluate",
+    "special/0/pos-neg/amazon/evaluate",
+    "special/0/pos-neg/yelp/evaluate",
+    "special/0/romantic-humorous/imagecaption/evaluate",
+];
+
+/// The files and folders a folder of the layout must hold (at any depth), by what the
+/// folder is.
+fn expected(dir: &Path) -> Vec<(PathBuf, Kind)> {
+    let name = file_name(dir);
+    let parent = dir.parent().map(file_name).unwrap_or_default();
+    if name == "baselines" {
+        BASELINES.iter().map(|b| (dir.join(b.0), Kind::Dir)).collect()
+    } else if name == "output" {
+        OUTPUT_TREE.iter().map(|t| (dir.join(t), Kind::Dir)).collect()
+    } else if parent == "baselines" {
+        let known = BASELINES.iter().find(|b| b.0 == name).map(|b| b.1).unwrap_or(&[]);
+        let mut v: Vec<PathBuf> = known.iter().map(|b| dir.join(format!("{b}.csv"))).collect();
+        if dataset_of(&name).is_some() {
+            v.push(dir.join("eval.json"));
+        }
+        v.into_iter().map(|p| (p, Kind::File)).collect()
+    } else if name == "process" {
+        LLMS.iter().map(|l| (dir.join(format!("{l}-processed.csv")), Kind::File)).collect()
+    } else if name.starts_with("evaluate") {
+        LLMS.iter().map(|l| (dir.join(format!("{l}-eval.json")), Kind::File)).collect()
+    } else if dir.join("baselines").exists() || dir.join("output").exists() {
+        vec![(dir.join("baselines"), Kind::Dir), (dir.join("output"), Kind::Dir)]
+    } else {
+        Vec::new()
+    }
+}
+
 /// One CSV to import: path, dataset folder, system name, kind.
 struct Job {
     path: PathBuf,
@@ -48,16 +122,39 @@ fn dataset_of(folder: &str) -> Option<&'static str> {
     DATASETS.iter().map(|d| d.0).find(|d| *d == folder)
 }
 
-/// Collects the CSVs and metric files under `p` (the root, `baselines`, `output` or below);
-/// anything else goes to `skipped` with the reason.
-fn walk(p: &Path, jobs: &mut Vec<Job>, metrics: &mut Vec<PathBuf>, skipped: &mut Vec<(PathBuf, String)>) -> Res<()> {
+/// What a walk over the layout found.
+#[derive(Default)]
+struct Found {
+    jobs: Vec<Job>,
+    metrics: Vec<PathBuf>,
+    /// Files that are not part of what this format reads, with the reason.
+    unread: Vec<(PathBuf, String)>,
+    /// Parts that are missing or not of the right kind, with the reason.
+    missing: Vec<(PathBuf, String)>,
+}
+
+/// Collects the CSVs and metric files under `p` (the root, `baselines`, `output` or below),
+/// and the expected parts that are not there.
+fn walk(p: &Path, found: &mut Found) -> Res<()> {
+    let name = file_name(p);
     if p.is_dir() {
-        for e in list_dir(p)? {
-            walk(&e, jobs, metrics, skipped)?;
+        if name.ends_with(".csv") || name.ends_with(".json") {
+            found.missing.push((p.to_owned(), "a folder where a file is expected".into()));
+            return Ok(());
+        }
+        let mut entries = list_dir(p)?;
+        for (e, kind) in expected(p) {
+            if let Some(why) = part_problem(&e, kind) {
+                // A wrongly typed part is not read; a missing one is not listed anyway.
+                entries.retain(|x| *x != e);
+                found.missing.push((e, why));
+            }
+        }
+        for e in entries {
+            walk(&e, found)?;
         }
         return Ok(());
     }
-    let name = file_name(p);
     let up = |n: usize| -> String {
         let mut a = Some(p);
         for _ in 0..n {
@@ -72,46 +169,56 @@ fn walk(p: &Path, jobs: &mut Vec<Job>, metrics: &mut Vec<PathBuf>, skipped: &mut
         ((name.trim_end_matches(".csv").to_owned(), "baseline"), up(1))
     } else {
         if name == "eval.json" || (name.ends_with(".json") && up(1).starts_with("evaluate")) {
-            metrics.push(p.to_owned());
+            found.metrics.push(p.to_owned());
         } else {
-            skipped.push((p.to_owned(), "not a baseline, processed-output or eval file: skipped".into()));
+            found.unread.push((p.to_owned(), "not a baseline, processed-output or eval file: not read".into()));
         }
         return Ok(());
     };
     match dataset_of(&folder) {
-        Some(ds) => jobs.push(Job { path: p.to_owned(), ds, system: job.0, kind: job.1 }),
-        None => skipped.push((p.to_owned(), format!("dataset {folder:?} is not one of yelp, amazon, imagecaption: skipped"))),
+        Some(ds) => found.jobs.push(Job { path: p.to_owned(), ds, system: job.0, kind: job.1 }),
+        None => found.unread.push((p.to_owned(), format!("dataset {folder:?} is not one of yelp, amazon, imagecaption: not read"))),
     }
     Ok(())
 }
 
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
-    let (mut jobs, mut metrics, mut skipped) = (Vec::new(), Vec::new(), Vec::new());
+    let mut found = Found::default();
     for p in paths {
         if !p.exists() {
             return Err(ImportError::new(p, None, "no such file or folder"));
         }
-        walk(p, &mut jobs, &mut metrics, &mut skipped)?;
+        walk(p, &mut found)?;
     }
-    if jobs.is_empty() && metrics.is_empty() {
+    let Found { jobs, metrics, unread, missing } = found;
+    if jobs.is_empty() && metrics.is_empty() && missing.is_empty() {
         return Err(ImportError::new(&paths[0], None, "no llm-tst-code baselines, processed outputs or eval JSON here"));
     }
     let names: BTreeSet<String> = jobs.iter().map(|j| j.ds.to_owned()).collect();
     let mut ctx = Ctx::new(w, "llm-tst", opts, &names);
-    for (p, why) in skipped {
+    for (p, why) in missing {
+        ctx.skip(&p, why)?;
+    }
+    for (p, why) in unread {
         ctx.notice(&p, None, why);
     }
-    let mut csvs = Vec::new();
-    for j in &jobs {
-        csvs.push(Csv::read(&mut ctx, &j.path)?);
+    let (mut kept, mut csvs) = (Vec::new(), Vec::new());
+    for j in jobs {
+        if let Some(csv) = Csv::part(&mut ctx, &j.path)? {
+            kept.push(j);
+            csvs.push(csv);
+        }
     }
+    let jobs = kept;
     // First id of each (dataset, source label, target label): item index = id - first + 1.
     let mut first: HashMap<(&str, String, String), i64> = HashMap::new();
     let mut rows = Vec::new();
     for (j, csv) in jobs.iter().zip(&csvs) {
         let r = Rows::new(csv)?;
+        let mut seen = Seen::default();
         for (line, rec) in &csv.rows {
             let (id, s, t) = r.key(csv, *line, rec)?;
+            seen.add((id, s.clone(), t.clone()), &csv.path, *line, "the same id and labels")?;
             let e = first.entry((j.ds, s, t)).or_insert(id);
             *e = (*e).min(id);
         }
@@ -122,7 +229,12 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     }
     let mut published = Map::new();
     for p in &metrics {
-        let v = read_json(&mut ctx, p)?;
+        let Some(file) = ctx.part_text(p)? else { continue };
+        let v = json(&file)?;
+        if v.as_object().is_none_or(|m| m.is_empty()) {
+            ctx.skip(p, "empty file: no metrics in it".into())?;
+            continue;
+        }
         published.insert(layout_path(p), v);
     }
     if !metrics.is_empty() {
@@ -183,7 +295,7 @@ fn import_csv(ctx: &mut Ctx<'_, '_>, job: &Job, csv: &Csv, r: &Rows, first: &Has
     let path = csv.path.as_path();
     let ds = ctx.dataset(job.ds, task, "SilverBeats/llm-tst-code", path)?;
     let manifest = ctx.manifest(path);
-    let (_, run) = ctx.system(ds, &job.system, job.kind, &manifest, path)?;
+    let (_, run) = ctx.system(ds, &job.system, job.kind, &manifest, (path, None))?;
     let mut empty = 0;
     for (line, rec) in &csv.rows {
         let (id, s, t) = r.key(csv, *line, rec)?;

@@ -1,6 +1,12 @@
 //! Importers: one file per input format. Each import is one store transaction: it either
 //! lands whole or leaves the store as it was. Errors name the file, line (and byte where it
 //! matters) and the reason; repairs (BOM, CRLF, invalid bytes) are reported as notices.
+//!
+//! What every importer refuses: a missing, unreadable, empty or wrongly typed part of a known
+//! layout (unless `--skip-missing`, which lists what it left out), the same key twice in one
+//! import (both places named), an output that differs from the stored one (unless
+//! `--replace`), values outside their scale or not finite, NUL bytes in text, and names the
+//! store refuses ([`crate::store::check_name`]).
 
 pub mod anchor;
 pub mod dualrl;
@@ -108,6 +114,12 @@ pub struct Summary {
     pub outputs: usize,
     pub scores: usize,
     pub judgments: usize,
+    /// Outputs already stored with the same text (not counted in `outputs`).
+    pub outputs_unchanged: usize,
+    /// Outputs that replaced another stored text (`--replace`; not counted in `outputs`).
+    pub outputs_replaced: usize,
+    /// Parts of a layout left out on purpose (`--skip-missing`): the path and why.
+    pub skipped: Vec<Notice>,
     pub notices: Vec<Notice>,
     /// Values a layout publishes that belong to no single output (corpus-level metrics,
     /// judgments that cannot be tied to items); kept in the import log.
@@ -128,7 +140,17 @@ impl fmt::Display for Summary {
             self.outputs,
             self.scores,
             self.judgments
-        )
+        )?;
+        if self.outputs_unchanged > 0 {
+            write!(f, "; {} outputs already there, unchanged", self.outputs_unchanged)?;
+        }
+        if self.outputs_replaced > 0 {
+            write!(f, "; {} outputs replaced", self.outputs_replaced)?;
+        }
+        if !self.skipped.is_empty() {
+            write!(f, "; {} parts skipped (--skip-missing)", self.skipped.len())?;
+        }
+        Ok(())
     }
 }
 
@@ -137,6 +159,79 @@ impl fmt::Display for Summary {
 pub struct Options {
     /// Dataset name; each format has a default.
     pub dataset: Option<String>,
+    /// Import a layout with missing, unreadable, empty or wrongly typed parts, leaving those
+    /// parts out (listed in [`Summary::skipped`]). The parts everything else is aligned to
+    /// (the test sets) are never skipped.
+    pub skip_missing: bool,
+    /// Replace stored outputs whose text differs from the imported one.
+    pub replace: bool,
+}
+
+/// Refuses NUL bytes in imported text.
+pub fn no_nul(path: &Path, line: Option<usize>, text: &str) -> Result<(), ImportError> {
+    match text.find('\0') {
+        None => Ok(()),
+        Some(at) => Err(ImportError::new(path, line, format!(
+            "NUL byte at column {}: text may not hold NUL bytes",
+            text[..at].chars().count() + 1
+        ))),
+    }
+}
+
+/// A rating scale: values must be finite and inside `lo..=hi`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scale {
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Scale {
+    pub const LIKERT: Scale = Scale { lo: 1.0, hi: 5.0 };
+    pub const SLIDER: Scale = Scale { lo: 0.0, hi: 100.0 };
+
+    /// The reason `value` is refused, if it is (`what` names it: `rating`, `BART.human_1`).
+    pub fn check(&self, what: &str, value: f64) -> Result<(), String> {
+        if !value.is_finite() {
+            Err(format!("{what} {value} is not a finite number (allowed: {self})"))
+        } else if value < self.lo || value > self.hi {
+            Err(format!("{what} {value} is outside the scale {self}"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl fmt::Display for Scale {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.lo, self.hi)
+    }
+}
+
+/// Where each key of one import was first seen, to refuse a key given twice.
+pub struct Seen<K> {
+    first: std::collections::HashMap<K, (PathBuf, usize)>,
+}
+
+impl<K: std::hash::Hash + Eq> Default for Seen<K> {
+    fn default() -> Self {
+        Seen { first: Default::default() }
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Seen<K> {
+    /// Records `key` at `path:line`; a key seen before is an error naming both places.
+    pub fn add(&mut self, key: K, path: &Path, line: usize, what: &str) -> Result<(), ImportError> {
+        match self.first.entry(key) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let (p, l) = e.get();
+                Err(ImportError::at_line(path, line, format!("{what} given twice: first at {}:{l}", p.display())))
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert((path.to_owned(), line));
+                Ok(())
+            }
+        }
+    }
 }
 
 /// An input format tstlab can import.
@@ -194,4 +289,48 @@ pub fn import(store: &mut Store, format: &str, paths: &[PathBuf], opts: &Options
         .map_err(|e| ImportError::store(&first, None, e))?;
     w.commit().map_err(|e| ImportError::store(&first, None, e))?;
     Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_refuse_values_outside_and_non_finite() {
+        assert!(Scale::LIKERT.check("rating", 1.0).is_ok() && Scale::LIKERT.check("rating", 13.0 / 3.0).is_ok());
+        assert_eq!(Scale::LIKERT.check("rating", 9.0).unwrap_err(), "rating 9 is outside the scale 1-5");
+        assert_eq!(Scale::LIKERT.check("rating", 0.5).unwrap_err(), "rating 0.5 is outside the scale 1-5");
+        assert_eq!(Scale::SLIDER.check("x", -1.0).unwrap_err(), "x -1 is outside the scale 0-100");
+        assert_eq!(Scale::SLIDER.check("x", f64::INFINITY).unwrap_err(), "x inf is not a finite number (allowed: 0-100)");
+        assert_eq!(Scale::SLIDER.check("x", f64::NAN).unwrap_err(), "x NaN is not a finite number (allowed: 0-100)");
+    }
+
+    #[test]
+    fn a_key_seen_twice_names_both_lines() {
+        let mut seen = Seen::default();
+        seen.add(("a", 1), Path::new("f.tsv"), 2, "an output").unwrap();
+        seen.add(("a", 2), Path::new("f.tsv"), 3, "an output").unwrap();
+        let e = seen.add(("a", 1), Path::new("g.tsv"), 7, "an output").unwrap_err();
+        assert_eq!(e.to_string(), "g.tsv:7: an output given twice: first at f.tsv:2");
+    }
+
+    #[test]
+    fn nul_bytes_are_refused_with_their_column() {
+        assert!(no_nul(Path::new("f"), Some(1), "fine").is_ok());
+        let e = no_nul(Path::new("f"), Some(4), "ab\0c").unwrap_err();
+        assert_eq!(e.to_string(), "f:4: NUL byte at column 3: text may not hold NUL bytes");
+    }
+
+    #[test]
+    fn summary_says_what_was_there_replaced_and_skipped() {
+        let mut s = Summary { format: "outputs".into(), datasets: vec!["d".into()], outputs: 2, ..Summary::default() };
+        s.outputs_unchanged = 3;
+        s.outputs_replaced = 1;
+        s.skipped.push(Notice::new(Path::new("x"), None, None, "missing file"));
+        assert_eq!(
+            s.to_string(),
+            "imported outputs into d: 0 items, 0 references, 0 systems, 2 outputs, 0 scores, 0 judgments; \
+             3 outputs already there, unchanged; 1 outputs replaced; 1 parts skipped (--skip-missing)"
+        );
+    }
 }

@@ -9,10 +9,14 @@
 //! `sentiment.test.0` followed by `sentiment.test.1`, in line order (the order the authors'
 //! `load_test_set` concatenates them). The aspect is the folder name:
 //! `style_transfer_intensity` or `content_preservation` (`naturalness` ratings are `.npz`
-//! files, not read). Stored as judgments of annotator `mir2019:turk-mean`.
+//! files, not read). Stored as judgments of annotator `mir2019:turk-mean`; every value must
+//! be a number on the 1-5 scale.
+//!
+//! Complete: both test files, the 12 published settings each with both output files, and
+//! for both aspects an array of every system.
 
-use super::anchor::{Ctx, Res, file_name, list_dir, need_dir, same_lines};
-use super::{Format, ImportError, Options, Summary, npy};
+use super::anchor::{Ctx, Kind, Res, file_name, list_dir, need_dir, same_lines};
+use super::{Format, ImportError, Options, Scale, Summary, npy};
 use crate::store::{Judgment, Writer};
 use serde_json::json;
 use std::collections::BTreeSet;
@@ -29,6 +33,25 @@ pub fn format() -> Format {
 const DATASET: &str = "yelp-mir";
 const STYLES: [&str; 2] = ["negative", "positive"];
 const ANNOTATOR: &str = "mir2019:turk-mean";
+
+/// The model settings of the published layout, as `MODEL/param`.
+const SETTINGS: &[&str] = &[
+    "ARAE/lambda_1",
+    "ARAE/lambda_10",
+    "ARAE/lambda_5",
+    "CAAE/rho_0_01",
+    "CAAE/rho_0_1",
+    "CAAE/rho_0_5",
+    "CAAE/rho_1",
+    "CAAE/rho_5",
+    "DAR/gamma_0_1",
+    "DAR/gamma_1",
+    "DAR/gamma_15",
+    "DAR/gamma_500",
+];
+
+/// The rated aspects (folders of `evaluations/human`).
+const ASPECTS: &[&str] = &["content_preservation", "style_transfer_intensity"];
 
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     for p in paths {
@@ -65,63 +88,116 @@ fn import_root(ctx: &mut Ctx<'_, '_>, root: &Path) -> Res<()> {
         tests.push(test);
     }
     let outs = root.join("transfer_model_outputs");
-    if outs.is_dir() {
-        for model in list_dir(&outs)?.into_iter().filter(|p| p.is_dir()) {
-            for setting in list_dir(&model)?.into_iter().filter(|p| p.is_dir()) {
-                let name = format!("{}_{}", file_name(&model), file_name(&setting));
-                let manifest = ctx.manifest(&setting);
-                let (_, run) = ctx.system(ds, &name, "system", &manifest, &setting)?;
-                for x in 0..2 {
-                    let p = setting.join(format!("sentiment.test.{x}.tsf"));
-                    if !p.is_file() {
-                        ctx.notice(&setting, None, format!("no sentiment.test.{x}.tsf"));
-                        continue;
-                    }
-                    let f = ctx.text(&p)?;
-                    same_lines(&p, f.lines.len(), &tests[x], items[x].len())?;
-                    for (i, line) in f.lines.iter().enumerate() {
-                        ctx.output(run, items[x][i], line, (&p, i + 1))?;
-                    }
+    let mut systems = Vec::new();
+    if ctx.part(&outs, Kind::Dir)? {
+        for setting in settings(ctx, &outs)? {
+            let name = format!("{}_{}", file_name(setting.parent().unwrap_or(&outs)), file_name(&setting));
+            systems.push(name.clone());
+            let manifest = ctx.manifest(&setting);
+            let (_, run) = ctx.system(ds, &name, "system", &manifest, (&setting, None))?;
+            for x in 0..2 {
+                let p = setting.join(format!("sentiment.test.{x}.tsf"));
+                let Some(f) = ctx.part_text(&p)? else { continue };
+                same_lines(&p, f.lines.len(), &tests[x], items[x].len())?;
+                for (i, line) in f.lines.iter().enumerate() {
+                    ctx.output(run, items[x][i], line, (&p, i + 1))?;
                 }
             }
         }
     }
     let human = root.join("evaluations/human");
-    if human.is_dir() {
-        ratings(ctx, ds, &human, &items)?;
+    if ctx.part(&human, Kind::Dir)? {
+        ratings(ctx, ds, &human, &items, &systems)?;
     }
     Ok(())
 }
 
-fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>]) -> Res<()> {
+/// The setting folders (`MODEL/param`): every published one and any other found.
+fn settings(ctx: &mut Ctx<'_, '_>, outs: &Path) -> Res<Vec<PathBuf>> {
+    let mut models: Vec<&str> = SETTINGS.iter().filter_map(|s| s.split('/').next()).collect();
+    models.dedup();
+    for m in models {
+        ctx.part(&outs.join(m), Kind::Dir)?;
+    }
+    let mut found = Vec::new();
+    for model in list_dir(outs)? {
+        if ctx.part(&model, Kind::Dir)? {
+            for setting in list_dir(&model)? {
+                if ctx.part(&setting, Kind::Dir)? {
+                    found.push(setting);
+                }
+            }
+        }
+    }
+    for s in SETTINGS {
+        let p = outs.join(s);
+        if !found.contains(&p) && ctx.part(&p, Kind::Dir)? {
+            found.push(p);
+        }
+    }
+    Ok(found)
+}
+
+fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>], systems: &[String]) -> Res<()> {
     let name = ctx.dataset_name(DATASET);
     let config = json!({"imported_from": human.display().to_string(), "scale": "1-5, mean of 3 workers"});
     let campaign = ctx.campaign(&format!("{name}:mir2019-turk"), ds, human, &config)?;
-    let annotator = ctx.annotator(ANNOTATOR, human)?;
+    let annotator = ctx.annotator(ANNOTATOR, (human, None))?;
     let n0 = items[0].len();
     let total = n0 + items[1].len();
-    for aspect_dir in list_dir(human)?.into_iter().filter(|p| p.is_dir()) {
+    let mut aspect_dirs = Vec::new();
+    for d in list_dir(human)? {
+        if ctx.part(&d, Kind::Dir)? {
+            aspect_dirs.push(d);
+        }
+    }
+    for a in ASPECTS {
+        let p = human.join(a);
+        if !aspect_dirs.contains(&p) && ctx.part(&p, Kind::Dir)? {
+            aspect_dirs.push(p);
+        }
+    }
+    for aspect_dir in aspect_dirs {
         let aspect = file_name(&aspect_dir);
         let mut npz = 0;
-        for p in list_dir(&aspect_dir)? {
+        let mut files = list_dir(&aspect_dir)?;
+        for s in systems {
+            let p = aspect_dir.join(format!("{s}.npy"));
+            if !files.contains(&p) {
+                files.push(p);
+            }
+        }
+        for p in files {
             let fname = file_name(&p);
             let Some(system) = fname.strip_suffix(".npy") else {
                 npz += usize::from(fname.ends_with(".npz"));
                 continue;
             };
-            let values = npy::read_f64(&p)?;
+            if !ctx.part(&p, Kind::File)? {
+                continue;
+            }
+            let values = match npy::read_f64(&p) {
+                Ok(v) => v,
+                Err(e) if e.byte.is_none() => {
+                    ctx.skip(&p, e.reason)?;
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            if values.is_empty() {
+                ctx.skip(&p, "empty file: no values".into())?;
+                continue;
+            }
             if values.len() != total {
                 return Err(ImportError::new(&p, None, format!(
                     "{} values, expected {total} (sentiment.test.0 then sentiment.test.1)", values.len()
                 )));
             }
-            let sys = ctx.system_only(ds, system, "system", &p)?;
-            let mut missing = 0;
+            let sys = ctx.system_only(ds, system, "system", (&p, None))?;
             for (i, v) in values.iter().enumerate() {
-                if !v.is_finite() {
-                    missing += 1;
-                    continue;
-                }
+                Scale::LIKERT
+                    .check(&format!("value [{i}]"), *v)
+                    .map_err(|m| ImportError::new(&p, None, m))?;
                 let item = if i < n0 { items[0][i] } else { items[1][i - n0] };
                 let j = Judgment {
                     campaign_id: campaign,
@@ -132,9 +208,6 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>]) -> 
                     value: *v,
                 };
                 ctx.judgment(&j, &p, None)?;
-            }
-            if missing > 0 {
-                ctx.notice(&p, None, format!("{missing} values are not numbers (no rating); skipped"));
             }
         }
         if npz > 0 {

@@ -17,9 +17,14 @@
 //!   (`Input.sentence`, `Input.emphasize`, `Answer.rewrite`): crowd rewrites emphasising a
 //!   word, into `styleptb-cased` as `ptb->AEM` / `ptb->VEM`; the word is the item context
 //!   (`emphasize: WORD`) and every rewrite of it a reference.
+//!
+//! A StylePTB root is complete with all six combination folders, each with its `test.tsv`,
+//! and both emphasis CSVs; TSTBench's `styleptb_json` with `ARR/` and `TFU/`, each with its
+//! `test.jsonl`. A combination line repeating an earlier line's transfer and source is an
+//! error naming both lines.
 
-use super::anchor::{Csv, Ctx, Res, file_name, json_str, list_dir, read_jsonl};
-use super::{Format, ImportError, Options, Summary};
+use super::anchor::{Csv, Ctx, Kind, Res, file_name, json_str, jsonl, list_dir};
+use super::{Format, ImportError, Options, Seen, Summary};
 use crate::store::Writer;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -62,10 +67,15 @@ const ORDER: &[&str] = &["TFU", "TPA", "TPR", "ATP", "PTA", "PFB", "PBF", "ARR",
 /// AMT result file -> transfer code.
 const AMT_FILES: &[(&str, &str)] = &[("ADJ Emphasis Results.csv", "AEM"), ("VB Emphasis Results.csv", "VEM")];
 
+/// The transfers of TSTBench's `styleptb_json`.
+const TSTBENCH_CODES: &[&str] = &["ARR", "TFU"];
+
 enum Input {
     Json(PathBuf),
     Combo(PathBuf, [Slot; 2]),
     Amt(PathBuf, &'static str),
+    /// A part of the layout that is not there or not what it should be, and why.
+    Missing(PathBuf, String),
 }
 
 fn combo(folder: &Path) -> Res<[Slot; 2]> {
@@ -81,11 +91,22 @@ fn amt(path: &Path) -> Option<Input> {
     AMT_FILES.iter().find(|a| a.0 == name).map(|a| Input::Amt(path.to_owned(), a.1))
 }
 
+/// `path` as an input of the given kind, or as a missing part.
+fn expect(path: PathBuf, kind: Kind, input: impl FnOnce(PathBuf) -> Input) -> Input {
+    match super::anchor::part_problem(&path, kind) {
+        None => input(path),
+        Some(why) => Input::Missing(path, why),
+    }
+}
+
 /// What a path holds: a layout root, one of its folders or a single file.
 fn inputs(p: &Path, out: &mut Vec<Input>, ctx_notes: &mut Vec<(PathBuf, String)>) -> Res<()> {
     let tst_json = p.join("Dataprepro/datasets/styleptb_json");
     if tst_json.is_dir() {
         return inputs(&tst_json, out, ctx_notes);
+    }
+    if file_name(p) == "styleptb_json" && p.is_dir() {
+        return json_folder(p, out);
     }
     if p.is_file() {
         let name = file_name(p);
@@ -104,9 +125,23 @@ fn inputs(p: &Path, out: &mut Vec<Input>, ctx_notes: &mut Vec<(PathBuf, String)>
         return Err(ImportError::new(p, None, "no such file or folder"));
     }
     let (comp, amt_dir) = (p.join(COMPOSITIONAL), p.join(AMT));
-    if comp.is_dir() || amt_dir.is_dir() {
-        for d in [comp, amt_dir].into_iter().filter(|d| d.is_dir()) {
-            inputs(&d, out, ctx_notes)?;
+    if comp.exists() || amt_dir.exists() {
+        for d in [comp, amt_dir] {
+            match super::anchor::part_problem(&d, Kind::Dir) {
+                None => inputs(&d, out, ctx_notes)?,
+                Some(why) => out.push(Input::Missing(d, why)),
+            }
+        }
+    } else if file_name(p) == COMPOSITIONAL {
+        combo_folder(p, out)?;
+    } else if file_name(p) == AMT {
+        for (name, code) in AMT_FILES {
+            out.push(expect(p.join(name), Kind::File, |f| Input::Amt(f, code)));
+        }
+        for e in list_dir(p)? {
+            if e.extension().is_some_and(|x| x == "csv") && !AMT_FILES.iter().any(|a| a.0 == file_name(&e)) {
+                ctx_notes.push((e, "not an emphasis result file: skipped".into()));
+            }
         }
     } else if p.join("test.jsonl").is_file() {
         out.push(Input::Json(p.join("test.jsonl")));
@@ -115,11 +150,12 @@ fn inputs(p: &Path, out: &mut Vec<Input>, ctx_notes: &mut Vec<(PathBuf, String)>
     } else {
         let mut found = false;
         for e in list_dir(p)? {
-            if e.join("test.jsonl").is_file() {
-                out.push(Input::Json(e.join("test.jsonl")));
+            if e.join("test.jsonl").exists() {
+                out.push(expect(e.join("test.jsonl"), Kind::File, Input::Json));
                 found = true;
-            } else if e.join("test.tsv").is_file() {
-                out.push(Input::Combo(e.join("test.tsv"), combo(&e)?));
+            } else if e.join("test.tsv").exists() {
+                let slots = combo(&e)?;
+                out.push(expect(e.join("test.tsv"), Kind::File, |f| Input::Combo(f, slots)));
                 found = true;
             } else if let Some(a) = amt(&e) {
                 out.push(a);
@@ -135,6 +171,38 @@ fn inputs(p: &Path, out: &mut Vec<Input>, ctx_notes: &mut Vec<(PathBuf, String)>
     Ok(())
 }
 
+/// `Compositional Datasets/`: every known combination folder with its `test.tsv`.
+fn combo_folder(p: &Path, out: &mut Vec<Input>) -> Res<()> {
+    for e in list_dir(p)? {
+        combo(&e)?;
+    }
+    for (name, slots) in COMBOS {
+        let dir = p.join(name);
+        match super::anchor::part_problem(&dir, Kind::Dir) {
+            None => out.push(expect(dir.join("test.tsv"), Kind::File, |f| Input::Combo(f, *slots))),
+            Some(why) => out.push(Input::Missing(dir, why)),
+        }
+    }
+    Ok(())
+}
+
+/// TSTBench's `styleptb_json/`: a `<CODE>/test.jsonl` for each transfer (ARR and TFU at least).
+fn json_folder(p: &Path, out: &mut Vec<Input>) -> Res<()> {
+    let mut dirs = list_dir(p)?;
+    for code in TSTBENCH_CODES {
+        if !dirs.contains(&p.join(code)) {
+            dirs.push(p.join(code));
+        }
+    }
+    for d in dirs {
+        match super::anchor::part_problem(&d, Kind::Dir) {
+            None => out.push(expect(d.join("test.jsonl"), Kind::File, Input::Json)),
+            Some(why) => out.push(Input::Missing(d, why)),
+        }
+    }
+    Ok(())
+}
+
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let (mut plan, mut notes) = (Vec::new(), Vec::new());
     for p in paths {
@@ -142,23 +210,31 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     }
     let names: BTreeSet<String> = plan
         .iter()
-        .map(|i| if matches!(i, Input::Json(_)) { TOKENISED } else { CASED }.to_owned())
+        .filter_map(|i| match i {
+            Input::Json(_) => Some(TOKENISED),
+            Input::Combo(..) | Input::Amt(..) => Some(CASED),
+            Input::Missing(..) => None,
+        })
+        .map(str::to_owned)
         .collect();
     let mut ctx = Ctx::new(w, "styleptb", opts, &names);
     for (p, msg) in notes {
         ctx.notice(&p, None, msg);
     }
+    let mut lines = Seen::default();
     for input in plan {
         match input {
             Input::Json(p) => json_pairs(&mut ctx, &p)?,
-            Input::Combo(p, slots) => compositional(&mut ctx, &p, slots)?,
+            Input::Combo(p, slots) => compositional(&mut ctx, &p, slots, &mut lines)?,
             Input::Amt(p, code) => amt_rewrites(&mut ctx, &p, code)?,
+            Input::Missing(p, why) => ctx.skip(&p, why)?,
         }
     }
     Ok(ctx.finish())
 }
 
 fn json_pairs(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<()> {
+    let Some(file) = ctx.part_text(path)? else { return Ok(()) };
     let code = file_name(path.parent().unwrap_or(Path::new("")));
     if code.is_empty() {
         return Err(ImportError::new(path, None, "the transfer code is the folder name: give styleptb_json/<CODE>/test.jsonl"));
@@ -167,7 +243,7 @@ fn json_pairs(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<()> {
     let dir = ctx.direction(ds, "ptb", &code, path)?;
     ctx.start_file(dir);
     let origin = format!("tstbench:styleptb_json/{code}");
-    for (line, obj) in read_jsonl(ctx, path)? {
+    for (line, obj) in jsonl(&file)? {
         let src = ctx.source(path, json_str(&obj, "src", path, line)?);
         if src.is_empty() {
             return Err(ImportError::at_line(path, line, "empty \"src\""));
@@ -179,11 +255,12 @@ fn json_pairs(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<()> {
     Ok(())
 }
 
-fn compositional(ctx: &mut Ctx<'_, '_>, path: &Path, slots: [Slot; 2]) -> Res<()> {
+/// One combination file. `seen`: (folder, transfer, source) of the lines read so far.
+fn compositional(ctx: &mut Ctx<'_, '_>, path: &Path, slots: [Slot; 2], seen: &mut Seen<(String, String, String)>) -> Res<()> {
     let folder = file_name(path.parent().unwrap_or(Path::new("")));
+    let Some(f) = ctx.part_text(path)? else { return Ok(()) };
     let ds = ctx.dataset(CASED, "styleptb", "lvyiwei1/StylePTB", path)?;
     let origin = format!("styleptb:{folder}");
-    let f = ctx.text(path)?;
     for (i, line) in f.lines.iter().enumerate() {
         let at = (path, i + 1);
         if line.trim().is_empty() {
@@ -207,6 +284,7 @@ fn compositional(ctx: &mut Ctx<'_, '_>, path: &Path, slots: [Slot; 2]) -> Res<()
         if src.is_empty() {
             return Err(err("empty source sentence".into()));
         }
+        seen.add((folder.clone(), transfer.clone(), src.clone()), path, i + 1, "the same transfer of the same source")?;
         let dir = ctx.direction(ds, "ptb", &transfer, path)?;
         let item = ctx.keyed_item(dir, &src, None, at)?;
         ctx.refs(item, &[(target.trim().to_owned(), origin.clone())], at)?;
@@ -215,7 +293,7 @@ fn compositional(ctx: &mut Ctx<'_, '_>, path: &Path, slots: [Slot; 2]) -> Res<()
 }
 
 fn amt_rewrites(ctx: &mut Ctx<'_, '_>, path: &Path, code: &str) -> Res<()> {
-    let csv = Csv::read(ctx, path)?;
+    let Some(csv) = Csv::part(ctx, path)? else { return Ok(()) };
     let (cs, ce, cr) = (csv.col("Input.sentence")?, csv.col("Input.emphasize")?, csv.col("Answer.rewrite")?);
     let ds = ctx.dataset(CASED, "styleptb", "lvyiwei1/StylePTB", path)?;
     let dir = ctx.direction(ds, "ptb", code, path)?;

@@ -11,9 +11,17 @@
 //!   cannot be tied to items (50 samples per algorithm were drawn at random and the sample is
 //!   not published; they do not fit the first 50 items), so they are not stored as judgments:
 //!   the published averages (`avg_score.csv`) go to the import log instead, with a notice.
+//!   Every score must be a number on the 1-5 scale; one published score is not (see
+//!   `ERRATA`) and is kept, with a notice.
+//!
+//! Complete: every dataset of the published layout (all but GYAFC, whose test sets are not
+//! public), each with its test files and references (all four `referenceK.X`; both `ref.X`
+//! and `reference.X`; the pair test file), and, given the layout root, both CHATGPT output
+//! files of each direction and `human_average/<ds>_<X>/` with both files for every dataset and
+//! direction of the published layout (GYAFC's too).
 
-use super::anchor::{Csv, Ctx, Res, file_name, list_dir, read_json, same_lines};
-use super::{Format, ImportError, Options, Summary};
+use super::anchor::{Csv, Ctx, Kind, Res, file_name, json, list_dir, same_lines};
+use super::{Format, ImportError, Options, Scale, Summary};
 use crate::store::Writer;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -68,6 +76,13 @@ const DATASETS: &[Spec] = &[
 
 const SYSTEMS: &[(&str, &str)] = &[("output_cleaned", "CHATGPT"), ("output_fewshot_cleaned", "CHATGPT_FS")];
 
+/// Reference files `reference0..3.X` of the numbered layout.
+const REFERENCES: usize = 4;
+
+/// Published scores outside the 1-5 scale, kept as published: (folder, model, aspect,
+/// index, value).
+const ERRATA: &[(&str, &str, &str, usize, f64)] = &[("gyafc_fr_1", "GPT4", "all", 9, 5.8)];
+
 const DATA: &str = "Dataprepro/datasets";
 const OUTPUTS: &str = "Algorithms/CHATGPT/outputs";
 const HUMAN: &str = "Evaluation/human_average";
@@ -87,7 +102,11 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
         } else {
             return Err(ImportError::new(p, None, "not a TSTBench folder (its root, Dataprepro/datasets or a dataset in it)"));
         };
-        let specs = DATASETS.iter().filter(|s| data.join(s.folder).is_dir()).collect();
+        // Every dataset of the published layout; GYAFC's where its test sets were added.
+        let specs = DATASETS
+            .iter()
+            .filter(|s| !s.folder.starts_with("gyafc") || data.join(s.folder).exists())
+            .collect();
         plan.push((root, data, specs));
     }
     let names: BTreeSet<String> = plan
@@ -98,6 +117,9 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let mut published = Map::new();
     for (root, data, specs) in &plan {
         for spec in specs {
+            if !ctx.part(&data.join(spec.folder), Kind::Dir)? {
+                continue;
+            }
             let sides = dataset(&mut ctx, data, spec)?;
             if let Some(root) = root {
                 outputs(&mut ctx, root, spec, &sides)?;
@@ -106,7 +128,13 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
         if let Some(root) = root {
             skipped_folders(&mut ctx, root, data)?;
             let human = root.join(HUMAN);
-            if human.is_dir() {
+            if ctx.part(&human, Kind::Dir)? {
+                // One folder per dataset and direction of the published layout.
+                for spec in DATASETS {
+                    for x in 0..spec.dirs.len() {
+                        ctx.part(&human.join(format!("{}_{x}", spec.folder)), Kind::Dir)?;
+                    }
+                }
                 published.insert(HUMAN.into(), human_average(&mut ctx, &human)?);
             }
         }
@@ -147,30 +175,37 @@ fn dataset(ctx: &mut Ctx<'_, '_>, data: &Path, spec: &Spec) -> Res<Vec<Side>> {
             items.push(ctx.line_item(dir, i as i64 + 1, &src, None, (&test, i + 1))?);
         }
         let mut ref_files: Vec<(String, Vec<String>)> = Vec::new();
-        let mut read = |ctx: &mut Ctx<'_, '_>, name: String| -> Res<()> {
+        // A reference file; the pair test file cannot be left out.
+        let mut read = |ctx: &mut Ctx<'_, '_>, name: String, part: bool| -> Res<bool> {
             let p = folder.join(&name);
-            let l = lines_of(ctx, &p)?;
-            same_lines(&p, l.len(), &test, items.len())?;
-            ref_files.push((format!("tstbench:{}/{name}", spec.folder), l));
-            Ok(())
+            let file = if part { ctx.part_text(&p)? } else { Some(ctx.text(&p)?) };
+            let Some(file) = file else { return Ok(false) };
+            same_lines(&p, file.lines.len(), &test, items.len())?;
+            ref_files.push((format!("tstbench:{}/{name}", spec.folder), file.lines));
+            Ok(true)
         };
         match spec.refs {
             Refs::Numbered => {
                 for k in 0.. {
-                    if !folder.join(format!("reference{k}.{x}")).is_file() {
+                    if k >= REFERENCES && !folder.join(format!("reference{k}.{x}")).exists() {
                         break;
                     }
-                    read(ctx, format!("reference{k}.{x}"))?;
+                    read(ctx, format!("reference{k}.{x}"), true)?;
                 }
             }
             Refs::RefAndReference => {
-                read(ctx, format!("ref.{x}"))?;
-                if folder.join(format!("reference.{x}")).is_file() {
-                    read(ctx, format!("reference.{x}"))?;
+                // `reference.X` only counts where it differs from `ref.X`: it must come second.
+                if read(ctx, format!("ref.{x}"), true)? {
+                    read(ctx, format!("reference.{x}"), true)?;
+                } else {
+                    let p = folder.join(format!("reference.{x}"));
+                    if ctx.part(&p, Kind::File)? {
+                        ctx.skip(&p, format!("left out with ref.{x}, which it restates"))?;
+                    }
                 }
             }
             Refs::Pair => {
-                read(ctx, format!("test.{}", 1 - x))?;
+                read(ctx, format!("test.{}", 1 - x), false)?;
                 let own = folder.join(format!("ref.{x}"));
                 if own.is_file() {
                     let l = lines_of(ctx, &own)?;
@@ -203,19 +238,17 @@ fn dataset(ctx: &mut Ctx<'_, '_>, data: &Path, spec: &Spec) -> Res<Vec<Side>> {
 
 fn outputs(ctx: &mut Ctx<'_, '_>, root: &Path, spec: &Spec, sides: &[Side]) -> Res<()> {
     let dir = root.join(OUTPUTS).join(spec.outputs);
-    if !dir.is_dir() {
+    if !ctx.part(&dir, Kind::Dir)? {
         return Ok(());
     }
     for (stem, name) in SYSTEMS {
         for (x, side) in sides.iter().enumerate() {
             let p = dir.join(format!("{stem}.{x}"));
-            if !p.is_file() {
-                continue;
-            }
+            let Some(file) = ctx.part_text(&p)? else { continue };
             let mut manifest = ctx.manifest(&dir);
             manifest["prompting"] = json!(if *name == "CHATGPT" { "zero-shot" } else { "few-shot" });
-            let (_, run) = ctx.system(side.dataset, name, "system", &manifest, &p)?;
-            let lines = lines_of(ctx, &p)?;
+            let (_, run) = ctx.system(side.dataset, name, "system", &manifest, (&p, None))?;
+            let lines = file.lines;
             same_lines(&p, lines.len(), &side.test, side.items.len())?;
             for (i, line) in lines.iter().enumerate() {
                 ctx.output(run, side.items[i], line, (&p, i + 1))?;
@@ -253,50 +286,19 @@ fn skipped_folders(ctx: &mut Ctx<'_, '_>, root: &Path, data: &Path) -> Res<()> {
 fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<Value> {
     let mut out = Map::new();
     let mut n_scores = 0usize;
-    for d in list_dir(dir)?.into_iter().filter(|d| d.is_dir()) {
-        let all = d.join("all_score.json");
-        let v = read_json(ctx, &all)?;
-        let models = v
-            .as_object()
-            .ok_or_else(|| ImportError::new(&all, None, "expected {MODEL: {aspect: [scores]}}"))?;
-        let mut counts = Map::new();
-        for (model, aspects) in models {
-            let aspects = aspects
-                .as_object()
-                .ok_or_else(|| ImportError::new(&all, None, format!("{model}: expected {{aspect: [scores]}}")))?;
-            for (aspect, list) in aspects {
-                let list = list.as_array().ok_or_else(|| {
-                    ImportError::new(&all, None, format!("{model}.{aspect}: expected a list of scores"))
-                })?;
-                for s in list {
-                    let ok = match s {
-                        Value::String(t) => t.trim().parse::<f64>().is_ok(),
-                        Value::Number(_) => true,
-                        _ => false,
-                    };
-                    if !ok {
-                        return Err(ImportError::new(&all, None, format!("{model}.{aspect}: score {s} is not a number")));
-                    }
-                }
-                n_scores += list.len();
-                counts.insert(format!("{model}.{aspect}"), json!(list.len()));
-            }
+    for d in list_dir(dir)? {
+        if !ctx.part(&d, Kind::Dir)? {
+            continue;
         }
         let mut entry = Map::new();
-        entry.insert("scores".into(), Value::Object(counts));
-        let avg = d.join("avg_score.csv");
-        if avg.is_file() {
-            let csv = Csv::read(ctx, &avg)?;
-            let mut table = Map::new();
-            for (_, rec) in &csv.rows {
-                let Some(model) = rec.first() else { continue };
-                let mut row = Map::new();
-                for (h, v) in csv.header.iter().zip(rec).skip(1) {
-                    row.insert(h.clone(), v.trim().parse::<f64>().map(|f| json!(f)).unwrap_or(json!(v)));
-                }
-                table.insert(model.clone(), Value::Object(row));
-            }
-            entry.insert("avg_score".into(), Value::Object(table));
+        let all = d.join("all_score.json");
+        if let Some(file) = ctx.part_text(&all)? {
+            let counts = all_scores(ctx, &all, &file_name(&d), &json(&file)?)?;
+            n_scores += counts.values().filter_map(Value::as_u64).sum::<u64>() as usize;
+            entry.insert("scores".into(), Value::Object(counts));
+        }
+        if let Some(csv) = Csv::part(ctx, &d.join("avg_score.csv"))? {
+            entry.insert("avg_score".into(), Value::Object(avg_scores(&csv)?));
         }
         out.insert(file_name(&d), Value::Object(entry));
     }
@@ -310,4 +312,68 @@ fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<Value> {
         ),
     );
     Ok(Value::Object(out))
+}
+
+/// Checks the scores of one `all_score.json` (`{MODEL: {aspect: [scores]}}`, numbers or
+/// numeric strings on the 1-5 scale) and returns their counts per `MODEL.aspect`.
+fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Res<Map<String, Value>> {
+    let err = |at: String, m: String| ImportError::new(path, None, format!("{at}: {m}"));
+    let models = v
+        .as_object()
+        .filter(|m| !m.is_empty())
+        .ok_or_else(|| ImportError::new(path, None, "expected {MODEL: {aspect: [scores]}} with at least one model"))?;
+    let mut counts = Map::new();
+    for (model, aspects) in models {
+        let aspects = aspects
+            .as_object()
+            .filter(|a| !a.is_empty())
+            .ok_or_else(|| err(model.clone(), "expected {aspect: [scores]} with at least one aspect".into()))?;
+        for (aspect, list) in aspects {
+            let list = list
+                .as_array()
+                .filter(|l| !l.is_empty())
+                .ok_or_else(|| err(format!("{model}.{aspect}"), "expected a list of scores, not empty".into()))?;
+            for (i, s) in list.iter().enumerate() {
+                let at = format!("{model}.{aspect}[{i}]");
+                let value = match s {
+                    Value::String(t) => t.trim().parse::<f64>().ok(),
+                    Value::Number(n) => n.as_f64(),
+                    _ => None,
+                };
+                let Some(value) = value else {
+                    return Err(err(at, format!("score {s} is not a number")));
+                };
+                if ERRATA.contains(&(folder, model.as_str(), aspect.as_str(), i, value)) {
+                    let msg = format!("{at}: score {value} is outside the scale 1-5 in the published file; kept as published");
+                    ctx.notice(path, None, msg);
+                    continue;
+                }
+                Scale::LIKERT.check("score", value).map_err(|m| err(at, m))?;
+            }
+            counts.insert(format!("{model}.{aspect}"), json!(list.len()));
+        }
+    }
+    Ok(counts)
+}
+
+/// The published averages of `avg_score.csv` (`Model,<aspect>...`), each on the 1-5 scale.
+fn avg_scores(csv: &Csv) -> Res<Map<String, Value>> {
+    let mut table = Map::new();
+    for (line, rec) in &csv.rows {
+        let Some(model) = rec.first().filter(|m| !m.trim().is_empty()) else {
+            return Err(ImportError::at_line(&csv.path, *line, "no model name in the first column"));
+        };
+        let mut row = Map::new();
+        for (h, v) in csv.header.iter().zip(rec).skip(1) {
+            let value = v.trim().parse::<f64>().map_err(|_| {
+                ImportError::at_line(&csv.path, *line, format!("{h}: {v:?} is not a number"))
+            })?;
+            Scale::LIKERT
+                .check(&format!("{h} average"), value)
+                .map_err(|m| ImportError::at_line(&csv.path, *line, m))?;
+            row.insert(h.clone(), json!(value));
+        }
+        table.insert(model.clone(), Value::Object(row));
+    }
+    Ok(table)
 }

@@ -11,10 +11,14 @@
 //!
 //! `direction` is `source_style->target_style`. The dataset comes from `--dataset` or a
 //! `dataset` column. Items given without `idx` are matched by source text, else appended.
+//!
+//! A file without rows is an error; so is the same item (items), item and system (outputs),
+//! output and metric (scores) or campaign, annotator, output and aspect (judgments) twice in
+//! one import, naming both lines. Scores and judgments must be finite numbers.
 
 use super::text::TextFile;
-use super::{Format, ImportError, Options, Summary};
-use crate::store::{Judgment, Put, Writer, split_direction};
+use super::{Format, ImportError, Options, Seen, Summary, no_nul};
+use crate::store::{Judgment, Put, Writer, check_name, split_direction};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -60,7 +64,7 @@ impl Row<'_> {
         match self.map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) if s.is_empty() => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(Value::String(s)) => no_nul(self.path, Some(self.line), s).map(|_| Some(s.clone())),
             Some(Value::Number(n)) => Ok(Some(n.to_string())),
             Some(other) => Err(self.err(format!("field {key:?} must be text, got {other}"))),
         }
@@ -112,6 +116,9 @@ impl Row<'_> {
             }
         }
         out.retain(|r| !r.trim().is_empty());
+        for r in &out {
+            no_nul(self.path, Some(self.line), r)?;
+        }
         Ok(out)
     }
 }
@@ -125,6 +132,13 @@ fn read_rows<'p>(files: &'p [TextFile], summary: &mut Summary) -> Result<Vec<Row
     let mut rows = Vec::new();
     for file in files {
         let path = file.path.as_path();
+        let before = rows.len();
+        if file.lines.iter().all(|l| l.trim().is_empty()) {
+            return Err(ImportError::new(path, None, "empty file"));
+        }
+        for (i, l) in file.lines.iter().enumerate() {
+            no_nul(path, Some(i + 1), l)?;
+        }
         summary.notices.extend(file.notices.iter().cloned());
         let json = matches!(
             path.extension().and_then(|e| e.to_str()),
@@ -144,8 +158,8 @@ fn read_rows<'p>(files: &'p [TextFile], summary: &mut Summary) -> Result<Vec<Row
                 rows.push(Row { path, line: i + 1, map });
             }
         } else {
-            let Some(header) = file.lines.first() else {
-                return Err(ImportError::new(path, None, "empty file: a header line is needed"));
+            let Some(header) = file.lines.first().filter(|h| !h.trim().is_empty()) else {
+                return Err(ImportError::new(path, Some(1), "no header line: it must name the columns"));
             };
             let cols: Vec<String> = header.split('\t').map(|c| c.trim().to_lowercase()).collect();
             for (i, line) in file.lines.iter().enumerate().skip(1) {
@@ -172,6 +186,9 @@ fn read_rows<'p>(files: &'p [TextFile], summary: &mut Summary) -> Result<Vec<Row
                 map.insert("references".into(), Value::Array(refs));
                 rows.push(Row { path, line: i + 1, map });
             }
+        }
+        if rows.len() == before {
+            return Err(ImportError::new(path, None, "empty file: a header and no rows"));
         }
     }
     Ok(rows)
@@ -225,12 +242,18 @@ fn import_items(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result
 /// Imports items from files already read (the demo data is built into the binary).
 pub fn items_from(w: &mut Writer<'_>, files: &[TextFile], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
+    let mut seen = Seen::default();
     for row in read_rows(files, &mut summary)? {
         let x = direction_of(w, &row, opts, &mut summary)?;
         let source = row.str("source")?;
         let split = row.opt_str("split")?.unwrap_or_else(|| "test".into());
         let context = row.opt_str("context")?;
         let err = |e: crate::store::Error| row.err(e.to_string());
+        let key = match row.opt_int("idx")? {
+            Some(idx) => (x, split.clone(), idx.to_string()),
+            None => (x, split.clone(), format!("source {source}")),
+        };
+        seen.add(key, row.path, row.line, "the same item")?;
         let item = match row.opt_int("idx")? {
             Some(idx) => {
                 let existed = w.item_by_idx(x, &split, idx).map_err(err)?.is_some();
@@ -258,6 +281,7 @@ fn import_outputs(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resu
     let mut summary = Summary::default();
     let mut systems = BTreeSet::new();
     let manifest = json!({"imported_from": paths_json(paths), "format": "outputs"});
+    let mut seen = Seen::default();
     for row in read_rows(&read_files(paths)?, &mut summary)? {
         let x = direction_of(w, &row, opts, &mut summary)?;
         let item = item_of(w, &row, x)?;
@@ -268,9 +292,14 @@ fn import_outputs(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resu
         let err = |e: crate::store::Error| row.err(e.to_string());
         let d = dataset_of(w, x).map_err(|e| row.err(e.to_string()))?;
         let sys = w.system(d, &name, &kind).map_err(err)?;
+        seen.add((item, sys), row.path, row.line, "an output of the same system for the same item")?;
         let run = w.import_run(sys, &manifest).map_err(err)?;
-        let (_, put) = w.output(run, item, &output, raw.as_deref()).map_err(err)?;
-        summary.outputs += usize::from(put != Put::Unchanged);
+        let (_, put) = w.import_output(run, item, &output, raw.as_deref(), opts.replace).map_err(err)?;
+        match put {
+            Put::Added => summary.outputs += 1,
+            Put::Unchanged => summary.outputs_unchanged += 1,
+            Put::Replaced => summary.outputs_replaced += 1,
+        }
         systems.insert(sys);
     }
     summary.systems = systems.len();
@@ -299,13 +328,16 @@ fn output_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut Su
 
 fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
+    let mut seen = Seen::default();
     for row in read_rows(&read_files(paths)?, &mut summary)? {
         let (_, _, out) = output_of(w, &row, opts, &mut summary)?;
         if out < 0 {
             return Err(row.err("that system has no output for this item"));
         }
         let metric = row.str("metric")?;
+        check_name("metric", &metric).map_err(|e| row.err(e.to_string()))?;
         let config = row.opt_str("config")?.unwrap_or_else(|| "imported".into());
+        seen.add((out, metric.clone(), config.clone()), row.path, row.line, "a score of the same output, metric and config")?;
         let value = row.number("value")?;
         let err = |e: crate::store::Error| row.err(e.to_string());
         let hash = w
@@ -319,12 +351,16 @@ fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resul
 
 fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
+    let mut seen = Seen::default();
     for row in read_rows(&read_files(paths)?, &mut summary)? {
         let (item, sys, _) = output_of(w, &row, opts, &mut summary)?;
         let annotator = row.str("annotator")?;
         let aspect = row.str("aspect")?;
+        check_name("aspect", &aspect).map_err(|e| row.err(e.to_string()))?;
         let value = row.number("value")?;
         let campaign = row.opt_str("campaign")?.unwrap_or_else(|| "imported".into());
+        let key = (campaign.clone(), annotator.clone(), item, sys, aspect.clone());
+        seen.add(key, row.path, row.line, "a judgment of the same campaign, annotator, output and aspect")?;
         let err = |e: crate::store::Error| row.err(e.to_string());
         let d: i64 = w
             .tx()

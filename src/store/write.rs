@@ -277,6 +277,27 @@ impl<'a> Writer<'a> {
         }
     }
 
+    /// Stores an imported output. Unlike [`Writer::output`], a stored output with another text
+    /// is an error unless `replace` (then it is replaced and its scores dropped).
+    pub fn import_output(&mut self, run_id: i64, item_id: i64, text: &str, raw: Option<&str>, replace: bool) -> Result<(i64, Put)> {
+        if !replace {
+            let old: Option<String> = self
+                .tx
+                .prepare_cached("SELECT text FROM outputs WHERE run_id = ?1 AND item_id = ?2")?
+                .query_row(params![run_id, item_id], |r| r.get(0))
+                .optional()?;
+            if let Some(old) = old.filter(|o| o != text) {
+                return Err(Error::Invalid(format!(
+                    "the store already holds another output of this system for this item ({} stored, {} here); \
+                     give --replace to replace it",
+                    quoted(&old),
+                    quoted(text)
+                )));
+            }
+        }
+        self.output(run_id, item_id, text, raw)
+    }
+
     /// Registers a metric configuration and returns its hash (the key scores are cached under).
     pub fn metric_config(&mut self, metric: &str, config: &Value) -> Result<String> {
         let hash = config_hash(metric, config);
@@ -392,11 +413,88 @@ pub fn config_hash(metric: &str, config: &Value) -> String {
     hex::encode(&h.finalize()[..8])
 }
 
-fn check_name(what: &str, name: &str) -> Result<()> {
-    if name.trim().is_empty() || name.trim() != name || name.contains(['\t', '\n', '\r']) {
-        return Err(Error::Invalid(format!(
-            "{what} name {name:?} is empty, has outer spaces or control characters"
-        )));
+/// The longest name (dataset, style, system, annotator, campaign, aspect) a store takes, in
+/// characters.
+pub const MAX_NAME_CHARS: usize = 200;
+
+/// Characters a name may not hold: control characters (C0, DEL, C1), the line and paragraph
+/// separators and the bidirectional embeddings, overrides and isolates, which reorder or hide
+/// text on a terminal.
+pub fn forbidden_in_name(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Checks a name before it is stored: not empty, no outer white space, no forbidden character,
+/// at most [`MAX_NAME_CHARS`] characters. The error shows the name with forbidden characters
+/// escaped.
+pub fn check_name(what: &str, name: &str) -> Result<()> {
+    let bad = |why: String| Err(Error::Invalid(format!("{what} name {}{why}", shown(name))));
+    if name.is_empty() {
+        return Err(Error::Invalid(format!("{what} name is empty")));
+    }
+    if let Some((i, c)) = name.chars().enumerate().find(|(_, c)| forbidden_in_name(*c)) {
+        return bad(format!(" has the control character U+{:04X} at character {}", c as u32, i + 1));
+    }
+    if name.trim() != name {
+        return bad(" has white space at its start or end".into());
+    }
+    let n = name.chars().count();
+    if n > MAX_NAME_CHARS {
+        return bad(format!(" is {n} characters long, more than {MAX_NAME_CHARS}"));
     }
     Ok(())
+}
+
+/// A name quoted for an error message: forbidden characters escaped, long names cut.
+fn shown(name: &str) -> String {
+    quoted_max(name, 60)
+}
+
+/// A text quoted for an error message: forbidden characters escaped, long texts cut.
+fn quoted(text: &str) -> String {
+    quoted_max(text, 80)
+}
+
+fn quoted_max(name: &str, max: usize) -> String {
+    let mut out = String::from("\"");
+    for (i, c) in name.chars().enumerate() {
+        if i == max {
+            out.push_str("...");
+            break;
+        }
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if forbidden_in_name(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_without_controls_outer_spaces_or_excess_length() {
+        for ok in ["yelp", "gpt-4:common-0", "Hélène's set", "a b", &"x".repeat(MAX_NAME_CHARS)] {
+            assert!(check_name("system", ok).is_ok(), "{ok:?}");
+        }
+        let msg = |n: &str| check_name("system", n).unwrap_err().to_string();
+        assert_eq!(msg(""), "system name is empty");
+        assert_eq!(msg(" a"), "system name \" a\" has white space at its start or end");
+        assert_eq!(msg("a\u{a0}"), "system name \"a\u{a0}\" has white space at its start or end");
+        assert_eq!(msg("a\x1b[2Jb"), "system name \"a\\u{1b}[2Jb\" has the control character U+001B at character 2");
+        for c in ['\0', '\t', '\n', '\r', '\x7f', '\u{85}', '\u{9b}', '\u{2028}', '\u{2029}', '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}'] {
+            let m = msg(&format!("a{c}b"));
+            assert!(m.contains(&format!("U+{:04X} at character 2", c as u32)), "{m}");
+            assert!(!m.contains(c), "the message must not carry the character itself: {m:?}");
+        }
+        let long = "y".repeat(MAX_NAME_CHARS + 1);
+        assert!(msg(&long).ends_with(&format!("...\" is {} characters long, more than {MAX_NAME_CHARS}", MAX_NAME_CHARS + 1)));
+    }
 }

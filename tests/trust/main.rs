@@ -6,3 +6,4 @@ mod pty;
 
 mod annotate_faults;
 mod control;
+mod imports;

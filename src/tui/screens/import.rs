@@ -61,7 +61,7 @@ impl Import {
         let id = sh.jobs.spawn(name.clone(), move |ctx| {
             ctx.message(format!("reading {}", file.display()));
             let mut store = Store::open(&store)?;
-            let s = import::import(&mut store, format, &[file], &import::Options { dataset })?;
+            let s = import::import(&mut store, format, &[file], &import::Options { dataset, ..Default::default() })?;
             let mut text = s.to_string();
             if let Some(first) = s.notices.first() {
                 text += &format!("; {} notice(s), first: {first}", s.notices.len());
