@@ -32,9 +32,16 @@ const FRAME: Duration = Duration::from_millis(33);
 ///
 /// `TSTLAB_TUI_FAIL=panic` or `=error` makes it fail after the first frame: a way to check that
 /// the terminal is restored in both cases.
+///
+/// A store that cannot be written opens in read-only mode: marked on the tab line, and keys
+/// that would write say so (nothing is resumed).
 pub fn run(path: &Path) -> anyhow::Result<()> {
+    let read_only = crate::store::Store::open_existing(path)?.read_only().map(str::to_owned);
     run_with(path, |app| {
-        if let Some(note) = screens::launch::resume_interrupted(&app.shared.jobs, path) {
+        if let Some(why) = read_only {
+            app.note = Some((format!("the store is read-only ({why}): browsing only"), false));
+            app.shared.read_only = Some(why);
+        } else if let Some(note) = screens::launch::resume_interrupted(&app.shared.jobs, path) {
             app.note = Some((note, false));
         }
         Ok(())
