@@ -89,6 +89,22 @@ impl InputError {
         InputError { path: path.to_owned(), line: None, problem }
     }
 
+    /// The reason without the path: `line N: problem`, or the problem.
+    pub fn reason(&self) -> String {
+        match self.line {
+            Some(l) => format!("line {l}: {}", self.problem),
+            None => self.problem.to_string(),
+        }
+    }
+
+    /// The refusal as an I/O error (without the path), for code that returns `io::Result`.
+    pub fn into_io(self) -> std::io::Error {
+        match self.problem {
+            Problem::Io(e) => e,
+            p => std::io::Error::other(p.to_string()),
+        }
+    }
+
     /// Whether the file does not exist.
     pub fn is_missing(&self) -> bool {
         matches!(&self.problem, Problem::Io(e) if e.kind() == std::io::ErrorKind::NotFound)
@@ -175,6 +191,14 @@ pub fn read_with(path: &Path, limits: &Limits) -> Result<Vec<u8>, InputError> {
     read_impl(path, limits, false)
 }
 
+/// Reads a whole regular file of any size (model weights, which may pass the file limit).
+pub fn read_any_size(path: &Path) -> Result<Vec<u8>, InputError> {
+    let mut f = open(path)?;
+    let mut out = Vec::with_capacity(f.metadata().map(|m| m.len() as usize).unwrap_or(0));
+    f.read_to_end(&mut out).map_err(|e| InputError::new(path, Problem::Io(e)))?;
+    Ok(out)
+}
+
 /// Reads a text file: at most the file limit, and no line longer than the line limit (the
 /// reading stops at the first such line).
 pub fn read_text(path: &Path) -> Result<Vec<u8>, InputError> {
@@ -202,12 +226,22 @@ pub fn read_to_string_with(path: &Path, limits: &Limits) -> Result<String, Input
     })
 }
 
+/// Reads standard input as text, within the limits (`-` names it in errors).
+pub fn read_stdin_text() -> Result<Vec<u8>, InputError> {
+    let path = Path::new("-");
+    read_stream(std::io::stdin().lock(), path, &limits(path)?, true, 0)
+}
+
 fn read_impl(path: &Path, limits: &Limits, text: bool) -> Result<Vec<u8>, InputError> {
     let (file, size) = open_limited(path, limits)?;
+    read_stream(file, path, limits, text, size)
+}
+
+fn read_stream(input: impl Read, path: &Path, limits: &Limits, text: bool, size: u64) -> Result<Vec<u8>, InputError> {
     let io = |e| InputError::new(path, Problem::Io(e));
-    // The size may grow while reading (or be 0 for generated files): read at most one byte past
-    // the limit to tell.
-    let mut reader = file.take(limits.file.saturating_add(1));
+    // The size may grow while reading (or be 0 for generated files and streams): read at most
+    // one byte past the limit to tell.
+    let mut reader = input.take(limits.file.saturating_add(1));
     let mut out = Vec::with_capacity(size.min(limits.file) as usize);
     let mut buf = vec![0u8; 1 << 16];
     let (mut line_no, mut line_len) = (1usize, 0usize);
