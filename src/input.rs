@@ -74,7 +74,7 @@ pub enum Problem {
     Socket,
     #[error("is not a regular file")]
     Other,
-    #[error("{size} bytes, over the limit of {limit} bytes a file ({MAX_FILE_VAR})")]
+    #[error("is {size} bytes, over the limit of {limit} bytes a file ({MAX_FILE_VAR})")]
     TooBig { size: u64, limit: u64 },
     #[error("line longer than the limit of {limit} bytes ({MAX_LINE_VAR})")]
     LongLine { limit: usize },
@@ -322,7 +322,7 @@ mod tests {
         let p = dir.path().join("big");
         std::fs::write(&p, vec![b'a'; 65]).unwrap();
         let e = read_with(&p, &small()).unwrap_err();
-        assert_eq!(e.to_string(), format!("{}: 65 bytes, over the limit of 64 bytes a file (TSTLAB_MAX_FILE_BYTES)", p.display()));
+        assert_eq!(e.to_string(), format!("{}: is 65 bytes, over the limit of 64 bytes a file (TSTLAB_MAX_FILE_BYTES)", p.display()));
         std::fs::write(&p, "12345678\n123456789\nx\n").unwrap();
         let e = read_text_with(&p, &small()).unwrap_err();
         assert_eq!(e.line, Some(2), "{e}");

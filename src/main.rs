@@ -3,7 +3,7 @@
 use clap::{Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use tstlab::cli;
-use tstlab::store::{Error as StoreError, Store};
+use tstlab::store::{Error as StoreError, OpenOptions, Store};
 
 #[derive(Parser)]
 #[command(name = "tstlab", version, about = "A terminal workbench for text style transfer research")]
@@ -13,6 +13,9 @@ struct Cli {
     /// exist, except for `import` and `demo`, which make a new store there.
     #[arg(long, global = true, env = "TSTLAB_STORE")]
     store: Option<PathBuf>,
+    /// Open the store read-only: reading commands and the TUI work; nothing is written to it.
+    #[arg(long, global = true)]
+    read_only: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -149,10 +152,10 @@ fn one_line(e: &anyhow::Error) -> String {
 }
 
 /// Opens the store the way `how` needs it; only the default store is made when missing.
-fn open_store(path: &Path, default: &Path, how: Use, name: &str) -> anyhow::Result<Store> {
+fn open_store(path: &Path, default: &Path, how: Use, name: &str, read_only: bool) -> anyhow::Result<Store> {
     let fresh = !path.exists();
-    let create = path == default || matches!(how, Use::Write { create: true });
-    let opened = if create { Store::open(path) } else { Store::open_existing(path) };
+    let create = !read_only && (path == default || matches!(how, Use::Write { create: true }));
+    let opened = Store::open_with(path, OpenOptions { create, read_only });
     let mut store = opened.map_err(|e| match e {
         StoreError::Missing { .. } | StoreError::Empty { .. } => {
             anyhow::anyhow!("{e} (`{name}` does not make a store; `tstlab demo --store PATH` or an import does)")
@@ -208,7 +211,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         return cli::store::check(&path, *json);
     }
     let how = cli.command.as_ref().map_or(Use::Tui, Command::store_use);
-    let store = open_store(&path, &default, how, command_name(&cli.command).unwrap_or("tstlab"))?;
+    let store = open_store(&path, &default, how, command_name(&cli.command).unwrap_or("tstlab"), cli.read_only)?;
     dispatch(cli.command, store, &path).map_err(|e| name_store(e, &path))
 }
 
@@ -238,8 +241,9 @@ fn command_name(c: &Option<Command>) -> Option<&'static str> {
 fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::Result<()> {
     match command {
         None => {
+            let read_only = store.read_only().map(str::to_owned);
             drop(store);
-            tstlab::tui::run(path)
+            tstlab::tui::run(path, read_only)
         }
         Some(Command::Import(a)) => cli::import::run(&mut store, a),
         Some(Command::Ls(a)) => cli::ls::run(&store, a),

@@ -53,6 +53,17 @@ pub fn probe(path: &Path) -> Result<Probe> {
         n if n >= 512 && n.is_power_of_two() => u64::from(n),
         n => return Err(damaged(path, format!("the header's page size {n} is not valid"))),
     };
+    // A file cut short: the header counts more pages than the file holds (a count SQLite
+    // trusts when the header's change counter matches its "version valid for" field), unless
+    // the newest pages are in a WAL file beside it.
+    let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]) as u64;
+    let pages = be32(28);
+    if pages > 0 && be32(24) == be32(92) && pages * page_size > meta.len() && !has_wal(path) {
+        return Err(damaged(
+            path,
+            format!("truncated: the header counts {pages} pages of {page_size} bytes, the file has {} bytes", meta.len()),
+        ));
+    }
     let conn = connect_read_only(path).map_err(|e| match e.sqlite_error_code() {
         Some(ErrorCode::CannotOpen) if has_wal(path) && writable(path).is_err() => Error::Open {
             path: path.to_owned(),
@@ -83,17 +94,6 @@ pub fn probe(path: &Path) -> Result<Probe> {
             path,
             &format!("a SQLite database with schema version {found} but without tstlab's {}", missing.join(", ")),
         ));
-    }
-    // A file cut short: the header counts more pages than the file holds (unless the newest
-    // pages are in a WAL file beside it).
-    if !has_wal(path) {
-        let pages: u64 = conn.query_row("PRAGMA page_count", [], |r| r.get::<_, i64>(0)).map_err(|e| sql_problem(path, e))? as u64;
-        if pages * page_size > meta.len() {
-            return Err(damaged(
-                path,
-                format!("truncated: {pages} pages of {page_size} bytes in the header, {} bytes in the file", meta.len()),
-            ));
-        }
     }
     Ok(Probe::Store(found, conn))
 }

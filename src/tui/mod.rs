@@ -33,10 +33,9 @@ const FRAME: Duration = Duration::from_millis(33);
 /// `TSTLAB_TUI_FAIL=panic` or `=error` makes it fail after the first frame: a way to check that
 /// the terminal is restored in both cases.
 ///
-/// A store that cannot be written opens in read-only mode: marked on the tab line, and keys
-/// that would write say so (nothing is resumed).
-pub fn run(path: &Path) -> anyhow::Result<()> {
-    let read_only = crate::store::Store::open_existing(path)?.read_only().map(str::to_owned);
+/// `read_only` (why the store cannot be written, or `--read-only`) opens it in read-only mode:
+/// marked on the tab line, keys that would write say so, and nothing is resumed.
+pub fn run(path: &Path, read_only: Option<String>) -> anyhow::Result<()> {
     run_with(path, |app| {
         if let Some(why) = read_only {
             app.note = Some((format!("the store is read-only ({why}): browsing only"), false));
