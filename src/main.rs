@@ -165,9 +165,11 @@ fn open_store(path: &Path, default: &Path, how: Use, name: &str, read_only: bool
     if matches!(how, Use::Write { .. }) {
         store.ensure_writable().map_err(|e| anyhow::anyhow!("{e}; `{name}` writes to it"))?;
     }
-    // Damage is looked for before anything writes (quick_check reads every page: about 60 ms
-    // per 100,000 outputs); reading commands meet it only where they read.
-    if !fresh && how != Use::Read && store.read_only().is_none() {
+    // Damage is looked for before anything is read or written. quick_check reads every page
+    // (about 60 ms per 100,000 outputs), so on big stores only commands that write run it;
+    // reading commands there meet damage where they read, and `store check` finds it all.
+    let big = store_bytes(path) > QUICK_CHECK_READS_UP_TO;
+    if !fresh && (matches!(how, Use::Write { .. }) || !big) {
         store.quick_check()?;
     }
     // The first run on the default store gets the demo data.
@@ -176,6 +178,15 @@ fn open_store(path: &Path, default: &Path, how: Use, name: &str, read_only: bool
         eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
     }
     Ok(store)
+}
+
+/// Reading commands and the TUI run `quick_check` on stores up to this size (file and WAL).
+const QUICK_CHECK_READS_UP_TO: u64 = 64 << 20;
+
+fn store_bytes(path: &Path) -> u64 {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    [path.to_owned(), PathBuf::from(wal)].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
 }
 
 /// A SQLite error met after opening (a damaged page, a read-only file) names the store.

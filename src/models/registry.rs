@@ -225,7 +225,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
         return Err(InspectError::Missing(path.to_path_buf()));
     }
     if path.is_dir() {
-        if path.join("config.json").is_file() {
+        if path.join("config.json").exists() {
             return inspect_folder(path);
         }
         // A folder holding exactly one GGUF file (how the installer lays out GGUF models).
@@ -257,7 +257,13 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     let bad = |reason: String| InspectError::Gguf { path: path.to_path_buf(), reason };
     let mut f = crate::input::open(path)?;
     let len = f.metadata().map_err(io_err(path))?.len();
-    let content = gguf_file::Content::read(&mut f).map_err(|e| bad(e.to_string()))?;
+    if len < 4 {
+        return Err(bad(format!("the file has only {len} bytes")));
+    }
+    let content = gguf_file::Content::read(&mut f).map_err(|e| match e.to_string() {
+        s if s.contains("failed to fill whole buffer") => bad(format!("truncated: the header runs past the end of the {len}-byte file")),
+        s => bad(s),
+    })?;
     let mut parameters = 0u64;
     let mut end = content.tensor_data_offset;
     let mut dtypes: BTreeMap<String, usize> = BTreeMap::new();

@@ -1,0 +1,3 @@
+//! Issue 14 ("Trust"): bad inputs, hostile files and faults, one module per area.
+
+mod store_guard;
