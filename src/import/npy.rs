@@ -6,7 +6,7 @@ use std::path::Path;
 
 /// Reads a 1-D `<f8`/`>f8`/`<f4`/`>f4` array, C or Fortran order (the same for 1-D).
 pub fn read_f64(path: &Path) -> Result<Vec<f64>, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::io(path, e))?;
+    let bytes = crate::input::read(path)?;
     parse_f64(path, &bytes)
 }
 
