@@ -118,10 +118,10 @@ impl Store {
                 v
             }
         };
-        if version == 0 {
-            if let Err(why) = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) } {
-                return Err(Error::ReadOnly { path: path.to_owned(), why: format!("{why}; it is empty, so there is nothing to read") });
-            }
+        if version == 0
+            && let Err(why) = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) }
+        {
+            return Err(Error::ReadOnly { path: path.to_owned(), why: format!("{why}; it is empty, so there is nothing to read") });
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| guard::sql_problem(path, e))?;

@@ -222,7 +222,7 @@ fn truncated_and_damaged_stores_are_refused() {
     std::fs::write(&bad, &b).unwrap();
     let damaged = match Store::open(&bad) {
         Err(e) => e,
-        Ok(s) => s.quick_check().err().expect("quick_check finds the damage"),
+        Ok(s) => s.quick_check().expect_err("quick_check finds the damage"),
     };
     assert!(matches!(damaged, Error::Damaged { .. }), "{damaged}");
     let r = check::check(&bad).unwrap();

@@ -35,7 +35,7 @@ struct Out {
 }
 
 /// Runs `tstlab ARGS` with its own home (and `env`), within [`LIMIT`].
-fn run(home: &Path, env: &[(&str, &str)], args: &[OsString]) -> Out {
+fn run(home: &Path, env: &[(&str, &str)], args: Vec<OsString>) -> Out {
     let mut c = bin::tstlab(home);
     c.args(args).timeout(LIMIT);
     for (k, v) in env {
@@ -81,12 +81,12 @@ fn succeeded(o: &Out, what: &str) {
 
 /// A demo store at `path`.
 fn demo(home: &Path, path: &Path) {
-    succeeded(&run(home, &[], &args!["--store", path, "demo"]), "demo");
+    succeeded(&run(home, &[], args!["--store", path, "demo"]), "demo");
 }
 
 /// The store's rows as `ls --json` shows them.
 fn rows(home: &Path, store: &Path) -> String {
-    let o = run(home, &[], &args!["--store", store, "--read-only", "ls", "--json"]);
+    let o = run(home, &[], args!["--store", store, "--read-only", "ls", "--json"]);
     succeeded(&o, "ls --json");
     o.stdout
 }
@@ -158,7 +158,7 @@ fn files_that_are_not_stores_are_refused_and_left_as_they_were() {
         for cmd in commands {
             let mut a = args!["--store", path];
             a.extend(cmd.iter().cloned());
-            let o = run(dir, &[], &a);
+            let o = run(dir, &[], a);
             refused(&o, path, reason, &format!("{cmd:?} on {}", path.display()));
             if path.is_file() {
                 assert_eq!(std::fs::read(path).unwrap(), before, "{cmd:?} wrote to {}", path.display());
@@ -167,7 +167,7 @@ fn files_that_are_not_stores_are_refused_and_left_as_they_were() {
             n += 1;
         }
         // `store check` says the same (a damaged file: as problems, on stdout).
-        let o = run(dir, &[], &args!["--store", path, "store", "check"]);
+        let o = run(dir, &[], args!["--store", path, "store", "check"]);
         assert_eq!(o.code, Some(1), "store check on {}: {}", path.display(), o.stderr);
         assert!(format!("{}{}", o.stdout, o.stderr).contains(reason.trim_start_matches("is damaged (")), "{}{}", o.stdout, o.stderr);
         if path.is_file() {
@@ -194,7 +194,7 @@ fn fifos_and_devices_as_stores_are_refused_at_once() {
             let start = Instant::now();
             let mut a = args!["--store", path];
             a.extend(cmd);
-            refused(&run(home.path(), &[], &a), path, reason, &format!("{}", path.display()));
+            refused(&run(home.path(), &[], a), path, reason, &format!("{}", path.display()));
             assert!(start.elapsed() < Duration::from_secs(20));
         }
     }
@@ -208,10 +208,10 @@ fn a_damaged_store_is_never_written_and_store_check_lists_the_damage() {
     let dir = home.path();
     let good = dir.join("good.sqlite");
     demo(dir, &good);
-    let o = run(dir, &[], &args!["--store", &good, "store", "check"]);
+    let o = run(dir, &[], args!["--store", &good, "store", "check"]);
     succeeded(&o, "store check");
     assert_eq!(o.stdout.trim(), format!("{}: ok", good.display()));
-    let o = run(dir, &[], &args!["--store", &good, "store", "check", "--json"]);
+    let o = run(dir, &[], args!["--store", &good, "store", "check", "--json"]);
     let v = bin::json(o.stdout.as_bytes());
     assert_eq!((v["ok"].as_bool(), v["problems"].as_array().map(Vec::len)), (Some(true), Some(0)));
 
@@ -227,22 +227,22 @@ fn a_damaged_store_is_never_written_and_store_check_lists_the_damage() {
     ] {
         let mut a = args!["--store", &bad];
         a.extend(cmd.iter().cloned());
-        refused(&run(dir, &[], &a), &bad, "is damaged (", &format!("{cmd:?}"));
+        refused(&run(dir, &[], a), &bad, "is damaged (", &format!("{cmd:?}"));
         assert_eq!(std::fs::read(&bad).unwrap(), before, "{cmd:?} wrote to a damaged store");
     }
     // Reading commands and the TUI too (a store this small is checked on every open).
     for cmd in [args!["ls"], args!["export", "--dataset", "demo-sentiment"], args!["table", "--dataset", "demo-sentiment"], args!["--read-only", "ls"], args![]] {
         let mut a = args!["--store", &bad];
         a.extend(cmd.iter().cloned());
-        refused(&run(dir, &[], &a), &bad, "is damaged (", &format!("{cmd:?}"));
+        refused(&run(dir, &[], a), &bad, "is damaged (", &format!("{cmd:?}"));
         assert_eq!(std::fs::read(&bad).unwrap(), before);
     }
-    let o = run(dir, &[], &args!["--store", &bad, "store", "check"]);
+    let o = run(dir, &[], args!["--store", &bad, "store", "check"]);
     assert_eq!(o.code, Some(1));
     let problems: Vec<&str> = o.stdout.lines().collect();
     assert!(!problems.is_empty() && problems.iter().all(|l| l.starts_with(&format!("{}: ", bad.display()))), "{}", o.stdout);
     refused(&Out { code: o.code, stdout: String::new(), stderr: o.stderr }, &bad, &format!("has {} problem(s)", problems.len()), "store check");
-    let o = run(dir, &[], &args!["--store", &bad, "store", "check", "--json"]);
+    let o = run(dir, &[], args!["--store", &bad, "store", "check", "--json"]);
     let v = bin::json(o.stdout.as_bytes());
     assert_eq!(v["ok"].as_bool(), Some(false));
     assert_eq!(v["problems"].as_array().unwrap().len(), problems.len());
@@ -288,26 +288,26 @@ fn only_the_default_store_and_writing_commands_make_a_store() {
     for cmd in reading.iter().chain(&writing) {
         let mut a = args!["--store", &missing];
         a.extend(cmd.iter().cloned());
-        refused(&run(dir, &[], &a), &missing, "does not exist", &format!("{cmd:?}"));
+        refused(&run(dir, &[], a), &missing, "does not exist", &format!("{cmd:?}"));
         assert!(!sub.exists(), "{cmd:?} made {}", sub.display());
     }
     // The same through TSTLAB_STORE.
-    let o = run(dir, &[("TSTLAB_STORE", missing.to_str().unwrap())], &args!["ls"]);
+    let o = run(dir, &[("TSTLAB_STORE", missing.to_str().unwrap())], args!["ls"]);
     refused(&o, &missing, "does not exist", "TSTLAB_STORE");
     assert!(!sub.exists());
     // An empty file is not a store either, and stays empty.
     let empty = dir.join("empty.sqlite");
     std::fs::write(&empty, b"").unwrap();
-    refused(&run(dir, &[], &args!["--store", &empty, "ls"]), &empty, "is an empty file", "ls on an empty file");
+    refused(&run(dir, &[], args!["--store", &empty, "ls"]), &empty, "is an empty file", "ls on an empty file");
     assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
     // Commands that write may make one: import and demo.
-    succeeded(&run(dir, &[], &args!["--store", &missing, "import", "items", fixture("items.tsv"), "--dataset", "mini"]), "import");
+    succeeded(&run(dir, &[], args!["--store", &missing, "import", "items", fixture("items.tsv"), "--dataset", "mini"]), "import");
     assert!(missing.is_file());
     let fresh = dir.join("fresh/demo.sqlite");
-    succeeded(&run(dir, &[], &args!["--store", &fresh, "demo"]), "demo");
-    succeeded(&run(dir, &[], &args!["--store", &empty, "demo"]), "demo into an empty file");
+    succeeded(&run(dir, &[], args!["--store", &fresh, "demo"]), "demo");
+    succeeded(&run(dir, &[], args!["--store", &empty, "demo"]), "demo into an empty file");
     // The default store is made with the demo data, as before.
-    let o = run(dir, &[], &args!["ls"]);
+    let o = run(dir, &[], args!["ls"]);
     succeeded(&o, "ls on the default store");
     assert!(o.stderr.contains("with the demo data") && dir.join("tstlab.sqlite").is_file(), "{}", o.stderr);
 }
@@ -332,13 +332,13 @@ fn reads_served_writes_refused(home: &Path, store: &Path, flag: &[&str], reason:
         (args!["transfer", "--runs"], "no local transfer runs"),
         (args!["store", "check"], "ok"),
     ] {
-        let o = run(home, &[], &with(cmd.clone()));
+        let o = run(home, &[], with(cmd.clone()));
         succeeded(&o, &format!("{cmd:?}"));
         assert!(o.stdout.contains(want), "{cmd:?}: {}", o.stdout);
     }
     let copy = home.join("copy.sqlite");
-    succeeded(&run(home, &[], &with(args!["store", "backup", &copy])), "backup of a read-only store");
-    succeeded(&run(home, &[], &args!["--store", &copy, "store", "check"]), "its copy checks");
+    succeeded(&run(home, &[], with(args!["store", "backup", &copy])), "backup of a read-only store");
+    succeeded(&run(home, &[], args!["--store", &copy, "store", "check"]), "its copy checks");
     std::fs::remove_file(&copy).unwrap();
     for cmd in [
         args!["import", "items", fixture("items.tsv"), "--dataset", "mini"],
@@ -347,7 +347,7 @@ fn reads_served_writes_refused(home: &Path, store: &Path, flag: &[&str], reason:
         args!["campaign", "new", "c", "--dataset", "demo-sentiment", "--annotators", "a"],
         args!["annotate", "--campaign", "c", "--annotator", "a"],
     ] {
-        refused(&run(home, &[], &with(cmd.clone())), store, reason, &format!("{cmd:?}"));
+        refused(&run(home, &[], with(cmd.clone())), store, reason, &format!("{cmd:?}"));
     }
     assert_eq!(std::fs::read(store).unwrap(), before);
 }
@@ -416,7 +416,7 @@ struct Pty {
 }
 
 impl Pty {
-    fn spawn(home: &Path, args: &[OsString]) -> Pty {
+    fn spawn(home: &Path, args: Vec<OsString>) -> Pty {
         use std::io::{Read, Write};
         use std::os::fd::{FromRawFd, OwnedFd};
         use std::os::unix::process::CommandExt;
@@ -508,7 +508,7 @@ fn the_tui_on_a_read_only_store_says_so_and_writes_nothing() {
     let store = home.path().join("s.sqlite");
     demo(home.path(), &store);
     let before = std::fs::read(&store).unwrap();
-    let mut tui = Pty::spawn(home.path(), &args!["--store", &store, "--read-only"]);
+    let mut tui = Pty::spawn(home.path(), args!["--store", &store, "--read-only"]);
     tui.wait_for("READ-ONLY");
     tui.wait_for("demo-sentiment");
     // `t` would launch a transfer run (it writes): refused with a word, not a failure later.
@@ -570,13 +570,13 @@ fn backup_is_a_consistent_copy_while_another_connection_writes() {
     for k in 0..4 {
         let copy = dir.join(format!("copy{k}.sqlite"));
         let at = commits.load(Ordering::Relaxed);
-        let o = run(dir, &[], &args!["--store", &store, "store", "backup", &copy]);
+        let o = run(dir, &[], args!["--store", &store, "store", "backup", &copy]);
         succeeded(&o, "store backup");
         assert!(o.stdout.contains(&copy.display().to_string()), "{}", o.stdout);
         let (a, m) = count(&Store::open_existing(&copy).unwrap());
         assert_eq!(a - base.0, m - base.1, "copy {k} is not one snapshot");
         assert!((a - base.0) as usize >= at, "copy {k} misses commits made before it started");
-        succeeded(&run(dir, &[], &args!["--store", &copy, "store", "check"]), "the copy checks");
+        succeeded(&run(dir, &[], args!["--store", &copy, "store", "check"]), "the copy checks");
         seen.push(a);
     }
     stop.store(true, Ordering::Relaxed);
@@ -585,12 +585,12 @@ fn backup_is_a_consistent_copy_while_another_connection_writes() {
     // An existing file is not overwritten without --force; with it, it is.
     let copy = dir.join("copy0.sqlite");
     let before = std::fs::read(&copy).unwrap();
-    refused(&run(dir, &[], &args!["--store", &store, "store", "backup", &copy]), &copy, "exists already (--force replaces it)", "no --force");
+    refused(&run(dir, &[], args!["--store", &store, "store", "backup", &copy]), &copy, "exists already (--force replaces it)", "no --force");
     assert_eq!(std::fs::read(&copy).unwrap(), before);
-    succeeded(&run(dir, &[], &args!["--store", &store, "store", "backup", &copy, "--force"]), "--force");
+    succeeded(&run(dir, &[], args!["--store", &store, "store", "backup", &copy, "--force"]), "--force");
     let (a, _) = count(&Store::open_existing(&copy).unwrap());
     assert_eq!(a - base.0, commits.load(Ordering::Relaxed) as i64, "the forced copy has every commit");
-    refused(&run(dir, &[], &args!["--store", &store, "store", "backup", &store, "--force"]), &store, "is the store itself", "onto itself");
+    refused(&run(dir, &[], args!["--store", &store, "store", "backup", &store, "--force"]), &store, "is the store itself", "onto itself");
     let leftovers: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains(".partial-")).collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
@@ -642,7 +642,7 @@ fn inputs_that_are_not_regular_files_or_too_big_are_refused_at_once() {
         ("templates show", false, |_, p| args!["templates", "show", p]),
     ];
     let arpa = dir.join("lm.arpa");
-    let o = run(dir, &[], &args!["lm", "estimate", "--order", "2", "--discount-fallback", "--arpa", &arpa, &good]);
+    let o = run(dir, &[], args!["lm", "estimate", "--order", "2", "--discount-fallback", "--arpa", &arpa, &good]);
     succeeded(&o, "lm estimate");
     let rows_before = rows(dir, &store);
     let mut cases = 0;
@@ -653,7 +653,7 @@ fn inputs_that_are_not_regular_files_or_too_big_are_refused_at_once() {
             let mut a = if uses_store { args!["--store", &store] } else { args![] };
             a.extend(make(g, input));
             let start = Instant::now();
-            let o = run(dir, &limits, &a);
+            let o = run(dir, &limits, a);
             let what = format!("{name} on {}", input.display());
             refused(&o, input, reason, &what);
             if input == long.as_path() {
@@ -668,7 +668,7 @@ fn inputs_that_are_not_regular_files_or_too_big_are_refused_at_once() {
     let templates = dir.join("templates");
     std::fs::create_dir(&templates).unwrap();
     mkfifo(&templates.join("stuck.prompt"));
-    let o = run(dir, &[], &args!["templates", "list"]);
+    let o = run(dir, &[], args!["templates", "list"]);
     succeeded(&o, "templates list");
     assert!(format!("{}{}", o.stdout, o.stderr).contains("stuck.prompt: is a FIFO"), "{}{}", o.stdout, o.stderr);
     // Standard input has the limits too.
@@ -683,7 +683,7 @@ fn inputs_that_are_not_regular_files_or_too_big_are_refused_at_once() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.trim() == "error: -: is 1001 bytes, over the limit of 1000 bytes a file (TSTLAB_MAX_FILE_BYTES)", "{err}");
     // A limit that is not a number is named.
-    let o = run(dir, &[("TSTLAB_MAX_LINE_BYTES", "lots")], &args!["metric", "bleu", "--hyp", &good, "--ref", &good]);
+    let o = run(dir, &[("TSTLAB_MAX_LINE_BYTES", "lots")], args!["metric", "bleu", "--hyp", &good, "--ref", &good]);
     refused(&o, &good, "TSTLAB_MAX_LINE_BYTES=\"lots\" is not a positive number of bytes", "bad limit");
     assert_eq!(cases, 12 * 7);
 }
@@ -789,9 +789,9 @@ fn broken_model_files_are_one_line_naming_the_file() {
     let mut cases = 0;
     for (dir, file, reason) in &enc {
         let named = if file.is_empty() { dir.clone() } else { dir.join(file) };
-        let o = run(root, &[], &args!["models", "info", dir]);
+        let o = run(root, &[], args!["models", "info", dir]);
         refused(&o, &named, reason, &format!("models info {}", dir.display()));
-        let o = run(root, &[], &args!["--store", &store, "score", "--dataset", "demo-sentiment", "--metrics", "s-bert", "--encoder", dir]);
+        let o = run(root, &[], args!["--store", &store, "score", "--dataset", "demo-sentiment", "--metrics", "s-bert", "--encoder", dir]);
         failed_last(&o, &named, reason, &format!("score --encoder {}", dir.display()));
         cases += 2;
     }
@@ -849,9 +849,9 @@ fn broken_model_files_are_one_line_naming_the_file() {
         },
     ];
     for (model, named, reason) in &generators {
-        let o = run(root, &[], &args!["--store", &store, "transfer", "--dataset", "demo-sentiment", "--direction", "negative->positive", "--limit", "1", "--model", model]);
+        let o = run(root, &[], args!["--store", &store, "transfer", "--dataset", "demo-sentiment", "--direction", "negative->positive", "--limit", "1", "--model", model]);
         refused(&o, named, reason, &format!("transfer --model {}", model.display()));
-        let o = run(root, &[], &args!["--store", &store, "score", "--dataset", "demo-sentiment", "--metrics", "g-ppl", "--model", model]);
+        let o = run(root, &[], args!["--store", &store, "score", "--dataset", "demo-sentiment", "--metrics", "g-ppl", "--model", model]);
         failed_last(&o, named, reason, &format!("score g-ppl --model {}", model.display()));
         cases += 2;
     }
@@ -865,7 +865,7 @@ fn broken_model_files_are_one_line_naming_the_file() {
         (root.join("fifo.gguf"), "is a FIFO"),
         (notok, "no tokenizer"),
     ] {
-        refused(&run(root, &[], &args!["models", "info", &p]), &p, reason, &format!("models info {}", p.display()));
+        refused(&run(root, &[], args!["models", "info", &p]), &p, reason, &format!("models info {}", p.display()));
         cases += 1;
     }
     assert_eq!(cases, 45);
