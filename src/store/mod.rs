@@ -30,7 +30,7 @@ pub enum Error {
     Open { path: PathBuf, detail: String },
     #[error("store {path} does not exist")]
     Missing { path: PathBuf },
-    #[error("store {path} is an empty file")]
+    #[error("store {path} is empty (no tables)")]
     Empty { path: PathBuf },
     #[error("store {path} {what}")]
     NotAFile { path: PathBuf, what: String },

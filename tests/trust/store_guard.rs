@@ -298,7 +298,7 @@ fn only_the_default_store_and_writing_commands_make_a_store() {
     // An empty file is not a store either, and stays empty.
     let empty = dir.join("empty.sqlite");
     std::fs::write(&empty, b"").unwrap();
-    refused(&run(dir, &[], args!["--store", &empty, "ls"]), &empty, "is an empty file", "ls on an empty file");
+    refused(&run(dir, &[], args!["--store", &empty, "ls"]), &empty, "is empty (no tables)", "ls on an empty file");
     assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
     // Commands that write may make one: import and demo.
     succeeded(&run(dir, &[], args!["--store", &missing, "import", "items", fixture("items.tsv"), "--dataset", "mini"]), "import");
