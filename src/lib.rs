@@ -4,6 +4,7 @@
 
 pub mod analysis;
 pub mod human;
+pub mod input;
 pub mod paths;
 pub mod plot;
 pub mod printable;

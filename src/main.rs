@@ -1,16 +1,21 @@
 //! `tstlab`: the TUI with no subcommand, headless work with one.
 
 use clap::{Parser, Subcommand};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use tstlab::cli;
-use tstlab::store::Store;
+use tstlab::store::{Error as StoreError, OpenOptions, Store};
 
 #[derive(Parser)]
 #[command(name = "tstlab", version, about = "A terminal workbench for text style transfer research")]
 struct Cli {
     /// The store file (default: $TSTLAB_HOME/tstlab.sqlite, else ~/.local/share/tstlab/tstlab.sqlite).
+    /// Only the default store is made when missing (with the demo data); another path must
+    /// exist, except for `import` and `demo`, which make a new store there.
     #[arg(long, global = true, env = "TSTLAB_STORE")]
     store: Option<PathBuf>,
+    /// Open the store read-only: reading commands and the TUI work; nothing is written to it.
+    #[arg(long, global = true)]
+    read_only: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -58,11 +63,56 @@ enum Command {
     /// Prompt templates: built-in and the user's own (no store needed).
     #[command(subcommand)]
     Templates(cli::templates::TemplatesCommand),
+    /// The store file itself: integrity check, consistent backup.
+    #[command(subcommand)]
+    Store(cli::store::StoreCommand),
     /// Throughput benchmarks.
     Bench {
         #[command(subcommand)]
         command: cli::bench::BenchCommand,
     },
+}
+
+/// What a subcommand does with the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Use {
+    /// Only reads: the store must exist; read-only when it cannot be written.
+    Read,
+    /// Writes: the store must be writable and pass `quick_check`; `create` makes a new store
+    /// where there is none.
+    Write { create: bool },
+    /// The TUI: reads, and writes where the store can be written (read-only mode otherwise).
+    Tui,
+}
+
+impl Command {
+    fn store_use(&self) -> Use {
+        use cli::campaign::CampaignCommand as C;
+        use cli::classifier::ClassifierCommand as K;
+        use cli::lm::LmCommand as L;
+        match self {
+            Command::Import(_) | Command::Demo => Use::Write { create: true },
+            Command::Ls(_)
+            | Command::Show(_)
+            | Command::Export(_)
+            | Command::Table(_)
+            | Command::Correlate(_)
+            | Command::Plot(_)
+            | Command::Report(_)
+            | Command::Store(_)
+            | Command::Classifier(K::Train(_) | K::Eval(_) | K::List { .. })
+            | Command::Lm(L::Train(_) | L::Estimate(_) | L::Query(_) | L::List { .. })
+            | Command::Campaign(C::Status { .. } | C::Results { .. } | C::Disagreements { .. } | C::Export { .. }) => Use::Read,
+            Command::Transfer(a) if a.runs => Use::Read,
+            Command::Score(_)
+            | Command::Classifier(K::Score(_) | K::Cola(_))
+            | Command::Lm(L::Score(_))
+            | Command::Campaign(C::New(_) | C::Import { .. })
+            | Command::Transfer(_)
+            | Command::Annotate(_) => Use::Write { create: false },
+            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => Use::Read,
+        }
+    }
 }
 
 fn main() -> std::process::ExitCode {
@@ -82,11 +132,85 @@ fn main() -> std::process::ExitCode {
     match run(Cli::parse()) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
-            // Messages quote file names, lines and values: shown terminal-safe.
-            eprintln!("error: {:#}", tstlab::printable::SafeText(&e));
+            // One line; it quotes file names, lines and values: shown terminal-safe.
+            eprintln!("error: {}", tstlab::printable::Safe(&one_line(&e)));
             std::process::ExitCode::FAILURE
         }
     }
+}
+
+/// The error and its causes on one line, without the parts that only repeat (SQLite's code
+/// behind its own message, a cause already quoted by its context).
+fn one_line(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        if cause.downcast_ref::<rusqlite::ffi::Error>().is_some() {
+            continue;
+        }
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+/// Opens the store the way `how` needs it; only the default store is made when missing.
+fn open_store(path: &Path, default: &Path, how: Use, name: &str, read_only: bool) -> anyhow::Result<Store> {
+    let fresh = !path.exists();
+    let create = !read_only && (path == default || matches!(how, Use::Write { create: true }));
+    let opened = Store::open_with(path, OpenOptions { create, read_only });
+    let mut store = opened.map_err(|e| match e {
+        StoreError::Missing { .. } | StoreError::Empty { .. } => {
+            anyhow::anyhow!("{e} (`{name}` does not make a store; `tstlab demo --store PATH` or an import does)")
+        }
+        e => e.into(),
+    })?;
+    if matches!(how, Use::Write { .. }) {
+        store.ensure_writable().map_err(|e| anyhow::anyhow!("{e}; `{name}` writes to it"))?;
+    }
+    // Damage is looked for before anything is read or written. quick_check reads every page
+    // (about 60 ms per 100,000 outputs), so on big stores only commands that write run it;
+    // reading commands there meet damage where they read, and `store check` finds it all.
+    let big = store_bytes(path) > QUICK_CHECK_READS_UP_TO;
+    if !fresh && (matches!(how, Use::Write { .. }) || !big) {
+        store.quick_check()?;
+    }
+    // The first run on the default store gets the demo data.
+    if fresh && path == default && name != "demo" {
+        let s = tstlab::demo::build(&mut store)?;
+        eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
+    }
+    Ok(store)
+}
+
+/// Reading commands and the TUI run `quick_check` on stores up to this size (file and WAL).
+const QUICK_CHECK_READS_UP_TO: u64 = 64 << 20;
+
+fn store_bytes(path: &Path) -> u64 {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    [path.to_owned(), PathBuf::from(wal)].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum()
+}
+
+/// A SQLite error met after opening (a damaged page, a read-only file) names the store.
+fn name_store(e: anyhow::Error, path: &Path) -> anyhow::Error {
+    use rusqlite::ErrorCode as C;
+    let code = e.chain().find_map(|c| c.downcast_ref::<rusqlite::Error>()?.sqlite_error_code());
+    let (what, hint) = match code {
+        Some(C::DatabaseCorrupt | C::NotADatabase) => ("is damaged", " (`tstlab store check` lists every problem)"),
+        Some(C::ReadOnly) => ("is read-only", ""),
+        _ => return e,
+    };
+    let text = one_line(&e);
+    if text.contains(&path.display().to_string()) {
+        return e;
+    }
+    anyhow::anyhow!("store {} {what}: {text}{hint}", path.display())
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -102,17 +226,43 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     };
     let default = tstlab::paths::default_store();
     let path = cli.store.clone().unwrap_or_else(|| default.clone());
-    let fresh = !path.exists();
-    let mut store = Store::open(&path)?;
-    // The first run on the default store gets the demo data.
-    if fresh && path == default && !matches!(cli.command, Some(Command::Demo)) {
-        let s = tstlab::demo::build(&mut store)?;
-        eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
+    if let Some(Command::Store(cli::store::StoreCommand::Check { json })) = &cli.command {
+        return cli::store::check(&path, *json);
     }
-    match cli.command {
+    let how = cli.command.as_ref().map_or(Use::Tui, Command::store_use);
+    let store = open_store(&path, &default, how, command_name(&cli.command).unwrap_or("tstlab"), cli.read_only)?;
+    dispatch(cli.command, store, &path).map_err(|e| name_store(e, &path))
+}
+
+/// The subcommand's name as typed on the command line, for messages.
+fn command_name(c: &Option<Command>) -> Option<&'static str> {
+    Some(match c.as_ref()? {
+        Command::Import(_) => "import",
+        Command::Ls(_) => "ls",
+        Command::Show(_) => "show",
+        Command::Export(_) => "export",
+        Command::Score(_) => "score",
+        Command::Table(_) => "table",
+        Command::Demo => "demo",
+        Command::Classifier(_) => "classifier",
+        Command::Lm(_) => "lm",
+        Command::Correlate(_) => "correlate",
+        Command::Plot(_) => "plot",
+        Command::Report(_) => "report",
+        Command::Campaign(_) => "campaign",
+        Command::Annotate(_) => "annotate",
+        Command::Transfer(_) => "transfer",
+        Command::Store(_) => "store",
+        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => return None,
+    })
+}
+
+fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::Result<()> {
+    match command {
         None => {
+            let read_only = store.read_only().map(str::to_owned);
             drop(store);
-            tstlab::tui::run(&path)
+            tstlab::tui::run(path, read_only)
         }
         Some(Command::Import(a)) => cli::import::run(&mut store, a),
         Some(Command::Ls(a)) => cli::ls::run(&store, a),
@@ -134,8 +284,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Transfer(a)) => cli::transfer::run(&mut store, a),
         Some(Command::Annotate(a)) => {
             drop(store);
-            cli::annotate::run(&path, a)
+            cli::annotate::run(path, a)
         }
+        Some(Command::Store(cli::store::StoreCommand::Backup { file, force, json })) => cli::store::backup(&store, &file, force, json),
+        Some(Command::Store(cli::store::StoreCommand::Check { .. })) => unreachable!("checked before the store is opened"),
         Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
     }
 }

@@ -255,8 +255,16 @@ fn gguf_inspection_and_truncation() {
     let f32t = QTensor::quantize(&t, GgmlDType::F32).unwrap();
     let arch = gguf_file::Value::String("llama".into());
     let ctx = gguf_file::Value::U32(128);
+    let tokens = gguf_file::Value::Array(vec![gguf_file::Value::String("a".into())]);
+    // Without a tokenizer the file cannot be used: inspection says so.
     let mut f = std::fs::File::create(&path).unwrap();
     gguf_file::write(&mut f, &[("general.architecture", &arch), ("llama.context_length", &ctx)], &[("a", &q), ("b", &f32t)]).unwrap();
+    drop(f);
+    let e = registry::inspect(&path).unwrap_err().to_string();
+    assert!(e.contains("tiny.gguf") && e.contains("no tokenizer"), "{e}");
+    let mut f = std::fs::File::create(&path).unwrap();
+    let md = [("general.architecture", &arch), ("llama.context_length", &ctx), ("tokenizer.ggml.tokens", &tokens)];
+    gguf_file::write(&mut f, &md, &[("a", &q), ("b", &f32t)]).unwrap();
     drop(f);
     let i = registry::inspect(&path).unwrap();
     assert_eq!((i.architecture.as_str(), i.format, i.parameters), ("llama", Format::Gguf, Some(128)));

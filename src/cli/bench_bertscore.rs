@@ -86,7 +86,7 @@ pub fn demo_pairs(n: usize) -> Vec<(String, String)> {
 pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     let pairs: Vec<(String, String)> = match &args.pairs_file {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+            let text = crate::input::read_to_string(p)?;
             text.lines()
                 .filter(|l| !l.is_empty())
                 .map(|l| {

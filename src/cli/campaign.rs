@@ -108,7 +108,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
             Ok(())
         }
         CampaignCommand::Import { file, json } => {
-            let text = std::fs::read_to_string(&file)?;
+            let text = crate::input::read_to_string(&file)?;
             let lines = exchange::parse(&text, &file.display().to_string())?;
             let r = exchange::import(store, &lines)?;
             if json {

@@ -9,7 +9,7 @@ use crate::models::ngram_lm::{Estimate, Model, estimate};
 use crate::models::words::Tokenizer;
 use crate::score::{self, Selection};
 use crate::store::Store;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
@@ -119,12 +119,8 @@ pub fn run(store: Option<&mut Store>, cmd: LmCommand) -> anyhow::Result<()> {
 
 fn read_input(input: &Option<PathBuf>) -> anyhow::Result<String> {
     let bytes = match input {
-        Some(p) => std::fs::read(p).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
-        None => {
-            let mut b = Vec::new();
-            std::io::stdin().read_to_end(&mut b)?;
-            b
-        }
+        Some(p) => crate::input::read_text(p)?,
+        None => crate::input::read_stdin_text()?,
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

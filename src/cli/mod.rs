@@ -20,6 +20,7 @@ pub mod report;
 pub mod score;
 pub mod score_table;
 pub mod show;
+pub mod store;
 pub mod table;
 pub mod templates;
 pub mod transfer;

@@ -97,5 +97,8 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         });
         super::print_json(&v)?;
     }
+    if let Some((metric, reason)) = report.absent.iter().find(|(_, r)| plan::is_broken(r)) {
+        anyhow::bail!("{metric}: {reason}");
+    }
     Ok(())
 }

@@ -53,7 +53,8 @@ impl SaveError {
 
     fn of(e: &store::Error, path: &Path) -> SaveError {
         match e {
-            store::Error::Sql(s) | store::Error::Open { source: s, .. } => Self::of_sql(s, path),
+            store::Error::Sql(s) => Self::of_sql(s, path),
+            store::Error::ReadOnly { why, .. } => SaveError::ReadOnly(why.clone()),
             other => SaveError::Other(other.to_string()),
         }
     }
@@ -306,7 +307,7 @@ impl Worker {
     /// The open connection, reopened after a failure.
     fn store(&mut self, wait: Duration) -> Result<&mut Store, SaveError> {
         if self.store.is_none() {
-            let s = Store::open(&self.path).map_err(|e| SaveError::of(&e, &self.path))?;
+            let s = Store::open_existing(&self.path).map_err(|e| SaveError::of(&e, &self.path))?;
             self.store = Some(s);
         }
         let s = self.store.as_mut().expect("opened above");

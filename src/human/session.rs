@@ -161,7 +161,7 @@ impl Session {
     /// Opens `annotator`'s queue of `campaign` on the store file, adding the annotator to the
     /// campaign first when `join` (else an annotator without a queue is an error).
     pub fn open(path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<Session> {
-        let mut store = Store::open(path)?;
+        let mut store = Store::open_existing(path)?;
         let c = campaign::load(&store, campaign)?;
         let known = c.annotators(&store)?.into_iter().find(|(_, n)| n == annotator);
         let annotator_id = match known {
@@ -198,7 +198,7 @@ impl Session {
         }
         let view = item_view(&store, &c, annotator_id, &entries[at])?;
         let stored = saver::count_stored(&store, c.id, annotator_id)?;
-        let saver = Saver::spawn(Store::open(path)?, c.id, annotator_id);
+        let saver = Saver::spawn(Store::open_existing(path)?, c.id, annotator_id);
         let s = Session {
             store,
             saver,

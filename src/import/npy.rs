@@ -7,7 +7,7 @@ use std::path::Path;
 /// Reads a 1-D `<f8`/`>f8`/`<f4`/`>f4` array, C or Fortran order (the same for 1-D). Errors
 /// about the file as a whole (unreadable, empty) carry no byte offset.
 pub fn read_f64(path: &Path) -> Result<Vec<f64>, ImportError> {
-    let bytes = std::fs::read(path).map_err(|e| ImportError::io(path, e))?;
+    let bytes = crate::input::read(path)?;
     if bytes.is_empty() {
         return Err(ImportError::new(path, None, "empty file"));
     }

@@ -1,7 +1,9 @@
 //! Reading text files the way real TST data comes: UTF-8 BOM, CRLF, a missing final newline
 //! and stray invalid bytes. Invalid bytes are replaced with U+FFFD and reported, never silently.
+//! Files are opened through `crate::input`: regular files only, within the size and line limits.
 
 use super::{ImportError, Notice};
+use crate::input::InputError;
 use std::path::{Path, PathBuf};
 
 /// A text file split into lines, with what had to be repaired.
@@ -14,9 +16,10 @@ pub struct TextFile {
 }
 
 impl TextFile {
-    /// Reads `path`. Fails only when the file cannot be read.
+    /// Reads `path`. Fails when it is not a regular file, cannot be read, or is over the size
+    /// or line limit (`crate::input`).
     pub fn read(path: &Path) -> Result<Self, ImportError> {
-        let bytes = std::fs::read(path).map_err(|e| ImportError::io(path, e))?;
+        let bytes = crate::input::read_text(path)?;
         Ok(Self::from_bytes(path, &bytes))
     }
 
@@ -67,6 +70,12 @@ impl TextFile {
     /// The 1-based line number of `lines[i]`.
     pub fn line_no(i: usize) -> usize {
         i + 1
+    }
+}
+
+impl From<InputError> for ImportError {
+    fn from(e: InputError) -> Self {
+        ImportError::new(&e.path, e.line, e.problem.to_string())
     }
 }
 

@@ -39,6 +39,9 @@ pub enum BertError {
     Tokenize(String),
     #[error("forward pass failed: {0}")]
     Compute(#[from] candle_core::Error),
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 type Result<T> = std::result::Result<T, BertError>;
@@ -472,31 +475,34 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BertError + '_ {
     }
 }
 
+/// A small file of the folder (config, tokenizer): missing is [`BertError::Missing`].
+fn read_text(path: &Path) -> Result<String> {
+    crate::input::read_to_string(path).map_err(|e| if e.is_missing() { BertError::Missing(path.to_owned()) } else { e.into() })
+}
+
 impl BertEncoder {
     /// Loads a model folder. Every failure names the file at fault.
     pub fn load(dir: &Path) -> Result<BertEncoder> {
         let config_path = dir.join("config.json");
-        let text = std::fs::read_to_string(&config_path).map_err(io_err(&config_path))?;
+        let text = read_text(&config_path)?;
         let config: EncoderConfig = serde_json::from_str(&text).map_err(|e| BertError::Config {
             path: config_path.clone(),
             reason: format!("not a BERT-style config: {e}"),
         })?;
         let tok_path = dir.join("tokenizer.json");
-        if !tok_path.is_file() {
-            return Err(BertError::Missing(tok_path));
-        }
-        let tokenizer = Tokenizer::from_file(&tok_path)
+        let tokenizer = Tokenizer::from_bytes(read_text(&tok_path)?)
             .map_err(|e| BertError::Tokenizer { path: tok_path.clone(), reason: e.to_string() })?;
         let dev = super::device::choose();
         let st = dir.join("model.safetensors");
         let bin = dir.join("pytorch_model.bin");
-        let (vb, weights) = if st.is_file() {
-            let data = std::fs::read(&st).map_err(io_err(&st))?;
+        let (vb, weights) = if st.exists() {
+            let data = crate::input::read_any_size(&st)?;
             let sha = hex::encode(sha2::Sha256::digest(&data));
             let vb = VarBuilder::from_buffered_safetensors(data, DType::F32, &dev)
                 .map_err(|e| BertError::Weights { path: st.clone(), reason: e.to_string() })?;
             (vb, (st, sha))
-        } else if bin.is_file() {
+        } else if bin.exists() {
+            crate::input::regular(&bin)?;
             let sha = crate::models::install::sha256_file(&bin).map_err(io_err(&bin))?;
             let vb = VarBuilder::from_pth(&bin, DType::F32, &dev)
                 .map_err(|e| BertError::Weights { path: bin.clone(), reason: e.to_string() })?;

@@ -17,6 +17,9 @@ pub enum ClassifierError {
     Encoder(String),
     #[error("labels: {0}")]
     Labels(String),
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 pub type Result<T> = std::result::Result<T, ClassifierError>;

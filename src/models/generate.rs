@@ -386,7 +386,7 @@ impl Generator {
             return Ok(s.clone());
         }
         let file_hash = |p: &Path| -> Result<Vec<u8>> {
-            let mut f = std::fs::File::open(p).map_err(|e| ModelError::Io { path: p.to_path_buf(), source: e })?;
+            let mut f = crate::input::open(p)?;
             let mut h = Sha256::new();
             let mut buf = vec![0u8; 1 << 20];
             loop {

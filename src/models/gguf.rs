@@ -29,14 +29,12 @@ impl GgufFile {
     /// Opens and checks a GGUF file: magic, header, and that every tensor lies inside the file.
     pub fn open(path: &Path) -> Result<GgufFile> {
         let p = || path.to_path_buf();
-        let file = File::open(path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => ModelError::NotFound(p()),
-            _ => ModelError::Io { path: p(), source: e },
+        let file = crate::input::open(path).map_err(|e| match e.problem {
+            _ if e.is_missing() => ModelError::NotFound(p()),
+            crate::input::Problem::Folder => ModelError::Invalid { path: p(), detail: "is a folder, not a GGUF file".into() },
+            _ => ModelError::Input(e),
         })?;
         let file_len = file.metadata().map_err(|e| ModelError::Io { path: p(), source: e })?.len();
-        if file.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-            return Err(ModelError::Invalid { path: p(), detail: "is a folder, not a GGUF file".into() });
-        }
         let mut reader = BufReader::new(file);
         let mut magic = [0u8; 4];
         let got = read_up_to(&mut reader, &mut magic).map_err(|e| ModelError::Io { path: p(), source: e })?;

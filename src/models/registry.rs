@@ -143,14 +143,14 @@ pub fn architecture(path: &Path) -> Option<String> {
     let gguf = if path.is_dir() {
         let config = path.join("config.json");
         if config.is_file() {
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(config).ok()?).ok()?;
+            let v: Value = serde_json::from_str(&crate::input::read_to_string(&config).ok()?).ok()?;
             return v["model_type"].as_str().or_else(|| v["architectures"][0].as_str()).map(String::from);
         }
         std::fs::read_dir(path).ok()?.filter_map(|e| e.ok().map(|e| e.path())).find(|p| p.extension().is_some_and(|e| e == "gguf"))?
     } else {
         path.to_path_buf()
     };
-    let mut f = std::fs::File::open(gguf).ok()?;
+    let mut f = crate::input::open(&gguf).ok()?;
     let content = gguf_file::Content::read(&mut f).ok()?;
     content.metadata.get("general.architecture")?.to_string().ok().cloned()
 }
@@ -170,6 +170,13 @@ pub enum InspectError {
     Safetensors { path: PathBuf, reason: String },
     #[error("{}: neither a .gguf file nor a folder with config.json", .0.display())]
     Unknown(PathBuf),
+    #[error("{}: {what}", path.display())]
+    Incomplete { path: PathBuf, what: String },
+    #[error("{}: unsupported architecture `{arch}` (tstlab runs {supported})", path.display())]
+    Unsupported { path: PathBuf, arch: String, supported: &'static str },
+    /// A file that is not a regular file, or past the size limits (`crate::input`).
+    #[error(transparent)]
+    Input(#[from] crate::input::InputError),
 }
 
 /// One file of an inspected model.
@@ -218,7 +225,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
         return Err(InspectError::Missing(path.to_path_buf()));
     }
     if path.is_dir() {
-        if path.join("config.json").is_file() {
+        if path.join("config.json").exists() {
             return inspect_folder(path);
         }
         // A folder holding exactly one GGUF file (how the installer lays out GGUF models).
@@ -235,7 +242,7 @@ pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
     let mut magic = [0u8; 4];
     let is_gguf = {
         use std::io::Read;
-        let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+        let mut f = crate::input::open(path)?;
         f.read_exact(&mut magic).is_ok() && &magic == b"GGUF"
     };
     if is_gguf || path.extension().is_some_and(|e| e == "gguf") {
@@ -248,9 +255,15 @@ pub fn inspect(path: &Path) -> Result<Inspection, InspectError> {
 /// file (a truncated download is reported, not discovered later).
 pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     let bad = |reason: String| InspectError::Gguf { path: path.to_path_buf(), reason };
-    let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+    let mut f = crate::input::open(path)?;
     let len = f.metadata().map_err(io_err(path))?.len();
-    let content = gguf_file::Content::read(&mut f).map_err(|e| bad(e.to_string()))?;
+    if len < 4 {
+        return Err(bad(format!("the file has only {len} bytes")));
+    }
+    let content = gguf_file::Content::read(&mut f).map_err(|e| match e.to_string() {
+        s if s.contains("failed to fill whole buffer") => bad(format!("truncated: the header runs past the end of the {len}-byte file")),
+        s => bad(s),
+    })?;
     let mut parameters = 0u64;
     let mut end = content.tensor_data_offset;
     let mut dtypes: BTreeMap<String, usize> = BTreeMap::new();
@@ -271,6 +284,13 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     let meta_str = |k: &str| content.metadata.get(k).and_then(|v| v.to_string().ok().cloned());
     let architecture = meta_str("general.architecture")
         .ok_or_else(|| bad("no general.architecture in the metadata".into()))?;
+    if !GGUF_ARCHITECTURES.contains(&architecture.as_str()) {
+        return Err(InspectError::Unsupported { path: path.to_path_buf(), arch: architecture, supported: super::gguf::SUPPORTED });
+    }
+    let beside = path.parent().map(|d| d.join("tokenizer.json")).is_some_and(|t| t.exists());
+    if !beside && !content.metadata.contains_key("tokenizer.ggml.tokens") {
+        return Err(bad("no tokenizer: neither tokenizer.ggml.tokens in the metadata nor a tokenizer.json beside it".into()));
+    }
     let meta_num = |k: &str| {
         content.metadata.get(k).and_then(|v| v.to_u64().ok().or_else(|| v.to_u32().ok().map(u64::from)))
     };
@@ -294,10 +314,29 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     })
 }
 
+/// GGUF architectures the llama generator runs (as `gguf::SUPPORTED` says).
+const GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2"];
+
+/// What Hugging Face folders tstlab loads, for messages.
+const FOLDER_ARCHITECTURES: &str = "llama, mistral, qwen2 (generation); bert, roberta, xlm-roberta, camembert (encoders, classifiers)";
+
+/// Whether a folder's config.json names an architecture some loader runs (the generator in
+/// `hf.rs`, the encoder in `bert.rs`). A config that names none is taken as BERT, as `bert.rs`
+/// does.
+fn folder_supported(config: &Value) -> bool {
+    const TYPES: &[&str] = &["llama", "mistral", "qwen2", "bert", "roberta", "xlm-roberta", "camembert"];
+    const PREFIXES: &[&str] = &["Llama", "Mistral", "Qwen2", "Bert", "Roberta", "XLMRoberta", "Camembert"];
+    match (config["model_type"].as_str(), config["architectures"][0].as_str()) {
+        (Some(t), _) => TYPES.contains(&t),
+        (None, Some(a)) => PREFIXES.iter().any(|p| a.starts_with(p)),
+        (None, None) => true,
+    }
+}
+
 /// Reads `config.json`, the weights' tensor table and notes which tokenizer files exist.
 pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
     let config_path = dir.join("config.json");
-    let text = std::fs::read_to_string(&config_path).map_err(io_err(&config_path))?;
+    let text = crate::input::read_to_string(&config_path)?;
     let config: Value =
         serde_json::from_str(&text).map_err(|source| InspectError::Json { path: config_path.clone(), source })?;
     let architecture = config["model_type"]
@@ -305,19 +344,53 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
         .or_else(|| config["architectures"][0].as_str())
         .unwrap_or("unknown")
         .to_string();
+    if !folder_supported(&config) {
+        return Err(InspectError::Unsupported { path: config_path, arch: architecture, supported: FOLDER_ARCHITECTURES });
+    }
     let mut files = vec![file_info(&config_path)?];
     let mut parameters = None;
     let safetensors = dir.join("model.safetensors");
     let bin = dir.join("pytorch_model.bin");
-    if safetensors.is_file() {
+    // Sharded checkpoints: model-00001-of-00002.safetensors, ...
+    let mut shards: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(io_err(dir))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+        .collect();
+    shards.sort();
+    if safetensors.exists() {
+        crate::input::regular(&safetensors)?;
         parameters = Some(safetensors_parameters(&safetensors)?);
         files.push(file_info(&safetensors)?);
-    } else if bin.is_file() {
+    } else if bin.exists() {
+        crate::input::regular(&bin)?;
         files.push(file_info(&bin)?);
+    } else if !shards.is_empty() {
+        let mut n = 0;
+        for s in &shards {
+            crate::input::regular(s)?;
+            n += safetensors_parameters(s)?;
+            files.push(file_info(s)?);
+        }
+        parameters = Some(n);
+    } else {
+        let what = "no weights (model.safetensors, *.safetensors shards or pytorch_model.bin)".into();
+        return Err(InspectError::Incomplete { path: dir.to_path_buf(), what });
+    }
+    let tokenizer = dir.join("tokenizer.json");
+    if tokenizer.exists() {
+        let bytes = crate::input::read(&tokenizer)?;
+        tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| InspectError::Incomplete {
+            path: tokenizer.clone(),
+            what: format!("not a valid tokenizer.json: {e}"),
+        })?;
+    } else if !dir.join("vocab.txt").exists() {
+        return Err(InspectError::Incomplete { path: dir.to_path_buf(), what: "no tokenizer (tokenizer.json or vocab.txt)".into() });
     }
     for name in ["tokenizer.json", "vocab.txt", "sentence_bert_config.json"] {
         let p = dir.join(name);
-        if p.is_file() {
+        if p.exists() {
+            crate::input::regular(&p)?;
             files.push(file_info(&p)?);
         }
     }
@@ -329,7 +402,7 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
         "num_attention_heads": pick("num_attention_heads"),
         "vocab_size": pick("vocab_size"),
         "max_position_embeddings": pick("max_position_embeddings"),
-        "weights": if safetensors.is_file() { "model.safetensors" } else if bin.is_file() { "pytorch_model.bin" } else { "none" },
+        "weights": if safetensors.is_file() { "model.safetensors" } else if bin.is_file() { "pytorch_model.bin" } else { "shards" },
     });
     Ok(Inspection {
         path: dir.to_path_buf(),
@@ -346,7 +419,7 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
 pub fn safetensors_parameters(path: &Path) -> Result<u64, InspectError> {
     use std::io::Read;
     let bad = |reason: String| InspectError::Safetensors { path: path.to_path_buf(), reason };
-    let mut f = std::fs::File::open(path).map_err(io_err(path))?;
+    let mut f = crate::input::open(path)?;
     let len = f.metadata().map_err(io_err(path))?.len();
     let mut n = [0u8; 8];
     f.read_exact(&mut n).map_err(|_| bad(format!("only {len} bytes, no header")))?;

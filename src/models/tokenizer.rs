@@ -200,11 +200,12 @@ impl Tokenizer {
     /// Loads `tokenizer.json` of a Hugging Face folder; ids and template from
     /// `tokenizer_config.json`, `config.json` and `generation_config.json` when present.
     pub fn from_hf_folder(dir: &Path) -> Result<Tokenizer> {
-        let inner = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).map_err(|e| {
-            ModelError::Tokenizer(format!("{}: {e}", dir.join("tokenizer.json").display()))
-        })?;
+        let tok_path = dir.join("tokenizer.json");
+        let bytes = crate::input::read(&tok_path).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+        let inner = tokenizers::Tokenizer::from_bytes(&bytes)
+            .map_err(|e| ModelError::Tokenizer(format!("{}: not a valid tokenizer.json: {e}", tok_path.display())))?;
         let read = |name: &str| -> Option<serde_json::Value> {
-            let text = std::fs::read_to_string(dir.join(name)).ok()?;
+            let text = crate::input::read_to_string(&dir.join(name)).ok()?;
             serde_json::from_str(&text).ok()
         };
         let tcfg = read("tokenizer_config.json");

@@ -163,6 +163,15 @@ fn missing(spec: &str, what: &str) -> String {
     }
 }
 
+/// How a metric's absence begins when its model is there but cannot be loaded (a broken file,
+/// not a missing install): `tstlab score` then fails after the other metrics ran.
+const BROKEN: &str = "cannot load the";
+
+/// Whether an absence reason is a broken model file (see [`BROKEN`]).
+pub fn is_broken(reason: &str) -> bool {
+    reason.starts_with(BROKEN)
+}
+
 /// Models loaded on first use and shared by the metrics that need them.
 #[derive(Default)]
 pub struct Loaded {
@@ -178,7 +187,7 @@ impl Loaded {
                 if !path.exists() {
                     return Err(missing(&opts.model, "the causal LM"));
                 }
-                TextLm::load(&path).map(Arc::new).map_err(|e| format!("cannot load the causal LM {}: {e}", path.display()))
+                TextLm::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} causal LM {}: {e}", path.display()))
             })
             .clone()
     }
@@ -190,7 +199,7 @@ impl Loaded {
                 if !path.exists() {
                     return Err(missing(&opts.encoder, "the BERTScore encoder"));
                 }
-                BertEncoder::load(&path).map(Arc::new).map_err(|e| format!("cannot load the encoder {}: {e}", path.display()))
+                BertEncoder::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} encoder {}: {e}", path.display()))
             })
             .clone()
     }

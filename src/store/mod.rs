@@ -3,7 +3,15 @@
 //!
 //! Opened with WAL, foreign keys and a busy timeout, so several tstlab processes (two
 //! annotators, a scoring job and the TUI) can share one file.
+//!
+//! Opening protects the file: before anything is written to it (WAL mode, migrations),
+//! `guard::probe` checks with a read-only look that it is a tstlab store, or empty; anything
+//! else is refused with one line and left as it was, byte for byte. A store whose file or
+//! folder cannot be written is opened read-only: reads work, `writer()` says it is read-only.
+//! `check.rs` holds the full integrity check and the online backup.
 
+pub mod check;
+pub mod guard;
 mod read;
 pub mod schema;
 mod write;
@@ -11,17 +19,27 @@ mod write;
 pub use read::*;
 pub use write::*;
 
-use rusqlite::Connection;
+use guard::Probe;
+use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("store {path}: {source}")]
-    Open {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    #[error("store {path}: cannot open: {detail}")]
+    Open { path: PathBuf, detail: String },
+    #[error("store {path} does not exist")]
+    Missing { path: PathBuf },
+    #[error("store {path} is empty (no tables)")]
+    Empty { path: PathBuf },
+    #[error("store {path} {what}")]
+    NotAFile { path: PathBuf, what: String },
+    #[error("{path} is not a tstlab store ({why}); nothing was written to it")]
+    NotStore { path: PathBuf, why: String },
+    #[error("store {path} is damaged ({detail}); nothing was written to it (`tstlab store check` lists every problem)")]
+    Damaged { path: PathBuf, detail: String },
+    #[error("store {path} is read-only ({why})")]
+    ReadOnly { path: PathBuf, why: String },
     #[error("store {path} has schema version {found}, newer than this tstlab ({supported}); upgrade tstlab")]
     TooNew {
         path: PathBuf,
@@ -40,25 +58,73 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// How [`Store::open_with`] treats the path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenOptions {
+    /// Make a new store (and its folder) when nothing is at the path.
+    pub create: bool,
+    /// Open read-only even when the file could be written.
+    pub read_only: bool,
+}
+
 /// An open store.
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    /// Why the store is open read-only, when it is.
+    read_only: Option<String>,
 }
 
 impl Store {
-    /// Opens (creating if needed) the store at `path` and brings its schema up to date.
+    /// Opens the store at `path`, making a new one when nothing is there, and brings its schema
+    /// up to date. A store that cannot be written is opened read-only.
     pub fn open(path: &Path) -> Result<Self> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| Error::Open {
-                path: path.to_owned(),
-                source: rusqlite::Error::ToSqlConversionFailure(Box::new(e)),
-            })?;
+        Self::open_with(path, OpenOptions { create: true, read_only: false })
+    }
+
+    /// Opens an existing store ([`Error::Missing`] when there is none).
+    pub fn open_existing(path: &Path) -> Result<Self> {
+        Self::open_with(path, OpenOptions { create: false, read_only: false })
+    }
+
+    pub fn open_with(path: &Path, o: OpenOptions) -> Result<Self> {
+        let version = match guard::probe(path)? {
+            Probe::Missing if !o.create => return Err(Error::Missing { path: path.to_owned() }),
+            Probe::Missing => {
+                if o.read_only {
+                    return Err(Error::Missing { path: path.to_owned() });
+                }
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(dir)
+                        .map_err(|e| Error::Open { path: path.to_owned(), detail: format!("cannot make its folder: {e}") })?;
+                }
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let conn = Connection::open_with_flags(path, flags).map_err(|e| guard::sql_problem(path, e))?;
+                return Self::setup(conn, path.to_owned(), schema::VERSION);
+            }
+            Probe::Empty(_) if !o.create => return Err(Error::Empty { path: path.to_owned() }),
+            Probe::Empty(_) => 0,
+            Probe::Store(v, conn) => {
+                let why = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) };
+                if let Err(why) = why {
+                    if v < schema::VERSION {
+                        let why = format!("{why}; its schema version {v} needs an upgrade to {} first", schema::VERSION);
+                        return Err(Error::ReadOnly { path: path.to_owned(), why });
+                    }
+                    conn.busy_timeout(Duration::from_secs(10))?;
+                    conn.execute_batch("PRAGMA foreign_keys = ON;")?;
+                    return Ok(Store { conn, path: path.to_owned(), read_only: Some(why) });
+                }
+                v
+            }
+        };
+        if version == 0
+            && let Err(why) = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) }
+        {
+            return Err(Error::ReadOnly { path: path.to_owned(), why: format!("{why}; it is empty, so there is nothing to read") });
         }
-        let conn = Connection::open(path).map_err(|source| Error::Open {
-            path: path.to_owned(),
-            source,
-        })?;
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| guard::sql_problem(path, e))?;
         Self::setup(conn, path.to_owned(), schema::VERSION)
     }
 
@@ -69,10 +135,7 @@ impl Store {
 
     /// Opens `path` migrated only up to `version` (used by migration tests).
     pub fn open_at_version(path: &Path, version: usize) -> Result<Self> {
-        let conn = Connection::open(path).map_err(|source| Error::Open {
-            path: path.to_owned(),
-            source,
-        })?;
+        let conn = Connection::open(path).map_err(|e| guard::sql_problem(path, e))?;
         Self::setup(conn, path.to_owned(), version)
     }
 
@@ -81,7 +144,7 @@ impl Store {
         // WAL is refused for in-memory databases; that is fine.
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
-        let mut store = Store { conn, path };
+        let mut store = Store { conn, path, read_only: None };
         store.migrate(target)?;
         Ok(store)
     }
@@ -106,6 +169,19 @@ impl Store {
         Ok(())
     }
 
+    /// Why the store is open read-only; `None` when it can be written.
+    pub fn read_only(&self) -> Option<&str> {
+        self.read_only.as_deref()
+    }
+
+    /// Fails with [`Error::ReadOnly`] when the store cannot be written.
+    pub fn ensure_writable(&self) -> Result<()> {
+        match &self.read_only {
+            Some(why) => Err(Error::ReadOnly { path: self.path.clone(), why: why.clone() }),
+            None => Ok(()),
+        }
+    }
+
     /// The schema version of the open file.
     pub fn version(&self) -> Result<usize> {
         Ok(self
@@ -124,6 +200,7 @@ impl Store {
 
     /// Starts an all-or-nothing write; nothing is visible to others until `commit`.
     pub fn writer(&mut self) -> Result<Writer<'_>> {
+        self.ensure_writable()?;
         Writer::new(self.conn.transaction()?)
     }
 }

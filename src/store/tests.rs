@@ -159,3 +159,94 @@ fn item_pages_search_filter_sort() {
     assert_eq!(s.item_detail(second).unwrap().idx, 2);
     assert_eq!(s.neighbour_item(first, false).unwrap(), None);
 }
+
+#[test]
+fn foreign_files_are_refused_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.txt");
+    std::fs::write(&text, "not a database\n").unwrap();
+    let other = dir.path().join("other.db");
+    let c = Connection::open(&other).unwrap();
+    c.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);").unwrap();
+    drop(c);
+    let bare = dir.path().join("bare.db");
+    let c = Connection::open(&bare).unwrap();
+    c.execute_batch("PRAGMA user_version = 2;").unwrap();
+    drop(c);
+    for (path, want) in [(&text, "not a SQLite database"), (&other, "without tstlab's tables"), (&bare, "without tstlab's")] {
+        let before = std::fs::read(path).unwrap();
+        let e = Store::open(path).err().expect("refused");
+        assert!(matches!(e, Error::NotStore { .. }), "{e}");
+        assert!(e.to_string().contains(want) && e.to_string().contains(&path.display().to_string()), "{e}");
+        assert_eq!(std::fs::read(path).unwrap(), before, "{} was written to", path.display());
+    }
+    let e = Store::open(dir.path()).err().unwrap();
+    assert!(matches!(e, Error::NotAFile { .. }), "{e}");
+}
+
+#[test]
+fn empty_and_missing_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("sub/missing.sqlite");
+    assert!(matches!(Store::open_existing(&missing), Err(Error::Missing { .. })));
+    assert!(!missing.exists());
+    let empty = dir.path().join("empty.sqlite");
+    std::fs::write(&empty, b"").unwrap();
+    assert!(matches!(Store::open_existing(&empty), Err(Error::Empty { .. })));
+    assert_eq!(std::fs::metadata(&empty).unwrap().len(), 0);
+    // An empty file may become a store where making one is asked for.
+    assert_eq!(Store::open(&empty).unwrap().version().unwrap(), schema::VERSION);
+    assert_eq!(Store::open(&missing).unwrap().version().unwrap(), schema::VERSION);
+}
+
+#[test]
+fn truncated_and_damaged_stores_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let mut s = Store::open(&path).unwrap();
+    sample(&mut s);
+    drop(s);
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = dir.path().join("cut.sqlite");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let e = Store::open(&cut).err().unwrap();
+    assert!(matches!(e, Error::Damaged { .. }) && e.to_string().contains("truncated"), "{e}");
+    assert_eq!(std::fs::read(&cut).unwrap(), &bytes[..bytes.len() / 2]);
+    // A page of garbage: the cheap probe may pass; quick_check does not.
+    let bad = dir.path().join("bad.sqlite");
+    let mut b = bytes.clone();
+    let page = 4096 * 2;
+    for (i, x) in b[page + 8..page + 808].iter_mut().enumerate() {
+        *x = [0xde, 0xad, 0xbe, 0xef][i % 4];
+    }
+    std::fs::write(&bad, &b).unwrap();
+    let damaged = match Store::open(&bad) {
+        Err(e) => e,
+        Ok(s) => s.quick_check().expect_err("quick_check finds the damage"),
+    };
+    assert!(matches!(damaged, Error::Damaged { .. }), "{damaged}");
+    let r = check::check(&bad).unwrap();
+    assert!(!r.ok() && r.problems.iter().all(|p| !p.contains('\n')), "{:?}", r.problems);
+    assert!(check::check(&path).unwrap().ok());
+}
+
+#[test]
+fn read_only_stores_read_and_refuse_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let mut s = Store::open(&path).unwrap();
+    let (item, _) = sample(&mut s);
+    drop(s);
+    let before = std::fs::read(&path).unwrap();
+    let mut ro = Store::open_with(&path, OpenOptions { create: false, read_only: true }).unwrap();
+    assert!(ro.read_only().is_some());
+    assert_eq!(ro.item_detail(item).unwrap().address(), "yelp/negative->positive/1");
+    let e = ro.writer().err().expect("a read-only store has no writer");
+    assert!(matches!(e, Error::ReadOnly { .. }), "{e}");
+    assert!(ro.conn().execute("DELETE FROM items", []).is_err(), "the connection itself is read-only");
+    drop(ro);
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+    let missing = dir.path().join("none.sqlite");
+    assert!(Store::open_with(&missing, OpenOptions { create: true, read_only: true }).is_err());
+    assert!(!missing.exists());
+}

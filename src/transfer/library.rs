@@ -160,8 +160,7 @@ impl Library {
 
 /// Reads one template file.
 pub fn read_file(path: &Path) -> Result<Template, TemplateError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| TemplateError::File { path: path.to_owned(), detail: format!("cannot read: {e}") })?;
+    let text = crate::input::read_to_string(path).map_err(|e| TemplateError::File { path: path.to_owned(), detail: e.reason() })?;
     let name = path.file_name().and_then(|n| n.to_str()).map(stem).unwrap_or("template");
     Template::parse(&text, name, Origin::File(path.to_owned())).map_err(|e| TemplateError::File {
         path: path.to_owned(),

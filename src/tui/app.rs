@@ -33,6 +33,8 @@ pub struct Shared {
     pub loader: Loader,
     pub jobs: Jobs,
     pub store_path: PathBuf,
+    /// Why the store is read-only, when it is: keys that would write say so instead.
+    pub read_only: Option<String>,
 }
 
 /// One screen.
@@ -126,7 +128,7 @@ impl App {
             analysis: Analysis::default(),
             scores: Scores::default(),
             launch: None,
-            shared: Shared { loader, jobs, store_path: store_path.to_owned() },
+            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None },
             note: None,
             quit: false,
             quit_asked: false,
@@ -336,6 +338,9 @@ impl App {
                 self.quit = true;
             }
             Action::Help => self.help = Some(0),
+            ref a if self.shared.read_only.is_some() && self.writes(a) => {
+                self.note = Some(("the store is read-only: nothing can be written to it".into(), true));
+            }
             Action::Go(_) | Action::OpenItem(_) | Action::OpenResults(_) | Action::OpenAnnotate(..) if self.annotate.locked => {
                 self.note = Some(("annotator mode: only this queue (q quits; your work is saved)".into(), false));
             }
@@ -411,6 +416,15 @@ impl App {
             }
         }
         None
+    }
+
+    /// Whether `a` would write to the store (refused in read-only mode).
+    fn writes(&self, a: &Action) -> bool {
+        match a {
+            Action::StartScoring | Action::LaunchTransfer | Action::Regenerate | Action::KeepRegen | Action::OpenAnnotate(..) => true,
+            Action::Submit | Action::Open => self.screen == Screen::Import,
+            _ => false,
+        }
     }
 
     /// Called when the jobs list changed: notes finished jobs and reloads what they may have
@@ -501,6 +515,10 @@ impl App {
 
     fn draw_tabs(&self, f: &mut Frame, area: Rect) {
         let mut spans = vec![Span::styled(" tstlab ", theme::SELECTED), Span::raw(" ")];
+        if self.shared.read_only.is_some() {
+            spans.push(Span::styled("READ-ONLY", theme::ERROR));
+            spans.push(Span::raw("  "));
+        }
         if self.annotate.locked {
             spans.push(Span::styled("annotator mode · ? keys · i guidelines · q quits (work is saved as you go)", theme::MUTED));
             f.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -32,9 +32,15 @@ const FRAME: Duration = Duration::from_millis(33);
 ///
 /// `TSTLAB_TUI_FAIL=panic` or `=error` makes it fail after the first frame: a way to check that
 /// the terminal is restored in both cases.
-pub fn run(path: &Path) -> anyhow::Result<()> {
+///
+/// `read_only` (why the store cannot be written, or `--read-only`) opens it in read-only mode:
+/// marked on the tab line, keys that would write say so, and nothing is resumed.
+pub fn run(path: &Path, read_only: Option<String>) -> anyhow::Result<()> {
     run_with(path, |app| {
-        if let Some(note) = screens::launch::resume_interrupted(&app.shared.jobs, path) {
+        if let Some(why) = read_only {
+            app.note = Some((format!("the store is read-only ({why}): browsing only"), false));
+            app.shared.read_only = Some(why);
+        } else if let Some(note) = screens::launch::resume_interrupted(&app.shared.jobs, path) {
             app.note = Some((note, false));
         }
         Ok(())

@@ -7,3 +7,4 @@ mod pty;
 mod annotate_faults;
 mod control;
 mod imports;
+mod store_guard;

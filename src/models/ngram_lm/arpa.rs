@@ -37,7 +37,7 @@ impl Model {
     }
 
     pub fn read_arpa(path: &Path) -> Result<Model> {
-        let text = std::fs::read_to_string(path).map_err(|source| LmError::Io { path: path.to_owned(), source })?;
+        let text = crate::input::read_to_string(path)?;
         Model::parse_arpa(&text, path)
     }
 

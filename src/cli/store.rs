@@ -1,0 +1,59 @@
+//! `tstlab store check|backup`: the store file's integrity check and a consistent online copy.
+
+use super::print_json;
+use crate::store::{Store, check};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, clap::Subcommand)]
+pub enum StoreCommand {
+    /// SQLite's integrity_check and foreign_key_check (read-only): `ok`, or every problem and
+    /// exit status 1.
+    Check {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Copy the store into FILE with SQLite's online backup API: one consistent snapshot, while
+    /// other processes keep working on the store.
+    Backup {
+        /// The copy (a new file; see --force).
+        file: PathBuf,
+        /// Replace FILE when it exists.
+        #[arg(long)]
+        force: bool,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub fn check(path: &Path, json: bool) -> anyhow::Result<()> {
+    let r = check::check(path)?;
+    if json {
+        print_json(&serde_json::json!({
+            "path": r.path,
+            "version": r.version,
+            "ok": r.ok(),
+            "problems": r.problems,
+        }))?;
+    } else if r.ok() {
+        println!("{}: ok", path.display());
+    } else {
+        for p in &r.problems {
+            println!("{}: {p}", path.display());
+        }
+    }
+    if !r.ok() {
+        anyhow::bail!("store {} has {} problem(s)", path.display(), r.problems.len());
+    }
+    Ok(())
+}
+
+pub fn backup(store: &Store, file: &Path, force: bool, json: bool) -> anyhow::Result<()> {
+    let b = check::backup(store, file, force)?;
+    if json {
+        return print_json(&b);
+    }
+    println!("{} -> {}: {} pages, {} bytes", store.path().display(), b.path.display(), b.pages, b.bytes);
+    Ok(())
+}
