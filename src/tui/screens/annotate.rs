@@ -283,7 +283,7 @@ impl Annotate {
             Mode::Likert => "1-5 score the selected output · Left/Right ±1",
             Mode::Slider => "Left/Right ±1 · [ ] ±10 · digit = 10x",
         };
-        let rule = format!("── {}: {how} ", s.aspect_name());
+        let rule = format!("── {}: {how} ", theme::text(s.aspect_name()));
         let fill = (width as usize).saturating_sub(theme::width(&rule));
         out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
         let entered = s.entered();
@@ -354,7 +354,7 @@ impl Annotate {
         let held = if self.held == 0 { String::new() } else { format!(", {} key(s) held", self.held) };
         let Some(w) = &s.waiting else {
             let e = s.book_error.as_ref()?;
-            return Some(Line::styled(format!(" position and time not saved yet: {e} (judgments are not affected)"), theme::MUTED));
+            return Some(Line::styled(theme::owned(format!(" position and time not saved yet: {e} (judgments are not affected)")), theme::MUTED));
         };
         let n = w.judgments();
         Some(match &w.error {
@@ -365,7 +365,7 @@ impl Annotate {
                     _ => "retrying".into(),
                 };
                 Line::styled(
-                    format!(" ✗ NOT SAVED YET: {e}. {n} judgment(s) waiting{held}; {when} (a key: now, Esc: drop held keys)"),
+                    theme::owned(format!(" ✗ NOT SAVED YET: {e}. {n} judgment(s) waiting{held}; {when} (a key: now, Esc: drop held keys)")),
                     theme::ERROR,
                 )
             }
@@ -386,7 +386,7 @@ impl Annotate {
         )];
         for (i, a) in s.campaign.def.aspects.iter().enumerate() {
             let style = if i == s.aspect { theme::KEY } else if e.done[i] { theme::OK } else { theme::MUTED };
-            spans.push(Span::styled(format!("{}{a} ", if e.done[i] { "✓" } else { "·" }), style));
+            spans.push(Span::styled(format!("{}{} ", if e.done[i] { "✓" } else { "·" }, theme::text(a)), style));
         }
         spans.push(Span::styled(format!("· stored {}", s.stored), theme::MUTED));
         Line::from(spans)
