@@ -127,6 +127,8 @@ pub enum Update {
     Failed(SaveError),
     /// The change is stored but the item it moved to could not be read.
     SavedUnread(String),
+    /// The bookkeeping (position, time) landed or failed: [`Session::book_error`] changed.
+    Book,
 }
 
 pub struct Session {
@@ -387,7 +389,7 @@ impl Session {
     pub fn wait(&mut self, timeout: Duration) -> Option<Update> {
         let end = Instant::now() + timeout;
         loop {
-            if let Some(u) = self.poll() {
+            if let Some(u) = self.poll().filter(|u| *u != Update::Book) {
                 return Some(u);
             }
             if !self.waiting.as_ref().is_some_and(|w| w.in_flight) {
@@ -398,7 +400,7 @@ impl Session {
                 return None;
             }
             if let Some(ev) = self.saver.wait_event(left.min(Duration::from_millis(50)))
-                && let Some(u) = self.take(ev)
+                && let Some(u) = self.take(ev).filter(|u| *u != Update::Book)
             {
                 return Some(u);
             }
@@ -408,8 +410,9 @@ impl Session {
     fn take(&mut self, ev: Event) -> Option<Update> {
         match ev {
             Event::Book(e) => {
+                let changed = self.book_error != e;
                 self.book_error = e;
-                None
+                changed.then_some(Update::Book)
             }
             Event::Saved { ticket, outcome, stored } => {
                 let w = self.waiting.take_if(|w| w.ticket == ticket)?;
@@ -487,6 +490,7 @@ impl Session {
         let r = match self.wait(Duration::from_secs(3600)) {
             Some(Update::Saved(o)) => Ok(o),
             Some(Update::SavedUnread(e)) => Err(Error::Invalid(format!("saved, but cannot show it: {e}"))),
+            Some(Update::Book) => unreachable!("wait() returns only answers about the change"),
             Some(Update::Failed(e)) => Err(Error::NotSaved(e)),
             None => Err(Error::Invalid("the writer did not answer".into())),
         };

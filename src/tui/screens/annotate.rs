@@ -114,6 +114,7 @@ impl Annotate {
                 Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
             }
             Update::Failed(e) => Some(Action::Note(format!("not saved yet: {e}; trying again"), true)),
+            Update::Book => None,
         })
     }
 
@@ -379,8 +380,8 @@ impl Annotate {
         let e = s.entry();
         let mut spans = vec![Span::styled(
             format!(
-                " training {}/{} · real {}/{} · repeats {}/{} · aspects: ",
-                p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
+                " stored {} · training {}/{} · real {}/{} · repeats {}/{} · aspects: ",
+                s.stored, p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
             ),
             theme::MUTED,
         )];
@@ -388,7 +389,6 @@ impl Annotate {
             let style = if i == s.aspect { theme::KEY } else if e.done[i] { theme::OK } else { theme::MUTED };
             spans.push(Span::styled(format!("{}{} ", if e.done[i] { "✓" } else { "·" }, theme::text(a)), style));
         }
-        spans.push(Span::styled(format!("· stored {}", s.stored), theme::MUTED));
         Line::from(spans)
     }
 }
