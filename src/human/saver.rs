@@ -356,7 +356,7 @@ impl Worker {
                 }
                 Job::Step { undo } => step(w, c, a, *undo)?,
             };
-            Ok((outcome, stored(w, c, a)?))
+            Ok((outcome, count_stored(w.tx(), c, a)?))
         })
     }
 
@@ -368,20 +368,10 @@ impl Worker {
     }
 }
 
-/// Judgments of the annotator in the campaign (repeats included).
-fn stored(w: &Writer, c: i64, a: i64) -> store::Result<usize> {
-    let n: i64 = w.tx().query_row(
-        "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
-              + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
-        params![c, a],
-        |r| r.get(0),
-    )?;
-    Ok(n as usize)
-}
-
-/// Judgments of an annotator in a campaign, read outside a write.
-pub fn count_stored(store: &Store, c: i64, a: i64) -> store::Result<usize> {
-    let n: i64 = store.conn().query_row(
+/// Judgments of an annotator in a campaign (repeats included), on any connection (a write's
+/// transaction included).
+pub fn count_stored(conn: &rusqlite::Connection, c: i64, a: i64) -> store::Result<usize> {
+    let n: i64 = conn.query_row(
         "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
               + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
         params![c, a],

@@ -199,7 +199,7 @@ impl Session {
             return Err(Error::Invalid(format!("campaign {campaign:?} has an empty queue")));
         }
         let view = item_view(&store, &c, annotator_id, &entries[at])?;
-        let stored = saver::count_stored(&store, c.id, annotator_id)?;
+        let stored = saver::count_stored(store.conn(), c.id, annotator_id)?;
         let saver = Saver::spawn(Store::open_existing(path)?, c.id, annotator_id);
         let s = Session {
             store,

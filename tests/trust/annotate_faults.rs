@@ -263,16 +263,19 @@ fn run_mode(mode: Mode) {
     let s = script(&probe, mode);
     let total_changes: usize = s.changes.iter().sum();
 
+    // tstlab annotate starts while another process holds the write lock.
+    let holder = Connection::open(&path).unwrap();
+    holder.busy_timeout(Duration::from_secs(10)).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE; UPDATE campaigns SET name = name;").unwrap();
     let mut pty = Pty::annotate(&path, home.path(), "c", "A");
     pty.wait_screen("item 1/10");
+    holder.execute_batch("ROLLBACK").unwrap();
 
     // Items 1-2: a healthy store.
     type_items(&mut pty, &s, 0, 2);
     until(&pty, "the first 24 judgments", || stored(&probe) == judgments_of(2));
 
     // Items 3-4: another process holds the write lock.
-    let holder = Connection::open(&path).unwrap();
-    holder.busy_timeout(Duration::from_secs(10)).unwrap();
     holder.execute_batch("BEGIN IMMEDIATE; UPDATE campaigns SET name = name;").unwrap();
     through_fault(&mut pty, &probe, &s, 2, 4, "busy", || holder.execute_batch("ROLLBACK").unwrap());
     drop(holder);

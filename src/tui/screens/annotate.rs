@@ -289,7 +289,7 @@ impl Annotate {
         out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
         let entered = s.entered();
         if mode == Mode::Rank
-            && let Some(g) = entered.and_then(|v| rankedit::from_values(v))
+            && let Some(g) = entered.and_then(rankedit::from_values)
         {
             out.push(Line::styled(format!("  entered, not stored yet: {}", rankedit::format(&g)), theme::LABEL));
         }
