@@ -9,12 +9,14 @@ use tstlab::analysis::bootstrap::BootstrapSpec;
 use tstlab::analysis::corr::{kendall_tau_b, CorrKind};
 use tstlab::analysis::correlate::{cell, correlate, CorrOptions, Level, Part, Target};
 use tstlab::analysis::data::{self, Names};
-use tstlab::analysis::joint::joint;
-use tstlab::analysis::joint_table::{default_keys, joint_table};
+use tstlab::analysis::joint_data::{choose, JointOptions};
+use tstlab::analysis::joint_table::joint_table;
 use tstlab::analysis::matrix;
 use tstlab::analysis::orient::Orientations;
 use tstlab::analysis::report::{write_report, ReportOptions};
 use tstlab::analysis::tradeoff::{tradeoff_data, Grouping};
+use tstlab::metrics::family::{r_bleu, Convention};
+use tstlab::metrics::joint::{g2, joint, BleuLevel};
 use tstlab::store::Store;
 
 fn setup(store: &Store) -> (Names, Vec<data::MetricKey>) {
@@ -170,31 +172,47 @@ fn tradeoff_points_and_pareto_front() {
 fn joint_table_with_and_without_ppl() {
     let store = toy_store(true);
     let (names, keys) = setup(&store);
-    let jk = default_keys(&keys);
-    assert_eq!(
-        (jk.acc.as_ref().unwrap().label.as_str(), jk.bleu.as_ref().unwrap().label.as_str(), jk.ppl.as_ref().unwrap().label.as_str()),
-        ("acc", "r-bleu.nltk", "ppl.toy")
-    );
-    let rows = joint_table(&store, &names, &jk, &BootstrapSpec::new(300, 1)).unwrap();
-    assert_eq!(rows.len(), 12, "4 systems x (2 directions + all)");
-    let alpha = rows.iter().find(|r| r.part == "informal->formal" && r.system == "alpha").unwrap();
-    let gm = ((1..=4).map(|i| ppl(i, 0).ln()).sum::<f64>() / 4.0).exp();
-    assert_eq!((alpha.acc, alpha.items), (Some(100.0), 4));
+    let (choice, _) = choose(&keys, &JointOptions::default()).unwrap();
+    assert_eq!((choice.acc.as_ref().unwrap().label.as_str(), choice.ppl.as_ref().unwrap().label.as_str()), ("acc", "ppl.toy"));
+    // Default BLEU: corpus BLEU of the texts in the table's convention, r-BLEU (one reference).
+    let t = joint_table(&store, &names, &choice, Some(&BootstrapSpec::new(300, 1))).unwrap();
+    assert_eq!(t.rows.len(), 12, "4 systems x (2 directions + all)");
+    let sig = &t.part("informal->formal").unwrap().signature;
+    assert!(sig.contains("|bleu:r-bleu.nltk|level:corpus|") && sig.contains("|pool:mean|"), "{sig}");
+    let alpha = t.rows.iter().find(|r| r.part == "informal->formal" && r.system == "alpha").unwrap();
+    let texts: Vec<String> = (1..=4).map(|i| format!("alpha says formal {i}")).collect();
+    let refs: Vec<Vec<String>> = (1..=4).map(|i| vec![format!("formal reference {i} & more")]).collect();
+    let corpus = 100.0 * r_bleu(&Convention::nltk(), &texts, &refs).unwrap();
+    let mean_ppl = (1..=4).map(|i| ppl(i, 0)).sum::<f64>() / 4.0;
+    assert_eq!((alpha.acc, alpha.bleu, alpha.outputs), (Some(100.0), Some(corpus), 4));
+    assert!((alpha.ppl.unwrap() - mean_ppl).abs() < 1e-9, "no token counts: the mean, named in the signature");
+    assert_eq!(alpha.joint, joint(100.0, corpus, alpha.ppl.unwrap()));
+
+    // The stored sentence values on request: BLEU 12.5 (0-1 values, config scale 1, shown 0-100).
+    let opts = JointOptions { bleu: Some("r-bleu.nltk".into()), bleu_level: Some(BleuLevel::SentenceMean), ..Default::default() };
+    let (choice, _) = choose(&keys, &opts).unwrap();
+    let t = joint_table(&store, &names, &choice, Some(&BootstrapSpec::new(300, 1))).unwrap();
+    assert!(t.parts[0].signature.contains("|bleu:r-bleu.nltk@") && t.parts[0].signature.contains("|level:sentence-mean|"));
+    let alpha = t.rows.iter().find(|r| r.part == "informal->formal" && r.system == "alpha").unwrap();
+    assert_eq!((alpha.acc, alpha.outputs), (Some(100.0), 4));
     assert!((alpha.bleu.unwrap() - 12.5).abs() < 1e-9, "0-1 BLEU (config scale 1) shown 0-100");
-    assert!((alpha.ppl.unwrap() - gm).abs() < 1e-9);
-    assert!((alpha.joint.unwrap() - joint(100.0, 12.5, gm).unwrap()).abs() < 1e-9);
+    assert!((alpha.joint.unwrap() - joint(100.0, 12.5, mean_ppl).unwrap()).abs() < 1e-9);
+    assert_eq!(alpha.g2, g2(100.0, alpha.bleu.unwrap()));
     let ci = alpha.ci.unwrap();
     assert!(ci.lo <= alpha.joint.unwrap() && alpha.joint.unwrap() <= ci.hi);
-    let beta2 = rows.iter().find(|r| r.part == "all directions" && r.system == "beta_v2").unwrap();
-    assert_eq!((beta2.acc, beta2.joint, beta2.items), (Some(0.0), Some(0.0), 8));
+    let beta2 = t.rows.iter().find(|r| r.part == "all directions" && r.system == "beta_v2").unwrap();
+    assert_eq!((beta2.acc, beta2.joint, beta2.outputs), (Some(0.0), Some(0.0), 8));
+    // A stored metric cannot be recomputed as corpus BLEU: said so, not guessed.
+    let err = choose(&keys, &JointOptions { bleu: Some("wmd".into()), ..Default::default() }).unwrap_err().to_string();
+    assert!(err.contains("cannot be recomputed as corpus BLEU") && err.contains("sentence-mean"), "{err}");
 
     let store = toy_store(false);
     let (names, keys) = setup(&store);
-    let jk = default_keys(&keys);
-    assert!(jk.ppl.is_none());
-    let rows = joint_table(&store, &names, &jk, &BootstrapSpec::new(50, 1)).unwrap();
-    assert!(rows.iter().all(|r| r.joint.is_none() && r.ci.is_none() && r.ppl.is_none() && r.acc.is_some()));
-    let md = tstlab::analysis::report_tables::joint_table(&jk, &rows).markdown();
+    let (choice, _) = choose(&keys, &JointOptions::default()).unwrap();
+    assert!(choice.ppl.is_none());
+    let t = joint_table(&store, &names, &choice, Some(&BootstrapSpec::new(50, 1))).unwrap();
+    assert!(t.rows.iter().all(|r| r.joint.is_none() && r.ci.is_none() && r.ppl.is_none() && r.acc.is_some()));
+    let md = tstlab::analysis::report_tables::joint_table(&t, Some(2)).markdown();
     assert!(md.contains("PPL = absent") && md.contains("| absent | absent | — |"), "{md}");
 }
 
@@ -208,9 +226,7 @@ fn opts() -> ReportOptions {
         tradeoff_x: None,
         tradeoff_y: None,
         grouping: Grouping::Direction,
-        acc: None,
-        bleu: None,
-        ppl: None,
+        joint: JointOptions::default(),
         items: Some("1".into()),
         rank_metric: None,
         metric_heatmap: true,

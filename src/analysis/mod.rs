@@ -1,5 +1,5 @@
 //! Statistics on plain numbers (correlations, metric-vs-human meta-evaluation, the seeded
-//! percentile bootstrap, the Joint score) and the store-side analysis built on them: rows
+//! percentile bootstrap, Joint intervals) and the store-side analysis built on them: rows
 //! from the store, correlation tables, heatmap matrices, trade-off points, the Joint table,
 //! case studies and report folders.
 
@@ -9,6 +9,7 @@ pub mod corr;
 pub mod correlate;
 pub mod data;
 pub mod joint;
+pub mod joint_data;
 pub mod joint_table;
 pub mod loaded;
 pub mod matrix;

@@ -17,11 +17,12 @@ use super::case;
 use super::corr::CorrKind;
 use super::correlate::{self, best, correlate, part_name, CorrOptions, Entry, Level, Part, Target};
 use super::data::{self, io_err, MetricKey, Names, Result};
-use super::joint_table::{self, JointKeys};
+use super::joint_data::{self, JointOptions};
+use super::joint_table::{self, JointTable};
 use super::matrix;
 use super::orient::{family, Orientations};
 use super::report_tables as rt;
-use super::tables::md_escape;
+use super::tables::{md_escape, num};
 use super::tradeoff::{tradeoff_data, Grouping};
 use crate::human::aggregate::human_vs_metric_ranks;
 use crate::store::Store;
@@ -41,9 +42,8 @@ pub struct ReportOptions {
     pub tradeoff_x: Option<String>,
     pub tradeoff_y: Option<String>,
     pub grouping: Grouping,
-    pub acc: Option<String>,
-    pub bleu: Option<String>,
-    pub ppl: Option<String>,
+    /// Joint's inputs (see `analysis::joint_data`).
+    pub joint: JointOptions,
     /// Case-study items (`29,30` or addresses).
     pub items: Option<String>,
     /// Metric for the rank tables (default: per aspect the best at the sample level overall).
@@ -203,33 +203,30 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
     }
 
     // Joint.
-    let jk = JointKeys {
-        acc: pick(&keys, opts.acc.as_deref(), joint_table::default_keys(&keys).acc)?,
-        bleu: pick(&keys, opts.bleu.as_deref(), joint_table::default_keys(&keys).bleu)?,
-        ppl: pick(&keys, opts.ppl.as_deref(), joint_table::default_keys(&keys).ppl)?,
-    };
-    if jk.acc.is_none() && jk.bleu.is_none() && jk.ppl.is_none() {
-        sum.skipped.push("Joint: no ACC, BLEU or PPL metric in the store".into());
+    let (choice, jnotes) = joint_data::choose(&keys, &opts.joint)?;
+    sum.notes.extend(jnotes);
+    let mut joint_index = String::new();
+    if choice.acc.is_none() && choice.ppl.is_none() {
+        sum.skipped.push("Joint: no ACC or PPL metric in the store".into());
     } else {
         let spec = opts.bootstrap.unwrap_or(BootstrapSpec::new(1000, 0));
-        let rows = joint_table::joint_table(store, names, &jk, &spec)?;
-        let tab = rt::joint_table(&jk, &rows);
+        let jt = joint_table::joint_table(store, names, &choice, Some(&spec))?;
+        let tab = rt::joint_table(&jt, Some(2));
         out.write("joint.md", &tab.markdown())?;
         out.write("joint.tex", &tab.latex())?;
-        out.write("joint.csv", &tab.csv())?;
-        let mut parts: Vec<String> = rows.iter().map(|r| r.part.clone()).collect();
-        parts.dedup();
+        out.write("joint.csv", &rt::joint_table(&jt, None).csv())?;
+        joint_index = joint_summary(&jt);
+        let missing = jt.missing();
         let mut drawn = 0;
-        for p in parts {
-            let fig = joint_table::figure(&names.dataset, &p, &jk, &rows);
+        for p in &jt.parts {
+            let fig = joint_table::figure(&jt, &p.part);
             if fig.rows.iter().any(|r| r.value.is_some()) {
-                fig.save(&out.path(&format!("figures/joint-{}.png", slug(&p.replace("->", "-to-"))))?)?;
+                fig.save(&out.path(&format!("figures/joint-{}.png", slug(&p.part.replace("->", "-to-"))))?)?;
                 drawn += 1;
             }
         }
         if drawn == 0 {
-            let missing: Vec<&str> = [("ACC", &jk.acc), ("BLEU", &jk.bleu), ("PPL", &jk.ppl)].iter().filter(|(_, k)| k.is_none()).map(|(n, _)| *n).collect();
-            sum.skipped.push(format!("Joint figures: missing inputs {} (joint.md shows them as absent)", missing.join(", ")));
+            sum.skipped.push(format!("Joint figures: missing inputs {} (joint.md shows them as absent)", if missing.is_empty() { "none, but no system has all three".into() } else { missing.join(", ") }));
         }
     }
 
@@ -263,6 +260,7 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
             best_lines.join("\n")
         );
     }
+    index += &joint_index;
     index += "\n## Files\n\nEach figure is written as PNG and as SVG (same name, `.svg`); the PNGs are listed.\n\n";
     for f in &out.files {
         let rel = f.strip_prefix(dir).unwrap_or(f);
@@ -288,11 +286,23 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
     Ok(sum)
 }
 
-fn pick(keys: &[MetricKey], spec: Option<&str>, dflt: Option<MetricKey>) -> Result<Option<MetricKey>> {
-    Ok(match spec {
-        Some(s) => Some(data::resolve_metric(keys, s)?.0),
-        None => dflt,
-    })
+/// The index's Joint section: the definition and inputs, and the best system of each part.
+fn joint_summary(t: &JointTable) -> String {
+    let mut s = String::from("\n## Joint\n\n");
+    let mut desc: Vec<String> = t.parts.iter().map(|p| format!("{} (signature `{}`)", md_escape(&p.spec.describe()), p.signature)).collect();
+    desc.dedup();
+    s += &format!("{}. Every number in [joint.md](joint.md); the result table (`tstlab table`) shows the same Joint for the same inputs.\n\n", desc.join("; "));
+    s += "| part | best system | Joint | ACC | BLEU | PPL |\n| --- | --- | ---: | ---: | ---: | ---: |\n";
+    for p in &t.parts {
+        let best = t.rows.iter().filter(|r| r.part == p.part && r.joint.is_some()).max_by(|a, b| a.joint.unwrap_or(f64::MIN).total_cmp(&b.joint.unwrap_or(f64::MIN)));
+        match best {
+            Some(r) => {
+                s += &format!("| {} | {} | {:.2} | {} | {} | {} |\n", md_escape(&p.part), md_escape(&r.system), r.joint.unwrap_or(f64::NAN), num(r.acc, 2), num(r.bleu, 2), num(r.ppl, 2))
+            }
+            None => s += &format!("| {} | — | absent ({}) | | | |\n", md_escape(&p.part), if p.missing.is_empty() { "no system has all inputs".into() } else { format!("no {}", p.missing.join(", ")) }),
+        }
+    }
+    s
 }
 
 fn overview(store: &Store, names: &Names, metrics: &[MetricKey], aspects: &[data::Aspect], opts: &ReportOptions) -> Result<String> {

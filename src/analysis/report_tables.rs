@@ -5,7 +5,7 @@ use super::bootstrap::Interval;
 use super::correlate::{cell, method_symbol, part_name, parts, Entry, Level};
 use super::corr::CorrKind;
 use super::data::Names;
-use super::joint_table::{JointKeys, JointRow};
+use super::joint_table::JointTable;
 use super::meta::{MetaReport, Orientation};
 use super::orient::word;
 use super::tables::{latex_escape, num, Table};
@@ -118,33 +118,55 @@ pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], method:
     s
 }
 
-/// The Joint table; absent inputs are written `absent`.
-pub fn joint_table(keys: &JointKeys, rows: &[JointRow]) -> Table {
-    let name = |k: &Option<super::data::MetricKey>| k.as_ref().map_or("absent".to_owned(), |k| k.label.clone());
-    let mut t = Table::new(
+/// The Joint table; absent inputs are written `absent`. `digits`: decimals of the numbers
+/// (`None`: full precision, for CSV). The caption names the inputs (the signature of each
+/// part); the CSV carries it in a column.
+pub fn joint_table(t: &JointTable, digits: Option<usize>) -> Table {
+    let mut sigs: Vec<String> = t.parts.iter().map(|p| p.signature.clone()).collect();
+    sigs.dedup();
+    let desc: Vec<String> = t.parts.iter().map(|p| p.spec.describe()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut tab = Table::new(
         format!(
-            "Joint = (ACC x BLEU / ln PPL)^(1/3) with bootstrap 95% intervals (items resampled). ACC = {}, BLEU = {}, PPL = {}.",
-            name(&keys.acc),
-            name(&keys.bleu),
-            name(&keys.ppl)
+            "{} Intervals: 95% bootstrap, items resampled. G2 = sqrt(ACC x BLEU). Signature: {}.",
+            desc.join(" / "),
+            sigs.join(" / ")
         ),
-        &["part", "system", "items", "ACC", "BLEU", "PPL", "Joint", "95% CI"],
+        &["part", "system", "outputs", "ACC", "BLEU", "PPL", "Joint", "95% CI", "G2", "signature"],
     );
-    t.numeric = vec![false, false, true, true, true, true, true, false];
-    let v = |x: Option<f64>, present: bool| if present { num(x, 2) } else { "absent".into() };
-    for r in rows {
-        t.rows.push(vec![
+    tab.numeric = vec![false, false, true, true, true, true, true, false, true, false];
+    let missing = t.missing();
+    let n = |x: Option<f64>| match digits {
+        Some(d) => num(x, d),
+        None => x.map_or(String::new(), |v| v.to_string()),
+    };
+    let v = |x: Option<f64>, input: &str| if missing.contains(&input) { "absent".into() } else { n(x) };
+    let joint_absent = !missing.is_empty();
+    for r in &t.rows {
+        tab.rows.push(vec![
             r.part.clone(),
             r.system.clone(),
-            r.items.to_string(),
-            v(r.acc, keys.acc.is_some()),
-            v(r.bleu, keys.bleu.is_some()),
-            v(r.ppl, keys.ppl.is_some()),
-            if keys.acc.is_some() && keys.bleu.is_some() && keys.ppl.is_some() { num(r.joint, 2) } else { "absent".into() },
-            r.ci.map_or("—".into(), |c| format!("[{:.2}, {:.2}]", c.lo, c.hi)),
+            r.outputs.to_string(),
+            v(r.acc, "ACC"),
+            v(r.bleu, "BLEU"),
+            v(r.ppl, "PPL"),
+            if joint_absent { "absent".into() } else { n(r.joint) },
+            r.ci.map_or("—".into(), |c| match digits {
+                Some(d) => format!("[{:.d$}, {:.d$}]", c.lo, c.hi),
+                None => format!("[{}, {}]", c.lo, c.hi),
+            }),
+            if missing.contains(&"ACC") || missing.contains(&"BLEU") { "absent".into() } else { n(r.g2) },
+            t.part(&r.part).map_or(String::new(), |p| p.signature.clone()),
         ]);
     }
-    t
+    if digits.is_some() {
+        // Markdown and LaTeX: the caption names the inputs; no column per row.
+        tab.head.pop();
+        tab.numeric.pop();
+        tab.rows.iter_mut().for_each(|r| {
+            r.pop();
+        });
+    }
+    tab
 }
 
 /// One row per system point.

@@ -4,7 +4,9 @@ use super::correlate::{pick_dataset, Resampling};
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::correlate::{self, Level, Part};
 use crate::analysis::data::{self, MetricKey, Names};
-use crate::analysis::joint_table::{self, JointKeys};
+use crate::analysis::joint_data::{self, JointOptions};
+use crate::analysis::joint_table;
+use crate::metrics::joint::{BleuLevel, PplPooling};
 use crate::analysis::matrix;
 use crate::analysis::orient::Orientations;
 use crate::analysis::tradeoff::{tradeoff_data, Grouping};
@@ -105,18 +107,38 @@ pub struct JointArgs {
     pub resampling: Resampling,
 }
 
-/// The metrics Joint combines.
+/// The inputs Joint combines (TSTBench: `(ACC · BLEU / ln PPL)^(1/3)`, see README "Scoring").
 #[derive(Debug, Clone, clap::Args)]
 pub struct JointInputs {
-    /// ACC metric (default: the first of family `acc`).
+    /// ACC metric (default: the family `acc` configuration with the most scores).
     #[arg(long)]
     pub acc: Option<String>,
-    /// BLEU metric (default: multi-bleu, else r-bleu).
+    /// BLEU: at --bleu-level corpus a name VARIANT-bleu.CONVENTION recomputed from the texts
+    /// (e.g. multi-bleu.nltk, r-bleu.sacre13a; default: the result table's convention, multi-BLEU
+    /// with several references, else r-BLEU); at sentence-mean a stored metric to average.
     #[arg(long)]
     pub bleu: Option<String>,
-    /// PPL metric (default: the first family ending in `ppl`).
+    /// corpus (TSTBench) or sentence-mean.
+    #[arg(long, value_parser = ["corpus", "sentence-mean"])]
+    pub bleu_level: Option<String>,
+    /// PPL metric (default: d-ppl, else g-ppl, else the first family ending in `ppl`).
     #[arg(long)]
     pub ppl: Option<String>,
+    /// corpus-words (TSTBench), corpus-tokens or mean; default: the first the scores allow.
+    #[arg(long, value_parser = ["corpus-words", "corpus-tokens", "mean"])]
+    pub ppl_pooling: Option<String>,
+}
+
+impl JointInputs {
+    pub fn options(&self) -> JointOptions {
+        JointOptions {
+            acc: self.acc.clone(),
+            bleu: self.bleu.clone(),
+            bleu_level: self.bleu_level.as_deref().and_then(BleuLevel::parse),
+            ppl: self.ppl.clone(),
+            pooling: self.ppl_pooling.as_deref().and_then(PplPooling::parse),
+        }
+    }
 }
 
 pub fn run(store: &Store, cmd: PlotCommand) -> anyhow::Result<()> {
@@ -220,38 +242,24 @@ fn tradeoff(store: &Store, a: TradeoffArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Resolves the Joint inputs: named ones must exist; unnamed ones default by family.
-pub fn joint_keys(keys: &[MetricKey], acc: Option<&str>, bleu: Option<&str>, ppl: Option<&str>) -> anyhow::Result<JointKeys> {
-    let d = joint_table::default_keys(keys);
-    let get = |spec: Option<&str>, dflt: Option<MetricKey>| -> anyhow::Result<Option<MetricKey>> {
-        Ok(match spec {
-            Some(s) => Some(data::resolve_metric(keys, s)?.0),
-            None => dflt,
-        })
-    };
-    Ok(JointKeys { acc: get(acc, d.acc)?, bleu: get(bleu, d.bleu)?, ppl: get(ppl, d.ppl)? })
-}
-
 fn joint(store: &Store, a: JointArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, a.common.dataset.as_deref())?;
     let keys = data::metric_keys(store, names.dataset_id)?;
-    let jk = joint_keys(&keys, a.inputs.acc.as_deref(), a.inputs.bleu.as_deref(), a.inputs.ppl.as_deref())?;
+    let (choice, notes) = joint_data::choose(&keys, &a.inputs.options())?;
+    notes.iter().for_each(|n| crate::errln!("note: {n}"));
     let spec = BootstrapSpec::new(a.resampling.bootstrap.max(1), a.resampling.seed);
-    let rows = joint_table::joint_table(store, &names, &jk, &spec)?;
+    let table = joint_table::joint_table(store, &names, &choice, Some(&spec))?;
     let part = match a.part.as_deref() {
         None | Some("all") => "all directions".to_owned(),
         Some(d) => names.direction(names.find_direction(d)?),
     };
-    let fig = joint_table::figure(&names.dataset, &part, &jk, &rows);
+    let fig = joint_table::figure(&table, &part);
     if fig.rows.iter().all(|r| r.value.is_none()) {
-        let missing: Vec<&str> = [("ACC", &jk.acc), ("BLEU", &jk.bleu), ("PPL", &jk.ppl)]
-            .iter()
-            .filter(|(_, k)| k.is_none())
-            .map(|(n, _)| *n)
-            .collect();
+        let missing = table.missing();
         anyhow::bail!("no Joint to draw for {}: missing inputs: {}", names.dataset, if missing.is_empty() { "none, but no system has all three".into() } else { missing.join(", ") });
     }
     fig.save(&a.common.output)?;
     crate::outln!("wrote {}", a.common.output.display());
+    crate::outln!("  {}", crate::printable::Safe(&fig.note));
     Ok(())
 }

@@ -5,6 +5,7 @@
 
 use super::MetricError;
 use super::bleu::{self, BleuConfig};
+use super::ngrams::Counts;
 use super::nltk::{self, NltkConfig};
 use super::tokenize::Tokenize;
 
@@ -58,6 +59,28 @@ impl Convention {
         match self {
             Convention::Sacrebleu(c) => Ok(bleu::corpus_bleu(hyps, refs, c)?.score),
             Convention::Nltk(c) => nltk::corpus_bleu(hyps, refs, c),
+        }
+    }
+
+    /// Per-segment n-gram counts in this convention (tokenized as it tokenizes); the score of
+    /// their sum ([`Convention::score_counts`]) is [`Convention::corpus`].
+    pub fn corpus_counts<H, R, Rs>(&self, hyps: &[H], refs: &[Rs]) -> Result<Vec<Counts>, MetricError>
+    where
+        H: AsRef<str> + Sync,
+        R: AsRef<str>,
+        Rs: AsRef<[R]> + Sync,
+    {
+        match self {
+            Convention::Sacrebleu(c) => bleu::corpus_counts(hyps, refs, c),
+            Convention::Nltk(c) => nltk::corpus_counts(hyps, refs, c),
+        }
+    }
+
+    /// Corpus BLEU from summed counts, on this convention's scale.
+    pub fn score_counts(&self, counts: &Counts) -> f64 {
+        match self {
+            Convention::Sacrebleu(c) => bleu::score_counts(counts, c, String::new()).score,
+            Convention::Nltk(_) => nltk::score_counts(counts),
         }
     }
 

@@ -12,6 +12,7 @@
 //! | `nlgeval` | nlg-eval BLEU-1..4 (StylePTB) |
 //! | `chrf` | sacreBLEU chrF / chrF++ |
 //! | `family` | s-BLEU, r-BLEU, multi-BLEU, g-BLEU in a named convention |
+//! | `joint` | Joint, G2 and t-PPL (TSTBench) from named inputs: the one definition |
 //! | `hamming` | token-level Hamming distance (StylePTB difficulty) |
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
@@ -56,6 +57,7 @@ pub mod dppl;
 pub mod family;
 pub mod hamming;
 pub mod intern;
+pub mod joint;
 pub mod judge;
 pub mod keys;
 pub mod ngrams;

@@ -76,6 +76,22 @@ pub fn score_counts(c: &Counts) -> f64 {
     bp * py::fsum(logs).exp()
 }
 
+/// Per-segment counts (NLTK's per-segment `max(1, .)` denominators applied), in parallel, order
+/// kept; their sum scored by [`score_counts`] is [`corpus_bleu`] (e.g. for bootstrap resampling).
+pub fn corpus_counts<H, R, Rs>(hyps: &[H], refs: &[Rs], cfg: &NltkConfig) -> Result<Vec<Counts>, MetricError>
+where
+    H: AsRef<str> + Sync,
+    R: AsRef<str>,
+    Rs: AsRef<[R]> + Sync,
+{
+    check_refs(hyps.len(), refs)?;
+    Ok(hyps
+        .par_iter()
+        .zip(refs.par_iter())
+        .map_init(Scratch::default, |s, (h, r)| segment(h.as_ref(), r.as_ref(), cfg, s))
+        .collect())
+}
+
 /// `nltk.translate.bleu_score.corpus_bleu` on tokenized text (0-1).
 pub fn corpus_bleu<H, R, Rs>(hyps: &[H], refs: &[Rs], cfg: &NltkConfig) -> Result<f64, MetricError>
 where
@@ -83,14 +99,7 @@ where
     R: AsRef<str>,
     Rs: AsRef<[R]> + Sync,
 {
-    check_refs(hyps.len(), refs)?;
-    let c: Counts = hyps
-        .par_iter()
-        .zip(refs.par_iter())
-        .map_init(Scratch::default, |s, (h, r)| segment(h.as_ref(), r.as_ref(), cfg, s))
-        .collect::<Vec<_>>()
-        .into_iter()
-        .sum();
+    let c: Counts = corpus_counts(hyps, refs, cfg)?.into_iter().sum();
     Ok(score_counts(&c))
 }
 

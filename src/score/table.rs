@@ -1,18 +1,21 @@
 //! The result table of a dataset direction in TSTBench's layout: one row per system with ACC,
-//! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus G2 and the output/reference
-//! length ratio (METHODS.md section 3).
+//! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus t-PPL, G2 and the
+//! output/reference length ratio (METHODS.md section 3).
 //!
-//! BLEU is corpus BLEU as TSTBench computes it (NLTK `corpus_bleu`, lowercased whitespace
-//! tokens, no smoothing), recomputed from the texts, times 100. The other columns come from the
-//! per-output scores in the store: ACC and CoLA are shares (times 100), BERTScore F1 is a mean
-//! (times 100), PPL is d-PPL when scored (TSTBench's n-gram LM on target-style text), else
-//! g-PPL, at corpus level (exp(sum NLL / sum tokens)) when the scores keep their token counts,
-//! else the mean of the outputs' values. Joint = (ACC * BLEU / ln PPL)^(1/3) and
-//! G2 = sqrt(ACC * BLEU) with BLEU = multi-BLEU when items have several references, else r-BLEU.
-//! A column whose inputs are missing is absent, with the reason and what to run.
+//! BLEU is corpus BLEU in the table's convention (`analysis::joint_data::table_convention`),
+//! recomputed from the texts, times 100. BERTScore F1 and CoLA are means (times 100) of the
+//! per-output scores. ACC, PPL, Joint and G2 come from `analysis::joint_data` and
+//! `metrics::joint`, the one definition the report, plots and TUI use too: ACC is the share of
+//! outputs in the target style, PPL is d-PPL when scored (TSTBench's n-gram LM on target-style
+//! text), else g-PPL, pooled as named in the notes (TSTBench: exp(Σ NLL / Σ words)),
+//! Joint = (ACC · BLEU / ln PPL)^(1/3) and G2 = sqrt(ACC · BLEU) with BLEU = multi-BLEU when
+//! items have several references, else r-BLEU. t-PPL = sqrt(d-PPL · g-PPL). A column whose
+//! inputs are missing is absent, with the reason and what to run.
 
-use crate::analysis::joint::joint;
-use crate::metrics::family::{self, Convention};
+use crate::analysis::data::{self, Names};
+use crate::analysis::joint_data::{self, JointOptions};
+use crate::metrics::family;
+use crate::metrics::joint::{self, PplPooling, PplStat};
 use crate::store::{self, Store};
 use rusqlite::OptionalExtension;
 use serde::Serialize;
@@ -155,16 +158,6 @@ impl Table {
     }
 }
 
-/// Joint's and G2's BLEU: multi-BLEU when items have several references, else r-BLEU.
-pub fn joint_bleu(max_refs: usize, r_bleu: Option<f64>, multi_bleu: Option<f64>) -> Option<f64> {
-    if max_refs > 1 { multi_bleu } else { r_bleu }
-}
-
-/// G2 = sqrt(ACC * BLEU).
-pub fn g2(acc: f64, bleu: f64) -> Option<f64> {
-    (acc >= 0.0 && bleu >= 0.0).then(|| (acc * bleu).sqrt())
-}
-
 /// One output of a system with what the table needs.
 struct Out {
     id: i64,
@@ -241,32 +234,6 @@ fn mean(outs: &[Out], s: &Scores, scale: f64) -> Option<f64> {
     (!v.is_empty()).then(|| scale * v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// Corpus PPL = exp(sum NLL / sum tokens) when every scored output keeps `nll` and `tokens` in
-/// its detail; else the mean of the values. Returns the value and whether it is corpus-level.
-fn corpus_ppl(outs: &[Out], s: &Scores) -> Option<(f64, bool)> {
-    let (mut nll, mut tokens, mut all) = (0.0, 0.0, true);
-    let mut vals = Vec::new();
-    for o in outs {
-        let Some((Some(v), detail)) = s.values.get(&o.id) else { continue };
-        vals.push(*v);
-        let d: Option<serde_json::Value> = detail.as_deref().and_then(|d| serde_json::from_str(d).ok());
-        match d.as_ref().and_then(|d| Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?))) {
-            Some((n, t)) => {
-                nll += n;
-                tokens += t;
-            }
-            None => all = false,
-        }
-    }
-    if vals.is_empty() {
-        return None;
-    }
-    if all && tokens > 0.0 {
-        return Some(((nll / tokens).exp(), true));
-    }
-    Some((vals.iter().sum::<f64>() / vals.len() as f64, false))
-}
-
 /// Total whitespace tokens of the outputs over those of their first references.
 fn len_ratio(outs: &[Out]) -> Option<f64> {
     let (mut o, mut r) = (0usize, 0usize);
@@ -277,14 +244,12 @@ fn len_ratio(outs: &[Out]) -> Option<f64> {
     (r > 0).then(|| o as f64 / r as f64)
 }
 
-/// Metric ids read from the store, per column (first found wins for PPL).
+/// Metric ids read from the store, per column (ACC and PPL come with Joint's inputs).
 const STORED: &[(Column, &[&str])] = &[
-    (Column::Acc, &["acc"]),
     (Column::SBert, &["s-bert"]),
     (Column::RBert, &["r-bert"]),
     (Column::MultiBert, &["multi-bert"]),
     (Column::Cola, &["cola"]),
-    (Column::Ppl, &["d-ppl", "g-ppl"]),
     // g-PPL for t-PPL = sqrt(d-PPL * g-PPL), combined below when PPL is d-PPL.
     (Column::TPpl, &["g-ppl"]),
 ];
@@ -321,7 +286,10 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
     let dataset_id = store.dataset_id(dataset)?;
     let direction_id = store.direction_id(dataset_id, direction)?;
     let by_system = outputs(store, direction_id)?;
-    let conv = Convention::nltk();
+    let conv = joint_data::table_convention();
+    let names = Names::load(store, dataset)?;
+    let (choice, _) = joint_data::choose(&data::metric_keys(store, dataset_id)?, &JointOptions::default())?;
+    let part = joint_data::load(store, &names, &choice, Some(direction_id))?.pop();
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
     let mut sources: BTreeMap<Column, String> = BTreeMap::new();
     let mut stored: HashMap<Column, Scores> = HashMap::new();
@@ -343,14 +311,29 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
             }
         }
     }
-    if let Some(s) = stored.get(&Column::Acc) {
-        let note = classifier_note(store, &s.config)?;
-        sources.entry(Column::Acc).and_modify(|x| x.push_str(&note));
+    match &choice.acc {
+        Some(k) => {
+            sources.insert(Column::Acc, format!("{}{}", joint_data::key_label(k), classifier_note(store, &k.config)?));
+        }
+        None => {
+            absent.insert(Column::Acc, hint(Column::Acc, dataset));
+        }
     }
+    match (&choice.ppl, &part) {
+        (Some(k), Some(p)) => {
+            sources.insert(Column::Ppl, format!("{}, pooled {}: {}", joint_data::key_label(k), p.spec.pooling.name(), p.spec.pooling.formula()));
+        }
+        _ => {
+            absent.insert(Column::Ppl, hint(Column::Ppl, dataset));
+        }
+    }
+    // t-PPL: the PPL column's d-PPL with g-PPL pooled the best way its scores allow.
+    let g_pooling = stored.get(&Column::TPpl).map(|s| PplPooling::best(s.values.values().filter_map(|(v, d)| v.map(|v| g_stat(v, d.as_deref())))));
     if !absent.contains_key(&Column::TPpl) {
-        if sources.get(&Column::Ppl).is_some_and(|s| s.starts_with("d-ppl@")) {
+        if choice.ppl.as_ref().is_some_and(|k| k.metric == "d-ppl") {
             let g = sources.get(&Column::TPpl).cloned().unwrap_or_default();
-            sources.insert(Column::TPpl, format!("sqrt(d-PPL x g-PPL), {g}"));
+            let pooling = g_pooling.unwrap_or(PplPooling::Mean);
+            sources.insert(Column::TPpl, format!("sqrt(d-PPL x g-PPL), {g} pooled {}: {}", pooling.name(), pooling.formula()));
         } else {
             absent.insert(Column::TPpl, hint(Column::TPpl, dataset));
         }
@@ -365,57 +348,72 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
     }
     for c in [Column::SBleu, Column::RBleu, Column::MultiBleu] {
         if !absent.contains_key(&c) {
-            sources.insert(c, "corpus BLEU, NLTK convention (lowercased, whitespace split, no smoothing) x 100".into());
+            sources.insert(c, format!("corpus BLEU, {} x 100", convention_words(&conv)));
         }
     }
     let jb = if max_refs > 1 { Column::MultiBleu } else { Column::RBleu };
     for (c, needs) in [(Column::Joint, &[Column::Acc, jb, Column::Ppl][..]), (Column::G2, &[Column::Acc, jb][..])] {
         let missing: Vec<&str> = needs.iter().filter(|n| absent.contains_key(n)).map(|n| n.name()).collect();
-        if missing.is_empty() {
-            let from = if c == Column::Joint { format!("ACC, {} and PPL", jb.name()) } else { format!("ACC and {}", jb.name()) };
-            sources.insert(c, format!("from {from}"));
-        } else {
-            absent.insert(c, format!("needs {}", missing.join(", ")));
+        match &part {
+            Some(p) if missing.is_empty() => {
+                sources.insert(c, if c == Column::Joint { p.spec.signature() } else { p.spec.g2_signature() });
+            }
+            _ => {
+                absent.insert(c, format!("needs {}", if missing.is_empty() { "outputs".into() } else { missing.join(", ") }));
+            }
         }
     }
     let mut rows = Vec::new();
     let mut partial_by: BTreeMap<Column, (usize, usize, usize)> = BTreeMap::new();
+    let mut note_partial = |col: Column, scored: usize, of: usize| {
+        if scored < of {
+            let e = partial_by.entry(col).or_insert((0, 0, 0));
+            *e = (e.0 + scored, e.1 + of, e.2 + 1);
+        }
+    };
     for ((system, kind), outs) in &by_system {
         let mut v: HashMap<Column, Option<f64>> = HashMap::new();
         let texts: Vec<&str> = outs.iter().map(|o| o.text.as_str()).collect();
         let srcs: Vec<&str> = outs.iter().map(|o| o.source.as_str()).collect();
-        v.insert(Column::SBleu, family::s_bleu(&conv, &texts, &srcs).ok().map(|x| 100.0 * x));
+        v.insert(Column::SBleu, family::s_bleu(&conv, &texts, &srcs).ok().map(|x| 100.0 * x / conv.scale()));
         let with_refs: Vec<&Out> = outs.iter().filter(|o| !o.refs.is_empty()).collect();
         if !with_refs.is_empty() {
             let t: Vec<&str> = with_refs.iter().map(|o| o.text.as_str()).collect();
             let r: Vec<&[String]> = with_refs.iter().map(|o| o.refs.as_slice()).collect();
-            v.insert(Column::RBleu, family::r_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+            v.insert(Column::RBleu, family::r_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x / conv.scale()));
             if max_refs > 1 {
-                v.insert(Column::MultiBleu, family::multi_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+                v.insert(Column::MultiBleu, family::multi_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x / conv.scale()));
             }
         }
         v.insert(Column::LenRatio, len_ratio(outs));
         for (col, s) in &stored {
             let scored = outs.iter().filter(|o| s.values.contains_key(&o.id)).count();
+            note_partial(*col, scored, outs.len());
             if scored < outs.len() {
-                let e = partial_by.entry(*col).or_insert((0, 0, 0));
-                *e = (e.0 + scored, e.1 + outs.len(), e.2 + 1);
                 continue;
             }
             let x = match col {
-                Column::Ppl | Column::TPpl => corpus_ppl(outs, s).map(|p| p.0),
+                Column::TPpl => joint::pool_ppl(g_pooling.unwrap_or(PplPooling::Mean), outs.iter().map(|o| s.values.get(&o.id).and_then(|(v, d)| v.map(|v| g_stat(v, d.as_deref()))))),
                 _ => mean(outs, s, 100.0),
             };
             v.insert(*col, x);
         }
+        // ACC, PPL, Joint and G2: the one definition (metrics::joint) on the same outputs.
+        if let Some(sys) = part.as_ref().and_then(|p| p.systems.iter().find(|x| &x.name == system).map(|x| (p, x))) {
+            let (p, sys) = sys;
+            let pooled = sys.pool(&p.spec, None);
+            let outputs: Vec<_> = sys.outputs.iter().flatten().collect();
+            note_partial(Column::Acc, outputs.iter().filter(|o| o.acc.is_some()).count(), outputs.len());
+            note_partial(Column::Ppl, outputs.iter().filter(|o| o.ppl.is_some()).count(), outputs.len());
+            v.insert(Column::Acc, pooled.acc);
+            v.insert(Column::Ppl, pooled.ppl);
+            v.insert(Column::Joint, pooled.joint);
+            v.insert(Column::G2, pooled.g2);
+        }
         let get = |v: &HashMap<Column, Option<f64>>, c: Column| v.get(&c).copied().flatten();
         // The stored TPpl value is g-PPL; t-PPL combines it with the d-PPL of the PPL column.
-        let t = get(&v, Column::Ppl).zip(get(&v, Column::TPpl)).map(|(d, g)| (d * g).sqrt());
+        let t = get(&v, Column::Ppl).zip(get(&v, Column::TPpl)).and_then(|(d, g)| joint::t_ppl(d, g));
         v.insert(Column::TPpl, t);
-        let bleu = joint_bleu(max_refs, get(&v, Column::RBleu), get(&v, Column::MultiBleu));
-        let (acc, ppl) = (get(&v, Column::Acc), get(&v, Column::Ppl));
-        v.insert(Column::Joint, acc.zip(bleu).zip(ppl).and_then(|((a, b), p)| joint(a, b, p)));
-        v.insert(Column::G2, acc.zip(bleu).and_then(|(a, b)| g2(a, b)));
         rows.push(Row {
             system: system.clone(),
             kind: kind.clone(),
@@ -425,13 +423,9 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
     }
     let partial = partial_by
         .iter()
+        .filter(|(c, _)| !absent.contains_key(c))
         .map(|(c, (n, of, systems))| format!("{}: {n} of {of} outputs of {systems} system(s) scored", c.name()))
         .collect();
-    if let Some(s) = stored.get(&Column::Ppl) {
-        let corpus = by_system.values().any(|outs| corpus_ppl(outs, s).is_some_and(|p| p.1));
-        let src = sources.get_mut(&Column::Ppl).expect("set with the scores");
-        src.push_str(if corpus { ", corpus level exp(sum NLL / sum tokens)" } else { ", mean over outputs" });
-    }
     Ok(Table {
         dataset: dataset.to_owned(),
         direction: direction.to_owned(),
@@ -441,6 +435,19 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         sources,
         partial,
     })
+}
+
+/// A g-PPL score as a pooling input (its detail keeps `nll` and `tokens`).
+fn g_stat(value: f64, detail: Option<&str>) -> PplStat {
+    joint_data::ppl_stat(value, detail, || None)
+}
+
+/// How a BLEU convention tokenises, for the notes.
+fn convention_words(conv: &family::Convention) -> String {
+    match conv {
+        family::Convention::Nltk(_) => "NLTK convention (lowercased, whitespace split, no smoothing)".into(),
+        c => format!("{} convention", c.label()),
+    }
 }
 
 /// The tables of every direction of a dataset (or of one).
@@ -456,18 +463,6 @@ pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyho
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn joint_example_of_methods_md() {
-        // METHODS.md section 3: ACC 93.2, multi-BLEU 49.3, PPL 119.5 -> Joint 9.9.
-        let bleu = joint_bleu(4, Some(20.0), Some(49.3)).unwrap();
-        assert_eq!(bleu, 49.3);
-        let j = joint(93.2, bleu, 119.5).unwrap();
-        assert_eq!(format!("{j:.1}"), "9.9");
-        // With one reference r-BLEU enters.
-        assert_eq!(joint_bleu(1, Some(20.0), None), Some(20.0));
-        assert!((g2(93.2, 49.3).unwrap() - (93.2f64 * 49.3).sqrt()).abs() < 1e-12);
-    }
 
     #[test]
     fn best_and_sort() {
