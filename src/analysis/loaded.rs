@@ -1,9 +1,12 @@
 //! What the TUI's Analysis screen asks the store for (answered on the loader thread): the
-//! heatmap matrix of a dataset, the bootstrap details of one cell, and trade-off points.
+//! heatmap matrix of a dataset, the bootstrap details of one cell, and trade-off points with
+//! each system's Joint.
 
 use super::bootstrap::BootstrapSpec;
 use super::corr::CorrKind;
 use super::data::{self, MetricKey, Names, Result};
+use super::joint_data::{self, JointOptions};
+use super::joint_table::{joint_table, JointTable};
 use super::matrix::{self, Against, Matrix};
 use super::meta::{meta_evaluate, MetaOptions, MetaReport};
 use super::orient::Orientations;
@@ -94,10 +97,13 @@ pub fn cell_report(store: &Store, dataset: &str, metric: &MetricKey, column: &Co
     Ok(meta_evaluate(&rows, &opts))
 }
 
-/// Trade-off points per direction.
-pub fn tradeoff(store: &Store, dataset: &str, x: &MetricKey, y: &MetricKey) -> Result<TradeoffData> {
+/// Trade-off points per direction, and Joint of every system and direction (the default
+/// inputs, no intervals: the result table's numbers).
+pub fn tradeoff(store: &Store, dataset: &str, x: &MetricKey, y: &MetricKey) -> Result<(TradeoffData, JointTable)> {
     let names = Names::load(store, dataset)?;
-    tradeoff_data(store, &names, x, y, &Grouping::Direction, None, &Orientations::default(), false)
+    let t = tradeoff_data(store, &names, x, y, &Grouping::Direction, None, &Orientations::default(), false)?;
+    let (choice, _) = joint_data::choose(&data::metric_keys(store, names.dataset_id)?, &JointOptions::default())?;
+    Ok((t, joint_table(store, &names, &choice, None)?))
 }
 
 /// Default trade-off axes for the screen: by family (see the report), else the first two

@@ -292,9 +292,17 @@ fn joint_summary(t: &JointTable) -> String {
     let mut desc: Vec<String> = t.parts.iter().map(|p| format!("{} (signature `{}`)", md_escape(&p.spec.describe()), p.signature)).collect();
     desc.dedup();
     s += &format!("{}. Every number in [joint.md](joint.md); the result table (`tstlab table`) shows the same Joint for the same inputs.\n\n", desc.join("; "));
+    let humans = t.rows.iter().any(|r| r.kind == "human");
+    if humans {
+        s += "Systems of kind human (reference rewrites scored against references that include their own) are left out here.\n\n";
+    }
     s += "| part | best system | Joint | ACC | BLEU | PPL |\n| --- | --- | ---: | ---: | ---: | ---: |\n";
     for p in &t.parts {
-        let best = t.rows.iter().filter(|r| r.part == p.part && r.joint.is_some()).max_by(|a, b| a.joint.unwrap_or(f64::MIN).total_cmp(&b.joint.unwrap_or(f64::MIN)));
+        let best = t
+            .rows
+            .iter()
+            .filter(|r| r.part == p.part && r.joint.is_some() && r.kind != "human")
+            .max_by(|a, b| a.joint.unwrap_or(f64::MIN).total_cmp(&b.joint.unwrap_or(f64::MIN)));
         match best {
             Some(r) => {
                 s += &format!("| {} | {} | {:.2} | {} | {} | {} |\n", md_escape(&p.part), md_escape(&r.system), r.joint.unwrap_or(f64::NAN), num(r.acc, 2), num(r.bleu, 2), num(r.ppl, 2))

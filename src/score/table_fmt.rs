@@ -77,17 +77,24 @@ pub fn text(t: &Table) -> String {
     out
 }
 
-/// CSV with a dataset and direction column; absent values are empty, no best mark.
+/// The combined columns whose inputs a CSV names in a column of its own.
+const SIGNED: [Column; 2] = [Column::Joint, Column::G2];
+
+/// CSV with a dataset and direction column; absent values are empty, no best mark. Joint and
+/// G2 are followed at the end of the row by their signatures (which inputs made them).
 pub fn csv(tables: &[Table]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let Some(first) = tables.first() else { return Ok(String::new()) };
+    let signed: Vec<Column> = SIGNED.into_iter().filter(|c| first.columns.contains(c)).collect();
     let mut head = vec!["dataset".to_owned(), "direction".into(), "system".into(), "kind".into(), "outputs".into()];
     head.extend(first.columns.iter().map(|c| c.name().to_owned()));
+    head.extend(signed.iter().map(|c| format!("{} signature", c.name())));
     w.write_record(&head)?;
     for t in tables {
         for r in &t.rows {
             let mut rec = vec![t.dataset.clone(), t.direction.clone(), r.system.clone(), r.kind.clone(), r.outputs.to_string()];
             rec.extend(r.values.iter().map(|v| v.map_or(String::new(), |v| v.to_string())));
+            rec.extend(signed.iter().map(|c| t.sources.get(c).cloned().unwrap_or_default()));
             w.write_record(&rec)?;
         }
     }
@@ -134,6 +141,7 @@ fn tex_escape(s: &str) -> String {
             '\\' => out.push_str("\\textbackslash{}"),
             '>' => out.push_str("\\textgreater{}"),
             '<' => out.push_str("\\textless{}"),
+            '|' => out.push_str("\\textbar{}"),
             '—' => out.push_str("--"),
             c => out.push(c),
         }
@@ -167,6 +175,11 @@ pub fn latex(t: &Table) -> String {
     let mut caption = format!("{} ({}).", t.dataset, t.direction);
     if !absent.is_empty() {
         caption.push_str(&format!(" Absent (--): {}.", absent.join("; ")));
+    }
+    for c in SIGNED {
+        if let Some(s) = t.sources.get(&c).filter(|_| t.columns.contains(&c)) {
+            caption.push_str(&format!(" {}: {s}.", c.name()));
+        }
     }
     out.push_str(&format!("\\caption{{{}}}\n\\end{{table}}\n", tex_escape(&caption)));
     out

@@ -78,8 +78,9 @@ fn selection_by_direction_and_system() {
     assert!(todo.iter().all(|t| t.system == "copy" && t.text == t.source && !t.references.is_empty()));
 }
 
-/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3): d-PPL as the table's PPL (mean over
-/// outputs), g-PPL at corpus level exp(sum NLL / sum tokens) from the stored details.
+/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3): d-PPL as the table's PPL (here the mean
+/// over outputs: the configuration names no LM tokenizer, so no token counts), g-PPL at corpus
+/// level exp(sum NLL / sum tokens) from the stored details.
 #[test]
 fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
     use crate::score::table::{self, Column};
@@ -114,6 +115,8 @@ fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
     let gppl = (nll / tokens).exp();
     assert!((t.value(row, Column::Ppl).unwrap() - dppl).abs() < 1e-9);
     assert!((t.value(row, Column::TPpl).unwrap() - (dppl * gppl).sqrt()).abs() < 1e-9);
+    assert!(t.sources[&Column::Ppl].contains("pooled mean"), "{}", t.sources[&Column::Ppl]);
+    assert!(t.sources[&Column::TPpl].contains("pooled corpus-tokens"), "{}", t.sources[&Column::TPpl]);
     // The ACC note says what the classifier was trained on.
     assert!(t.sources[&Column::Acc].ends_with("ngram classifier trained on test sources (5-fold CV)"), "{}", t.sources[&Column::Acc]);
 }

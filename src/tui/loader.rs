@@ -13,6 +13,7 @@ use crate::analysis::data::MetricKey;
 use crate::analysis::loaded::{self, Column, Loaded};
 use crate::analysis::matrix::Against;
 use crate::analysis::meta::MetaReport;
+use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
 use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, Store};
 use std::collections::VecDeque;
@@ -96,7 +97,8 @@ pub enum Reply {
     Results(Box<(Results, Vec<Disagreement>)>),
     Matrix(Box<Loaded>),
     Cell { query: Box<CellQuery>, report: Box<MetaReport> },
-    Tradeoff(Box<TradeoffData>),
+    /// Trade-off points and Joint per system and direction.
+    Tradeoff(Box<(TradeoffData, JointTable)>),
     /// The datasets with outputs, the dataset shown, its tables (one per direction).
     ScoreTable(Box<(Vec<String>, String, Vec<crate::score::table::Table>)>),
 }

@@ -1,7 +1,8 @@
 //! Analysis: a heatmap of every metric against every human aspect (or every metric) of a
 //! dataset, coloured cells with values, arrow keys to move; the selected cell's details (n,
 //! bootstrap interval, undefined counts, every level); and a style-vs-content trade-off chart
-//! (`t`, drawn in `analysis_chart.rs`). Numbers come from `analysis::loaded` on the loader.
+//! with each system's Joint (`t`, drawn in `analysis_chart.rs`). Numbers come from
+//! `analysis::loaded` on the loader.
 
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::corr::CorrKind;
@@ -10,6 +11,7 @@ use crate::analysis::loaded::{Column, Loaded};
 use crate::analysis::matrix::{Against, Matrix};
 use crate::analysis::meta::{MetaReport, Orientation};
 use crate::analysis::orient::word;
+use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
 use crate::plot::diverging;
 use crate::tui::action::Action;
@@ -54,6 +56,8 @@ pub struct Analysis {
     /// Trade-off axes: indices into `loaded.keys` (x, y).
     pub axes: Option<(usize, usize)>,
     pub tradeoff: Option<Box<TradeoffData>>,
+    /// Joint per system and direction, beside the trade-off (the result table's numbers).
+    pub joint: Option<Box<JointTable>>,
     pub point: usize,
 }
 
@@ -74,6 +78,7 @@ impl Default for Analysis {
             mode: Mode::Heatmap,
             axes: None,
             tradeoff: None,
+            joint: None,
             point: 0,
         }
     }
@@ -177,8 +182,10 @@ impl View for Analysis {
                 Ok(Reply::Cell { query, report }) if self.cell_query().as_ref() == Some(&*query) => {
                     self.cell = Some((query, report));
                 }
-                Ok(Reply::Tradeoff(t)) => {
-                    self.tradeoff = Some(t);
+                Ok(Reply::Tradeoff(b)) => {
+                    let (t, j) = *b;
+                    self.tradeoff = Some(Box::new(t));
+                    self.joint = Some(Box::new(j));
                     self.point = self.point.min(self.tradeoff.as_ref().map_or(0, |t| t.points.len().saturating_sub(1)));
                 }
                 _ => {}

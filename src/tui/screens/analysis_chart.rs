@@ -1,6 +1,7 @@
 //! The Analysis screen's trade-off view: a ratatui Chart of style strength (y) against
 //! content (x), one point per system and direction, the Pareto front of each direction as a
-//! line, and the list of points beside it (`*` on the front, the selected one highlighted).
+//! line, and the list of points beside it with each system's Joint (`*` on the front, the
+//! selected one highlighted; under it the selected system's Joint inputs and their signature).
 
 use super::analysis::Analysis;
 use crate::analysis::meta::Orientation;
@@ -12,7 +13,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Style};
 use ratatui::symbols::Marker;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph};
+use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Wrap};
 
 const COLORS: [Color; 5] = [Color::Cyan, Color::Magenta, Color::Green, Color::Yellow, Color::Blue];
 
@@ -75,7 +76,10 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
         .legend_position(Some(ratatui::widgets::LegendPosition::BottomRight));
     f.render_widget(chart, chart_area);
 
-    let mut lines = vec![Line::styled(format!(" {:<18} {:>8} {:>8}  front", "system", "x", "y"), theme::MUTED)];
+    let joint_of = |part: &str, system: &str| {
+        a.joint.as_ref().and_then(|j| j.rows.iter().find(|r| r.part == part && r.system == system)).and_then(|r| r.joint)
+    };
+    let mut lines = vec![Line::styled(format!(" {:<18} {:>8} {:>8} {:>6}  front", "system", "x", "y", "Joint"), theme::MUTED)];
     let mut last = "";
     for (i, p) in t.points.iter().enumerate() {
         if p.group != last {
@@ -84,13 +88,22 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
             last = &p.group;
         }
         let style = if i == a.point { theme::SELECTED } else { Style::new() };
-        let text = format!(" {:<18} {:>8.4} {:>8.4}  {}", theme::fit(&p.system, 18), p.x, p.y, if p.on_front { "*" } else { "" });
+        let joint = joint_of(&p.group, &p.system).map_or("—".to_owned(), |j| format!("{j:.2}"));
+        let text = format!(" {:<18} {:>8.4} {:>8.4} {joint:>6}  {}", theme::fit(&p.system, 18), p.x, p.y, if p.on_front { "*" } else { "" });
         lines.push(Line::styled(text, style));
     }
     if let Some(p) = t.points.get(a.point) {
         lines.push(Line::default());
         lines.push(Line::styled(theme::owned(format!(" {} · {}: {} outputs with both values", p.group, p.system, p.outputs)), theme::MUTED));
+        let row = a.joint.as_ref().and_then(|j| j.rows.iter().find(|r| r.part == p.group && r.system == p.system));
+        if let Some(r) = row {
+            let n = |v: Option<f64>| v.map_or("—".to_owned(), |v| format!("{v:.1}"));
+            lines.push(Line::raw(format!(" Joint {} · G2 {} (ACC {}, BLEU {}, PPL {})", r.joint.map_or("—".to_owned(), |j| format!("{j:.2}")), n(r.g2), n(r.acc), n(r.bleu), n(r.ppl))));
+        }
     }
     lines.push(Line::styled(" * Pareto front · █ selected · x / y: other metrics", theme::MUTED));
-    f.render_widget(Paragraph::new(lines), list_area);
+    if let Some(part) = t.points.get(a.point).and_then(|p| a.joint.as_ref()?.part(&p.group)) {
+        lines.push(Line::styled(theme::owned(format!(" {}", part.signature)), theme::MUTED));
+    }
+    f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), list_area);
 }
