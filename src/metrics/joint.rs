@@ -20,7 +20,7 @@
 //! Scale: ACC and BLEU in 0-100 as in the paper's tables (METHODS.md's example: ACC 93.2,
 //! multi-BLEU 49.3, PPL 119.5 -> 9.9); ln is the natural log. The script applies the formula to
 //! the 0-1 values NLTK and scikit-learn return, which is 100^(-2/3) (about 0.046) times that.
-//! t-PPL = sqrt(d-PPL · g-PPL) (the duel-ranking paper, llm-tst-code).
+//! t-PPL = sqrt(d-PPL · g-PPL) (the duel-ranking paper; llm-tst-code's `gm_ppl`).
 //!
 //! What varies is named in [`Spec`] and its signature: the ACC metric, the BLEU convention and
 //! level ([`BleuLevel`]), the PPL metric and its pooling ([`PplPooling`]).
@@ -410,6 +410,9 @@ mod tests {
         assert_eq!(joint(-1.0, 49.3, 20.0), None);
         assert_eq!(joint(0.0, 49.3, 20.0), Some(0.0));
         assert_eq!(t_ppl(16.0, 25.0), Some(20.0));
+        // llm-tst-code's published gm_ppl (baselines/yelp/eval.json, stytrans_cond): d_ppl
+        // 85.19085468026176, g_ppl 396.2762929106594 -> 183.7365398677814.
+        assert!((t_ppl(85.19085468026176, 396.2762929106594).unwrap() - 183.7365398677814).abs() < 1e-9);
         assert_eq!(bleu_variant(4), Against::AllReferences);
         assert_eq!(bleu_variant(1), Against::FirstReference);
     }

@@ -6,8 +6,8 @@
 //!   to its item's dialogue context (the chat template with the context as the user turn; only
 //!   the reply's tokens are scored). Higher is better. Items without a context are undefined.
 //!
-//! t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3) is not computed yet: the result table's
-//! PPL column is d-PPL when scored, else g-PPL.
+//! t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3) is `metrics::joint::t_ppl`, shown in the
+//! result table; its PPL column is d-PPL when scored, else g-PPL.
 
 use crate::models::lm_score::{Nll, TextLm};
 use crate::models::tokenizer::ChatMessage;
