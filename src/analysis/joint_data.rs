@@ -193,13 +193,13 @@ fn outputs(store: &Store, dataset_id: i64, direction: Option<i64>) -> Result<Vec
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
-fn references(store: &Store, dataset_id: i64) -> Result<HashMap<i64, Vec<String>>> {
+fn references(store: &Store, dataset_id: i64, direction: Option<i64>) -> Result<HashMap<i64, Vec<String>>> {
     let mut st = store.conn().prepare(
         "SELECT r.item_id, r.text FROM refs r JOIN items i ON r.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         WHERE x.dataset_id = ?1 ORDER BY r.item_id, r.idx",
+         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) ORDER BY r.item_id, r.idx",
     )?;
     let mut out: HashMap<i64, Vec<String>> = HashMap::new();
-    let mut q = st.query([dataset_id])?;
+    let mut q = st.query(params![dataset_id, direction])?;
     while let Some(r) = q.next()? {
         out.entry(r.get(0)?).or_default().push(r.get(1)?);
     }
@@ -208,14 +208,14 @@ fn references(store: &Store, dataset_id: i64) -> Result<HashMap<i64, Vec<String>
 
 type Stored = HashMap<i64, (Option<f64>, Option<String>)>;
 
-/// A metric's values and details by output id.
-fn stored(store: &Store, dataset_id: i64, key: &MetricKey) -> Result<Stored> {
+/// A metric's values and details by output id (in a dataset, or one direction of it).
+fn stored(store: &Store, dataset_id: i64, direction: Option<i64>, key: &MetricKey) -> Result<Stored> {
     let mut st = store.conn().prepare_cached(
         "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
          JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         WHERE x.dataset_id = ?1 AND c.metric = ?2 AND c.config = ?3",
+         WHERE x.dataset_id = ?1 AND (?4 IS NULL OR i.direction_id = ?4) AND c.metric = ?2 AND c.config = ?3",
     )?;
-    let rows = st.query_map(params![dataset_id, key.metric, key.config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    let rows = st.query_map(params![dataset_id, key.metric, key.config, direction], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
     Ok(rows.collect::<std::result::Result<_, _>>()?)
 }
 
@@ -261,20 +261,20 @@ pub fn ppl_stat(value: f64, detail: Option<&str>, words_of: impl FnOnce() -> Opt
 /// pooled.
 pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) -> Result<Vec<PartStats>> {
     let outs = outputs(store, names.dataset_id, only)?;
-    let refs = references(store, names.dataset_id)?;
+    let refs = references(store, names.dataset_id, only)?;
     let no_refs: Vec<String> = Vec::new();
     let refs_of = |item: i64| refs.get(&item).unwrap_or(&no_refs);
 
     // Per output: ACC, BLEU (counts per variant, or a stored value), PPL.
-    let acc_values = choice.acc.as_ref().map(|k| stored(store, names.dataset_id, k)).transpose()?;
+    let acc_values = choice.acc.as_ref().map(|k| stored(store, names.dataset_id, only, k)).transpose()?;
     let acc_factor = choice.acc.as_ref().zip(acc_values.as_ref()).map(|(k, v)| percent_factor(k, v.values().filter_map(|x| x.0)));
-    let ppl_values = choice.ppl.as_ref().map(|k| stored(store, names.dataset_id, k)).transpose()?;
+    let ppl_values = choice.ppl.as_ref().map(|k| stored(store, names.dataset_id, only, k)).transpose()?;
     let tokenizers = choice.ppl.as_ref().filter(|k| k.metric == "d-ppl").map(dppl_tokenizers).unwrap_or_default();
     let mut bleu_values: Option<(Stored, f64)> = None;
     let mut counts: Vec<(Against, HashMap<i64, crate::metrics::ngrams::Counts>)> = Vec::new();
     match &choice.bleu {
         Some(BleuChoice::SentenceMean(k)) => {
-            let v = stored(store, names.dataset_id, k)?;
+            let v = stored(store, names.dataset_id, only, k)?;
             let f = percent_factor(k, v.values().filter_map(|x| x.0));
             bleu_values = Some((v, f));
         }

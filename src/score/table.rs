@@ -13,7 +13,7 @@
 //! inputs are missing is absent, with the reason and what to run.
 
 use crate::analysis::data::{self, Names};
-use crate::analysis::joint_data::{self, JointOptions};
+use crate::analysis::joint_data::{self, Choice, JointOptions};
 use crate::metrics::family;
 use crate::metrics::joint::{self, PplPooling, PplStat};
 use crate::store::{self, Store};
@@ -283,13 +283,21 @@ fn hint(col: Column, dataset: &str) -> String {
 
 /// The table of one direction of a dataset (`direction`: `source->target`).
 pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Table> {
-    let dataset_id = store.dataset_id(dataset)?;
-    let direction_id = store.direction_id(dataset_id, direction)?;
+    let names = Names::load(store, dataset)?;
+    build_with(store, &names, &default_choice(store, &names)?, direction)
+}
+
+/// Joint's inputs in the table: the defaults (`analysis::joint_data`).
+fn default_choice(store: &Store, names: &Names) -> anyhow::Result<Choice> {
+    Ok(joint_data::choose(&data::metric_keys(store, names.dataset_id)?, &JointOptions::default())?.0)
+}
+
+fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) -> anyhow::Result<Table> {
+    let dataset = names.dataset.as_str();
+    let direction_id = store.direction_id(names.dataset_id, direction)?;
     let by_system = outputs(store, direction_id)?;
     let conv = joint_data::table_convention();
-    let names = Names::load(store, dataset)?;
-    let (choice, _) = joint_data::choose(&data::metric_keys(store, dataset_id)?, &JointOptions::default())?;
-    let part = joint_data::load(store, &names, &choice, Some(direction_id))?.pop();
+    let part = joint_data::load(store, names, choice, Some(direction_id))?.pop();
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
     let mut sources: BTreeMap<Column, String> = BTreeMap::new();
     let mut stored: HashMap<Column, Scores> = HashMap::new();
@@ -457,7 +465,9 @@ pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyho
         Some(d) => vec![d.to_owned()],
         None => store.directions(id)?.into_iter().map(|d| format!("{}->{}", d.source_style, d.target_style)).collect(),
     };
-    dirs.iter().map(|d| build(store, dataset, d)).collect()
+    let names = Names::load(store, dataset)?;
+    let choice = default_choice(store, &names)?;
+    dirs.iter().map(|d| build_with(store, &names, &choice, d)).collect()
 }
 
 #[cfg(test)]
