@@ -19,6 +19,7 @@
 use super::data::{self, Error, MetricKey, Names, Result};
 use super::orient::family;
 use crate::metrics::family::{Against, Convention};
+use crate::metrics::ngrams::Counts;
 use crate::metrics::joint::{self, BleuLevel, BleuSource, BleuStat, OutputStats, PplPooling, PplStat, Pooled, Spec};
 use crate::models::words::Tokenizer;
 use crate::store::Store;
@@ -265,31 +266,51 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
     let no_refs: Vec<String> = Vec::new();
     let refs_of = |item: i64| refs.get(&item).unwrap_or(&no_refs);
 
-    // Per output: ACC, BLEU (counts per variant, or a stored value), PPL.
+    // The parts, their items and their BLEU variant.
+    let mut labels: Vec<(String, Option<i64>)> = match only {
+        Some(d) => vec![(names.direction(d), Some(d))],
+        None => names.directions.iter().map(|(id, l)| (l.clone(), Some(*id))).collect(),
+    };
+    if only.is_none() {
+        labels.push(("all directions".into(), None));
+    }
+    let mut parts = Vec::new();
+    for (label, dir) in labels {
+        let items: BTreeSet<i64> = outs.iter().filter(|o| dir.is_none_or(|d| o.direction == d)).map(|o| o.item).collect();
+        if items.is_empty() {
+            continue;
+        }
+        let max_refs = items.iter().map(|i| refs_of(*i).len()).max().unwrap_or(0);
+        let against = match &choice.bleu {
+            Some(BleuChoice::Corpus { against, .. }) => against.unwrap_or_else(|| joint::bleu_variant(max_refs)),
+            _ => Against::FirstReference,
+        };
+        parts.push((label, dir, items.into_iter().collect::<Vec<i64>>(), against));
+    }
+
+    // Per output: ACC, BLEU (counts per variant a part needs, or a stored value), PPL.
     let acc_values = choice.acc.as_ref().map(|k| stored(store, names.dataset_id, only, k)).transpose()?;
     let acc_factor = choice.acc.as_ref().zip(acc_values.as_ref()).map(|(k, v)| percent_factor(k, v.values().filter_map(|x| x.0)));
     let ppl_values = choice.ppl.as_ref().map(|k| stored(store, names.dataset_id, only, k)).transpose()?;
     let tokenizers = choice.ppl.as_ref().filter(|k| k.metric == "d-ppl").map(dppl_tokenizers).unwrap_or_default();
     let mut bleu_values: Option<(Stored, f64)> = None;
-    let mut counts: Vec<(Against, HashMap<i64, crate::metrics::ngrams::Counts>)> = Vec::new();
+    let mut counts: Vec<(Against, HashMap<i64, Counts>)> = Vec::new();
     match &choice.bleu {
         Some(BleuChoice::SentenceMean(k)) => {
             let v = stored(store, names.dataset_id, only, k)?;
             let f = percent_factor(k, v.values().filter_map(|x| x.0));
             bleu_values = Some((v, f));
         }
-        Some(BleuChoice::Corpus { convention, against }) => {
-            let variants: Vec<Against> = match against {
-                Some(a) => vec![*a],
-                None if outs.iter().any(|o| refs_of(o.item).len() > 1) => vec![Against::FirstReference, Against::AllReferences],
-                None => vec![Against::FirstReference],
-            };
-            for a in variants {
+        Some(BleuChoice::Corpus { convention, .. }) => {
+            for (_, _, _, a) in &parts {
+                if counts.iter().any(|(x, _)| x == a) {
+                    continue;
+                }
                 let with: Vec<(&Out, Vec<&str>)> = outs.iter().filter_map(|o| Some((o, a.pick(&o.source, refs_of(o.item))?))).collect();
                 let hyps: Vec<&str> = with.iter().map(|(o, _)| o.text.as_str()).collect();
                 let rs: Vec<&[&str]> = with.iter().map(|(_, r)| r.as_slice()).collect();
                 let c = convention.corpus_counts(&hyps, &rs).map_err(|e| Error::Invalid(e.to_string()))?;
-                counts.push((a, with.iter().map(|(o, _)| o.id).zip(c).collect()));
+                counts.push((*a, with.iter().map(|(o, _)| o.id).zip(c).collect()));
             }
         }
         None => {}
@@ -309,13 +330,6 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
         OutputStats { acc, bleu, ppl }
     };
 
-    let mut parts: Vec<(String, Option<i64>)> = match only {
-        Some(d) => vec![(names.direction(d), Some(d))],
-        None => names.directions.iter().map(|(id, l)| (l.clone(), Some(*id))).collect(),
-    };
-    if only.is_none() {
-        parts.push(("all directions".into(), None));
-    }
     let mut missing = Vec::new();
     if choice.acc.is_none() {
         missing.push("ACC");
@@ -327,24 +341,15 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
         missing.push("PPL");
     }
     let mut out = Vec::new();
-    for (label, dir) in parts {
-        let mine: Vec<&Out> = outs.iter().filter(|o| dir.is_none_or(|d| o.direction == d)).collect();
-        if mine.is_empty() {
-            continue;
-        }
-        let items: Vec<i64> = mine.iter().map(|o| o.item).collect::<BTreeSet<_>>().into_iter().collect();
+    for (label, dir, items, against) in parts {
         let pos: HashMap<i64, usize> = items.iter().enumerate().map(|(i, x)| (*x, i)).collect();
-        let max_refs = items.iter().map(|i| refs_of(*i).len()).max().unwrap_or(0);
-        let (bleu, against) = match &choice.bleu {
-            Some(BleuChoice::Corpus { convention, against }) => {
-                let a = against.unwrap_or_else(|| joint::bleu_variant(max_refs));
-                (BleuSource::Corpus { against: a, convention: *convention }, a)
-            }
-            Some(BleuChoice::SentenceMean(k)) => (BleuSource::SentenceMean { metric: key_label(k) }, Against::FirstReference),
-            None => (BleuSource::SentenceMean { metric: "absent".into() }, Against::FirstReference),
+        let bleu = match &choice.bleu {
+            Some(BleuChoice::Corpus { convention, .. }) => BleuSource::Corpus { against, convention: *convention },
+            Some(BleuChoice::SentenceMean(k)) => BleuSource::SentenceMean { metric: key_label(k) },
+            None => BleuSource::SentenceMean { metric: "absent".into() },
         };
         let mut systems: BTreeMap<(String, i64), SystemStats> = BTreeMap::new();
-        for o in &mine {
+        for o in outs.iter().filter(|o| dir.is_none_or(|d| o.direction == d)) {
             let s = systems.entry((o.system.1.clone(), o.system.0)).or_insert_with(|| SystemStats {
                 id: o.system.0,
                 name: o.system.1.clone(),

@@ -297,7 +297,8 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
     let direction_id = store.direction_id(names.dataset_id, direction)?;
     let by_system = outputs(store, direction_id)?;
     let conv = joint_data::table_convention();
-    let part = joint_data::load(store, names, choice, Some(direction_id))?.pop();
+    // Without ACC and PPL there is nothing of Joint's to show: no need to count n-grams twice.
+    let part = if choice.acc.is_none() && choice.ppl.is_none() { None } else { joint_data::load(store, names, choice, Some(direction_id))?.pop() };
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
     let mut sources: BTreeMap<Column, String> = BTreeMap::new();
     let mut stored: HashMap<Column, Scores> = HashMap::new();
