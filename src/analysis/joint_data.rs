@@ -249,11 +249,11 @@ pub fn ppl_stat(value: f64, detail: Option<&str>, words_of: impl FnOnce() -> Opt
     let d: Option<Value> = detail.and_then(|d| serde_json::from_str(d).ok());
     let field = |k: &str| d.as_ref().and_then(|d| d.get(k)).and_then(Value::as_f64);
     let mut s = PplStat { value, nll: field("nll"), tokens: field("tokens"), words: field("words") };
-    if s.nll.is_none() {
-        if let Some(n) = words_of() {
-            let tokens = n as f64 + 1.0;
-            s = PplStat { value, nll: Some(tokens * value.ln()), tokens: Some(tokens), words: Some(n as f64) };
-        }
+    if s.nll.is_none()
+        && let Some(n) = words_of()
+    {
+        let tokens = n as f64 + 1.0;
+        s = PplStat { value, nll: Some(tokens * value.ln()), tokens: Some(tokens), words: Some(n as f64) };
     }
     s
 }

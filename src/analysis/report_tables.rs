@@ -127,7 +127,7 @@ pub fn joint_table(t: &JointTable, digits: Option<usize>) -> Table {
     let desc: Vec<String> = t.parts.iter().map(|p| p.spec.describe()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let mut tab = Table::new(
         format!(
-            "{} Intervals: 95% bootstrap, items resampled. G2 = sqrt(ACC x BLEU). Signature: {}.",
+            "{}. Intervals: 95% bootstrap, items resampled. G2 = sqrt(ACC x BLEU). Signature: {}.",
             desc.join(" / "),
             sigs.join(" / ")
         ),

@@ -441,7 +441,7 @@ mod tests {
         assert!((tokens - (44.0f64 / 14.0).exp()).abs() < 1e-9);
         let mean = spec(s.bleu.clone(), PplPooling::Mean).pool(&outs).ppl.unwrap();
         assert!((mean - p.iter().map(|x| x.value).sum::<f64>() / 3.0).abs() < 1e-9);
-        assert_eq!(PplPooling::best(&p), PplPooling::CorpusWords);
+        assert_eq!(PplPooling::best(p), PplPooling::CorpusWords);
         // A resample repeats outputs: they count again.
         let twice = s.pool([&outs[0], &outs[0]]);
         assert_eq!(twice.bleu, s.pool([&outs[0]]).bleu);

@@ -13,7 +13,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use tstlab::analysis::bootstrap::BootstrapSpec;
 use tstlab::analysis::data::{metric_keys, Names};
@@ -289,7 +289,7 @@ fn word_ending_at(line: &[char], end: usize) -> String {
 }
 
 /// The Scores screen (tab 7), both directions, and the Analysis screen's trade-off list.
-fn tui_screens(path: &PathBuf, want: &BTreeMap<(String, String), Want>) {
+fn tui_screens(path: &Path, want: &BTreeMap<(String, String), Want>) {
     let mut app = App::new(Loader::inline(Store::open(path).unwrap()), Jobs::new(), path);
     app.start();
     assert!(app.settle(Duration::from_secs(60)));
