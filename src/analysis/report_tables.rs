@@ -2,6 +2,7 @@
 //! metric ranks per sample (the duel-ranking paper's Table 9 form).
 
 use super::bootstrap::Interval;
+use super::conventions::Conventions;
 use super::correlate::{cell, method_symbol, part_name, parts, Entry, Level};
 use super::corr::CorrKind;
 use super::data::Names;
@@ -20,12 +21,14 @@ fn with_ci(v: Option<f64>, ci: Option<Interval>) -> String {
     }
 }
 
-/// Every number of every entry: one CSV row per (metric, part, level).
-pub fn correlation_csv(names: &Names, entries: &[Entry]) -> Table {
+/// Every number of every entry: one CSV row per (metric, part, level); the last column is the
+/// signature of the conventions (the same on every row).
+pub fn correlation_csv(names: &Names, entries: &[Entry], conv: &Conventions) -> Table {
     let mut t = Table::new(
         "",
-        &["metric", "metric_id", "config_hash", "orientation", "part", "level", "value", "ci_lo", "ci_hi", "n", "n_of", "undefined"],
+        &["metric", "metric_id", "config_hash", "orientation", "part", "level", "value", "ci_lo", "ci_hi", "n", "n_of", "undefined", "signature"],
     );
+    let sig = conv.signature();
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
     for e in entries {
         for part in parts(&reports) {
@@ -44,6 +47,7 @@ pub fn correlation_csv(names: &Names, entries: &[Entry]) -> Table {
                     c.n.to_string(),
                     c.n_of.into(),
                     c.undefined.to_string(),
+                    sig.clone(),
                 ]);
             }
         }
@@ -85,10 +89,11 @@ pub fn correlation_markdown(names: &Names, aspect: &str, entries: &[Entry], meth
 
 /// A compact LaTeX table: a column group per part (system, sample and dataset values, 2
 /// decimals), lower-is-better metrics marked with a down arrow.
-pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], method: CorrKind) -> String {
+pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], conv: &Conventions) -> String {
+    let method = conv.method;
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
     let ps = parts(&reports);
-    let mut s = String::from("% tstlab; needs \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n\\small\n");
+    let mut s = format!("% tstlab; needs \\usepackage{{booktabs}}\n% signature: {}\n\\begin{{table}}[t]\n\\centering\n\\small\n", conv.signature());
     s += &format!("\\begin{{tabular}}{{l{}}}\n\\toprule\n", "rrr".repeat(ps.len()));
     let groups: Vec<String> = ps.iter().map(|p| format!("\\multicolumn{{3}}{{c}}{{{}}}", latex_escape(&part_name(names, *p)))).collect();
     s += &format!(" & {} \\\\\n", groups.join(" & "));
@@ -110,9 +115,19 @@ pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], method:
     s += &format!(
         "\\caption{{{}}}\n\\end{{table}}\n",
         latex_escape(&format!(
-            "{}: {} of each metric with human {aspect} at the system, sample and dataset levels. Lower-is-better metrics (arrow) are negated; overall system level = mean over directions, sample and dataset levels pooled.",
+            "{}: {} of each metric with human {aspect} at the system, sample and dataset levels. Lower-is-better metrics (arrow) are negated; overall system level = mean over directions, sample and dataset levels pooled{}. Undefined per-source correlations: {}. Systems left out: {}. Outputs: {} empty, {} refused, {} left out. Signature: {}",
             names.dataset,
-            super::correlate::method_name(method)
+            super::correlate::method_name(method),
+            if ps.contains(&super::correlate::Part::Pooled) { "; pooled = every level on all directions together" } else { "" },
+            match conv.undefined {
+                super::meta::Undefined::Skip => "skipped",
+                super::meta::Undefined::Zero => "counted as 0",
+            },
+            if conv.scope.systems_left_out.is_empty() { "none".to_owned() } else { conv.scope.systems_left_out.join(", ") },
+            conv.scope.empty,
+            conv.scope.refused,
+            conv.scope.outputs_left_out,
+            conv.signature()
         ))
     );
     s

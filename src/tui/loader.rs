@@ -10,7 +10,7 @@ use crate::human::results::{self, Disagreement, Results};
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::corr::CorrKind;
 use crate::analysis::data::MetricKey;
-use crate::analysis::loaded::{self, Column, Loaded};
+use crate::analysis::loaded::{self, Column, Loaded, Settings};
 use crate::analysis::matrix::Against;
 use crate::analysis::meta::MetaReport;
 use crate::analysis::tradeoff::TradeoffData;
@@ -33,7 +33,7 @@ pub enum Request {
     /// A campaign's results (bootstrap resamples) and training disagreements.
     Results { campaign: String, resamples: usize },
     /// The Analysis screen's heatmap of a dataset (`None`: the screen's default dataset).
-    Matrix { dataset: Option<String>, against: Against, method: CorrKind },
+    Matrix { dataset: Option<String>, against: Against, method: CorrKind, settings: Box<Settings> },
     /// One heatmap cell with bootstrap intervals.
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
@@ -50,6 +50,7 @@ pub struct CellQuery {
     pub column: Column,
     pub method: CorrKind,
     pub bootstrap: BootstrapSpec,
+    pub settings: Settings,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,13 +132,13 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|both| Reply::Results(Box::new(both)))
                 .map_err(|e| e.to_string());
         }
-        Request::Matrix { dataset, against, method } => {
-            return loaded::load(store, dataset.as_deref(), *against, *method)
+        Request::Matrix { dataset, against, method, settings } => {
+            return loaded::load(store, dataset.as_deref(), *against, *method, settings)
                 .map(|l| Reply::Matrix(Box::new(l)))
                 .map_err(|e| e.to_string());
         }
         Request::Cell(q) => {
-            return loaded::cell_report(store, &q.dataset, &q.metric, &q.column, q.method, q.bootstrap)
+            return loaded::cell_report(store, &q.dataset, &q.metric, &q.column, q.method, q.bootstrap, &q.settings)
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
