@@ -57,7 +57,7 @@ pub fn williams(r12: f64, r13: f64, r23: f64, n: usize) -> Option<Williams> {
     }
     let t = (r12 - r13) * ((nf - 1.0) * (1.0 + r23)).sqrt() / denom.sqrt();
     let dist = StudentsT::new(0.0, 1.0, nf - 3.0).ok()?;
-    let p = 1.0 - dist.cdf(t.abs());
+    let p = dist.sf(t.abs());
     t.is_finite().then_some(Williams { r12, r13, r23, n, t, df: n - 3, p })
 }
 

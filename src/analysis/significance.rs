@@ -308,16 +308,28 @@ pub fn paired(draws: &Draws, base: &UnitStats, sys: &UnitStats, score: Score) ->
             })
         }
         Test::Ar => {
+            // a = the system's total plus, for each swapped source, (base - sys) of that source;
+            // b = both totals minus a. Sources with equal statistics never change anything.
             let w = base.width();
+            let (bt, st) = (base.total(), sys.total());
+            let deltas: Vec<(usize, Vec<f64>)> = (0..base.len())
+                .filter_map(|i| {
+                    let d: Vec<f64> = base.row(i).iter().zip(sys.row(i)).map(|(x, y)| x - y).collect();
+                    d.iter().any(|x| *x != 0.0).then_some((i, d))
+                })
+                .collect();
             let (mut a, mut bb) = (vec![0.0; w], vec![0.0; w]);
             let (mut c, mut n) = (0, 0);
             for t in 0..draws.spec.samples {
-                a.iter_mut().for_each(|x| *x = 0.0);
-                bb.iter_mut().for_each(|x| *x = 0.0);
-                for (i, &swap) in draws.row(t).iter().enumerate() {
-                    let (x, y) = if swap == 1 { (base.row(i), sys.row(i)) } else { (sys.row(i), base.row(i)) };
-                    add(&mut a, x);
-                    add(&mut bb, y);
+                let coins = draws.row(t);
+                a.copy_from_slice(&st);
+                for (i, d) in &deltas {
+                    if coins[*i] == 1 {
+                        add(&mut a, d);
+                    }
+                }
+                for k in 0..w {
+                    bb[k] = bt[k] + st[k] - a[k];
                 }
                 if let (Some(x), Some(y)) = (score(&a), score(&bb)) {
                     n += 1;

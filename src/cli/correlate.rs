@@ -308,9 +308,9 @@ pub fn render_comparison(names: &Names, target: &Target, c: &Comparison, conv: &
     s
 }
 
-/// `0.0123`, `<0.0001`.
+/// `0.0123`, `2.1e-5`.
 fn fmt_p(p: f64) -> String {
-    if p < 1e-4 { "<0.0001".into() } else { format!("{p:.4}") }
+    if p < 1e-4 { format!("{p:.1e}") } else { format!("{p:.4}") }
 }
 
 /// What the scope did: systems left out, empty and refused outputs counted and left out.

@@ -5,6 +5,7 @@
 
 use super::MetricError;
 use super::bleu::{self, BleuConfig};
+use super::ngrams::Counts;
 use super::nltk::{self, NltkConfig};
 use super::tokenize::Tokenize;
 
@@ -58,6 +59,28 @@ impl Convention {
         match self {
             Convention::Sacrebleu(c) => Ok(bleu::corpus_bleu(hyps, refs, c)?.score),
             Convention::Nltk(c) => nltk::corpus_bleu(hyps, refs, c),
+        }
+    }
+
+    /// Per-segment sufficient statistics (n-gram matches and lengths as the convention counts
+    /// them); [`Convention::score_counts`] of their sum is [`Convention::corpus`] (resampling).
+    pub fn counts<H, R, Rs>(&self, hyps: &[H], refs: &[Rs]) -> Result<Vec<Counts>, MetricError>
+    where
+        H: AsRef<str> + Sync,
+        R: AsRef<str>,
+        Rs: AsRef<[R]> + Sync,
+    {
+        match self {
+            Convention::Sacrebleu(c) => bleu::corpus_counts(hyps, refs, c),
+            Convention::Nltk(c) => nltk::corpus_counts(hyps, refs, c),
+        }
+    }
+
+    /// Corpus BLEU of summed per-segment counts, on the convention's scale.
+    pub fn score_counts(&self, c: &Counts) -> f64 {
+        match self {
+            Convention::Sacrebleu(cfg) => bleu::score_counts(c, cfg, String::new()).score,
+            Convention::Nltk(_) => nltk::score_counts(c),
         }
     }
 
@@ -152,6 +175,16 @@ pub fn g_bleu(s_bleu: f64, r_bleu: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summed_counts_score_as_the_corpus() {
+        let hyps = ["the food was great .", "service is slow", "ok"];
+        let refs = [vec!["the food was great !"], vec!["the service is slow"], vec!["fine"]];
+        for conv in [Convention::sacre13a(), Convention::nltk()] {
+            let c: Counts = conv.counts(&hyps, &refs).unwrap().into_iter().sum();
+            assert_eq!(conv.score_counts(&c), conv.corpus(&hyps, &refs).unwrap(), "{}", conv.label());
+        }
+    }
 
     #[test]
     fn variants_by_hand() {

@@ -94,6 +94,22 @@ where
     Ok(score_counts(&c))
 }
 
+/// Per-segment counts in order (`total` already `max(1, .)` per segment), whose sum
+/// [`score_counts`] scores as [`corpus_bleu`] does: the statistics to resample.
+pub fn corpus_counts<H, R, Rs>(hyps: &[H], refs: &[Rs], cfg: &NltkConfig) -> Result<Vec<Counts>, MetricError>
+where
+    H: AsRef<str> + Sync,
+    R: AsRef<str>,
+    Rs: AsRef<[R]> + Sync,
+{
+    check_refs(hyps.len(), refs)?;
+    Ok(hyps
+        .par_iter()
+        .zip(refs.par_iter())
+        .map_init(Scratch::default, |s, (h, r)| segment(h.as_ref(), r.as_ref(), cfg, s))
+        .collect())
+}
+
 /// `nltk.translate.bleu_score.sentence_bleu` without smoothing (0-1).
 pub fn sentence_bleu<R: AsRef<str>>(hyp: &str, refs: &[R], cfg: &NltkConfig) -> Result<f64, MetricError> {
     if refs.is_empty() {

@@ -113,6 +113,9 @@ pub struct Table {
     pub sources: BTreeMap<Column, String>,
     /// Cells left absent because not every output of the system is scored yet.
     pub partial: Vec<String>,
+    /// Every system against a baseline (`table --significance`; see `table_sig`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<crate::analysis::significance::SignificanceTable>,
 }
 
 impl Table {
@@ -440,6 +443,7 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         absent,
         sources,
         partial,
+        significance: None,
     })
 }
 
@@ -485,6 +489,7 @@ mod tests {
             absent: BTreeMap::new(),
             sources: BTreeMap::new(),
             partial: Vec::new(),
+            significance: None,
         };
         assert_eq!(t.best(Column::Acc), Some(2));
         assert_eq!(t.best(Column::Ppl), Some(1));

@@ -1,0 +1,10 @@
+//! Numbers (issue 15): named conventions, one Joint, imported judgments as campaigns,
+//! correlation options and significance tests. One test binary, a module per area.
+
+#[path = "../anchor/mod.rs"]
+mod anchor;
+#[path = "../bin/mod.rs"]
+mod bin;
+
+mod correlation;
+mod significance;
