@@ -10,6 +10,7 @@
 //! joint.{md,tex,csv}, figures/joint-<part>.png      absent inputs shown as absent
 //! ranks-<aspect>.{md,csv}                           human vs metric rank per sample
 //! case-study.{md,tex}                               for --items
+//! significance.{md,csv}                             for --significance BASELINE
 //! ```
 
 use super::bootstrap::BootstrapSpec;
@@ -268,6 +269,13 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
         }
     }
 
+    // Significance of the result tables against a baseline.
+    if !opts.significance.is_empty() {
+        out.write("significance.md", &rt::significance_markdown(&opts.significance))?;
+        out.write("significance.csv", &rt::significance_csv(&opts.significance).csv())?;
+        index += &format!("\n## Significance\n\n{}\n", md_escape(&opts.significance[0].describe()));
+    }
+
     // Human vs metric ranks per sample.
     let numbers = data::item_numbers(store, names.dataset_id)?;
     for (aspect, target, entries) in &per_aspect {
@@ -377,6 +385,8 @@ fn describe(rel: &str) -> &'static str {
         "trade-off: one point per system, Pareto front marked"
     } else if name.starts_with("joint") {
         "Joint per system with its bootstrap 95% interval"
+    } else if name.starts_with("significance") {
+        "every system against the baseline per result-table column: value, difference, p-value (paired test)"
     } else if name.starts_with("ranks-") {
         "human rank vs metric rank per sample (Table 9 form)"
     } else if name.starts_with("case-study") {

@@ -9,7 +9,8 @@ use super::data::Names;
 use super::joint_table::{JointKeys, JointRow};
 use super::meta::{MetaReport, Orientation};
 use super::orient::word;
-use super::tables::{latex_escape, num, Table};
+use super::significance::{SignificanceTable, MARK};
+use super::tables::{latex_escape, md_escape, num, Table};
 use super::tradeoff::TradeoffData;
 use crate::human::aggregate::SampleRanks;
 use std::collections::BTreeMap;
@@ -239,4 +240,89 @@ pub fn ranks_markdown(names: &Names, numbers: &BTreeMap<i64, i64>, metric: &str,
         );
     }
     s
+}
+
+/// The result tables' significance, one Markdown table per direction: each tested column's
+/// value, its difference from the baseline and the p-value (`†`: p < alpha); the baseline's
+/// row with its bootstrap mean and interval.
+pub fn significance_markdown(tables: &[SignificanceTable]) -> String {
+    let mut s = String::new();
+    for t in tables {
+        let mut head = vec!["system".to_owned()];
+        head.extend(t.columns.iter().cloned());
+        let heads: Vec<&str> = head.iter().map(String::as_str).collect();
+        let mut tab = Table::new(format!("{} · {} · against {}", t.dataset, t.direction, t.baseline), &heads);
+        tab.numeric = std::iter::once(false).chain(t.columns.iter().map(|_| true)).collect();
+        let mut base = vec![format!("{} (baseline)", t.baseline)];
+        for (c, e) in t.columns.iter().zip(&t.baseline_estimates) {
+            let b = t.rows.iter().find_map(|r| t.outcome(&r.system, c)).map(|o| o.baseline);
+            base.push(match (b, e) {
+                (Some(b), Some(e)) => format!("{b:.2} ({:.2} ± {:.2})", e.mean, e.ci),
+                (Some(b), None) => format!("{b:.2}"),
+                _ => "n/a".into(),
+            });
+        }
+        tab.rows.push(base);
+        for r in &t.rows {
+            let mut row = vec![r.system.clone()];
+            for (c, o) in t.columns.iter().zip(&r.outcomes) {
+                row.push(match o {
+                    Some(o) => format!(
+                        "{:.2} ({:+.2}, p={:.4}){}",
+                        o.score,
+                        o.diff,
+                        o.p,
+                        if t.marked(&r.system, c) { MARK } else { "" }
+                    ),
+                    None => "n/a".into(),
+                });
+            }
+            tab.rows.push(row);
+        }
+        s += &tab.markdown();
+        s += &format!("\n{}\n", md_escape(&t.describe()));
+        for n in &t.notes {
+            s += &format!("\n- {}", md_escape(n));
+        }
+        s += "\n\n";
+    }
+    s
+}
+
+/// Every outcome as a CSV row: direction, baseline, system, column, score, baseline score,
+/// difference, p, the system's bootstrap mean and interval, units, test, samples, seed.
+pub fn significance_csv(tables: &[SignificanceTable]) -> Table {
+    let mut t = Table::new(
+        "",
+        &["dataset", "direction", "baseline", "system", "column", "score", "baseline_score", "diff", "p", "mean", "ci", "ci_lo", "ci_hi", "units", "test", "samples", "seed", "significant"],
+    );
+    for s in tables {
+        for r in &s.rows {
+            for (c, o) in s.columns.iter().zip(&r.outcomes) {
+                let Some(o) = o else { continue };
+                let e = o.estimate;
+                t.rows.push(vec![
+                    s.dataset.clone(),
+                    s.direction.clone(),
+                    s.baseline.clone(),
+                    r.system.clone(),
+                    c.clone(),
+                    o.score.to_string(),
+                    o.baseline.to_string(),
+                    o.diff.to_string(),
+                    o.p.to_string(),
+                    e.map_or(String::new(), |e| e.mean.to_string()),
+                    e.map_or(String::new(), |e| e.ci.to_string()),
+                    e.map_or(String::new(), |e| e.lo.to_string()),
+                    e.map_or(String::new(), |e| e.hi.to_string()),
+                    r.units.to_string(),
+                    s.spec.test.name().into(),
+                    s.spec.samples.to_string(),
+                    s.spec.seed.to_string(),
+                    o.significant(s.alpha).to_string(),
+                ]);
+            }
+        }
+    }
+    t
 }

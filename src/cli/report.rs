@@ -50,6 +50,8 @@ pub struct ReportArgs {
     /// Also draw the metric x metric heatmap.
     #[arg(long)]
     pub metric_heatmap: bool,
+    #[command(flatten)]
+    pub significance: super::table::SignificanceArgs,
     #[arg(long, value_delimiter = ',')]
     pub lower_better: Vec<String>,
     #[arg(long, value_delimiter = ',')]
@@ -75,7 +77,14 @@ pub fn run(store: &Store, a: ReportArgs) -> anyhow::Result<()> {
         metric_heatmap: a.metric_heatmap,
         undefined: a.scope.undefined()?,
         scope: a.scope.spec()?,
-        significance: Vec::new(),
+        significance: match a.significance.options() {
+            Some(o) => {
+                let mut tables = crate::score::table::build_all(store, &names.dataset, None)?;
+                crate::score::table_sig::attach(store, &mut tables, &o)?;
+                tables.into_iter().filter_map(|t| t.significance).collect()
+            }
+            None => Vec::new(),
+        },
     };
     let sum = write_report(store, &names, &a.output, &opts)?;
     crate::outln!("wrote {} files to {} (start with {})", sum.files.len(), a.output.display(), a.output.join("index.md").display());

@@ -38,8 +38,9 @@ pub enum Request {
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
     Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
-    /// The result tables of a dataset (`None`: the first dataset with outputs).
-    ScoreTable { dataset: Option<String> },
+    /// The result tables of a dataset (`None`: the first dataset with outputs), each system
+    /// tested against `baseline` when one is given (paired bootstrap, sacreBLEU's defaults).
+    ScoreTable { dataset: Option<String>, baseline: Option<String> },
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -142,7 +143,9 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
-        Request::ScoreTable { dataset } => return score_tables(store, dataset.as_deref()).map_err(|e| format!("{e:#}")),
+        Request::ScoreTable { dataset, baseline } => {
+            return score_tables(store, dataset.as_deref(), baseline.as_deref()).map_err(|e| format!("{e:#}"));
+        }
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
@@ -150,12 +153,20 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
     r.map_err(|e| e.to_string())
 }
 
-fn score_tables(store: &Store, dataset: Option<&str>) -> anyhow::Result<Reply> {
+fn score_tables(store: &Store, dataset: Option<&str>, baseline: Option<&str>) -> anyhow::Result<Reply> {
     let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
     let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
         return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
     };
-    let tables = crate::score::table::build_all(store, &name, None)?;
+    let mut tables = crate::score::table::build_all(store, &name, None)?;
+    if let Some(b) = baseline {
+        use crate::analysis::significance::{Test, TestSpec};
+        let opts = crate::score::table_sig::SigOptions { baseline: b.to_owned(), spec: TestSpec::new(Test::Bs), alpha: 0.05 };
+        // A direction without the baseline system stays untested.
+        for t in &mut tables {
+            t.significance = crate::score::table_sig::significance(store, t, &opts).ok();
+        }
+    }
     Ok(Reply::ScoreTable(Box::new((names, name, tables))))
 }
 

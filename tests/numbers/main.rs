@@ -5,6 +5,9 @@
 mod anchor;
 #[path = "../bin/mod.rs"]
 mod bin;
+#[path = "../common/mod.rs"]
+mod common;
 
 mod correlation;
 mod significance;
+mod tui;

@@ -172,7 +172,7 @@ fn metric_paired_prints_the_library_numbers() {
 }
 
 /// A store with DualRL's outputs scored with ACC and d-PPL (trained here, seconds).
-fn scored_dualrl() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
+pub fn scored_dualrl() -> Option<(tempfile::TempDir, std::path::PathBuf)> {
     let root = anchor::dir("DualRL")?;
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("s.sqlite");
@@ -249,6 +249,18 @@ fn table_significance_tests_the_table_values() {
     let bt = sg["rows"].as_array().unwrap().iter().find(|r| r["system"] == "BackTranslation_Pr").unwrap();
     assert_eq!(bt["outcomes"][0]["p"].as_f64(), Some(1.0 / 2001.0), "ACC 96.0 vs 78.0: no trial reaches it");
     assert!(bt["outcomes"][0]["estimate"].is_null());
+    // The report: significance.md and .csv with the same numbers, listed in index.md.
+    let dir = h.join("report");
+    tstlab(h).arg("--store").arg(s).args(["report", "--dataset", "yelp", "--bootstrap", "50", "-o"]).arg(&dir).args(sig).assert().success();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    let (rmd, rcsv, index) = (read("significance.md"), read("significance.csv"), read("index.md"));
+    assert!(rmd.contains("| DeleteRetrieve\\_Li (baseline) |") && rmd.contains("†"), "{rmd}");
+    assert!(index.contains("## Significance") && index.contains("[significance.md](significance.md)"), "{index}");
+    assert_eq!(rcsv.lines().count(), 1 + 2 * 14 * 7);
+    let first = &tables[0]["significance"]["rows"][0];
+    let p0 = first["outcomes"][0]["p"].as_f64().unwrap();
+    let line = rcsv.lines().find(|l| l.contains(&format!(",{},ACC,", first["system"].as_str().unwrap()))).unwrap();
+    assert_eq!(line.split(',').nth(8).unwrap().parse::<f64>().unwrap(), p0, "{line}");
     // An unknown baseline is an error naming the systems.
     let out = tstlab(h).arg("--store").arg(s).args(["table", "--dataset", "yelp", "--significance", "nobody"]).output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
