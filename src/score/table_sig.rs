@@ -36,6 +36,11 @@ pub struct SigOptions {
     pub alpha: f64,
 }
 
+/// Stored values and details by output id.
+type Stored = HashMap<i64, (Option<f64>, Option<String>)>;
+/// A column: its inputs and how their values combine.
+type Combine = fn(&[f64]) -> Option<f64>;
+
 /// One output with what the statistics need.
 struct Out {
     id: i64,
@@ -61,18 +66,21 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<String, B
     let mut q = st.query([direction_id])?;
     while let Some(r) = q.next()? {
         let item: i64 = r.get(1)?;
-        if !cache.contains_key(&item) {
-            let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
-            cache.insert(item, v);
-        }
-        out.entry(r.get(4)?).or_default().insert(item, Out { id: r.get(0)?, source: r.get(2)?, refs: cache[&item].clone(), text: r.get(3)? });
+        let item_refs = match cache.entry(item) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                e.insert(v).clone()
+            }
+        };
+        out.entry(r.get(4)?).or_default().insert(item, Out { id: r.get(0)?, source: r.get(2)?, refs: item_refs, text: r.get(3)? });
     }
     Ok(out)
 }
 
 /// Stored values (and details) of a metric in the configuration with the most values in the
 /// direction, as the table picks it.
-fn stored(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<HashMap<i64, (Option<f64>, Option<String>)>>> {
+fn stored(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Stored>> {
     let conn = store.conn();
     let config: Option<String> = conn
         .query_row(
@@ -122,7 +130,7 @@ impl Comp {
 }
 
 /// The stored metric of a table column (the PPL columns name theirs in the table's sources).
-fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, fn(&[f64]) -> Option<f64>)> {
+fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, Combine)> {
     let ppl = match table.sources.get(&Column::Ppl) {
         Some(s) if s.starts_with("d-ppl@") => Comp::Ppl("d-ppl"),
         Some(_) => Comp::Ppl("g-ppl"),
@@ -150,7 +158,7 @@ fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, fn(&
 /// Everything read from the store for one direction.
 struct Data {
     by_system: BTreeMap<String, BTreeMap<i64, Out>>,
-    scores: HashMap<&'static str, HashMap<i64, (Option<f64>, Option<String>)>>,
+    scores: HashMap<&'static str, Stored>,
     max_refs: usize,
 }
 
@@ -260,7 +268,7 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
     let base_row = row_of(&opts.baseline);
     let mut notes = Vec::new();
     // The columns to test: with a better direction, not absent, the baseline has a value.
-    let cols: Vec<(Column, Vec<Comp>, fn(&[f64]) -> Option<f64>)> = table
+    let cols: Vec<(Column, Vec<Comp>, Combine)> = table
         .columns
         .iter()
         .filter(|c| c.higher_is_better().is_some() && !table.absent.contains_key(c))
@@ -346,7 +354,7 @@ fn concat(parts: impl Iterator<Item = UnitStats>) -> UnitStats {
 }
 
 /// The column's score from the summed statistics of its components.
-fn scorer(comps: &[Comp], modes: &[PplMode], combine: fn(&[f64]) -> Option<f64>) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
+fn scorer(comps: &[Comp], modes: &[PplMode], combine: Combine) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
     let comps: Vec<(Comp, PplMode)> = comps.iter().copied().zip(modes.iter().copied()).collect();
     move |sums: &[f64]| {
         let mut vals = Vec::with_capacity(comps.len());

@@ -229,7 +229,7 @@ impl View for Analysis {
             }
             Action::CyclePart => {
                 // directions, then pooled, then overall, then the first direction again.
-                let Some(m) = self.matrix() else { return None };
+                let m = self.matrix()?;
                 let mut order: Vec<usize> = (0..m.parts.len()).filter(|&i| matches!(m.parts[i], Part::Direction(_))).collect();
                 order.extend(m.parts.iter().position(|p| *p == Part::Pooled));
                 order.extend(m.parts.iter().position(|p| *p == Part::Overall));
