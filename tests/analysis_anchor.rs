@@ -9,6 +9,8 @@ use std::path::Path;
 use tstlab::analysis::corr::CorrKind;
 use tstlab::analysis::correlate::{cell, correlate, CorrOptions, Level, Part, Target};
 use tstlab::analysis::data::{self, Names};
+use tstlab::analysis::meta::Undefined;
+use tstlab::analysis::scope::Scope;
 use tstlab::analysis::orient::Orientations;
 use tstlab::store::Store;
 
@@ -46,8 +48,8 @@ fn imported_store_correlations_match_scipy() {
             })
             .collect();
         for (kind, key) in [(CorrKind::Pearson, "pearson"), (CorrKind::Spearman, "spearman"), (CorrKind::KendallTauB, "kendall_tau_b")] {
-            let opts = CorrOptions { method: kind, bootstrap: None, direction: None };
-            let entries = correlate(&store, &names, &metrics, &target, &orient, &opts).unwrap();
+            let opts = CorrOptions { method: kind, bootstrap: None, direction: None, undefined: Undefined::Skip };
+            let entries = correlate(&store, &names, &metrics, &target, &orient, &opts, &Scope::all()).unwrap();
             for (e, c) in entries.iter().zip(&mine) {
                 let label = &e.metric.label;
                 assert_eq!(e.report.metric_negated, c["lower_is_better"].as_bool().unwrap(), "{label}");

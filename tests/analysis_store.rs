@@ -11,9 +11,11 @@ use tstlab::analysis::correlate::{cell, correlate, CorrOptions, Level, Part, Tar
 use tstlab::analysis::data::{self, Names};
 use tstlab::analysis::joint_data::{choose, JointOptions};
 use tstlab::analysis::joint_table::joint_table;
-use tstlab::analysis::matrix;
+use tstlab::analysis::matrix::{self, MatrixOptions};
+use tstlab::analysis::meta::Undefined;
 use tstlab::analysis::orient::Orientations;
 use tstlab::analysis::report::{write_report, ReportOptions};
+use tstlab::analysis::scope::Scope;
 use tstlab::analysis::tradeoff::{tradeoff_data, Grouping};
 use tstlab::metrics::family::{r_bleu, Convention};
 use tstlab::metrics::joint::{g2, joint, BleuLevel};
@@ -56,8 +58,8 @@ fn three_levels_per_direction_and_overall() {
     let (metrics, notes) = data::resolve_metrics(&keys, "r-bleu.nltk,wmd").unwrap();
     assert!(notes.is_empty());
     let target = Target::human(&store, &names, "content", None).unwrap();
-    let opts = CorrOptions { method: CorrKind::KendallTauB, bootstrap: None, direction: None };
-    let entries = correlate(&store, &names, &metrics, &target, &Orientations::default(), &opts).unwrap();
+    let opts = CorrOptions { method: CorrKind::KendallTauB, bootstrap: None, direction: None, undefined: Undefined::Skip };
+    let entries = correlate(&store, &names, &metrics, &target, &Orientations::default(), &opts, &Scope::all()).unwrap();
     let d0 = Part::Direction(names.find_direction("informal->formal").unwrap());
     let d1 = Part::Direction(names.find_direction("formal->informal").unwrap());
     for e in &entries {
@@ -92,7 +94,7 @@ fn three_levels_per_direction_and_overall() {
     assert!(entries[1].report.metric_negated && !entries[0].report.metric_negated);
     // Overriding the table flips it.
     let flip = Orientations { higher: vec!["wmd".into()], lower: vec![] };
-    let e = correlate(&store, &names, &metrics[1..], &target, &flip, &opts).unwrap();
+    let e = correlate(&store, &names, &metrics[1..], &target, &flip, &opts, &Scope::all()).unwrap();
     assert_eq!(value(&e[0].report, d0, Level::Dataset), Some(-1.0));
 }
 
@@ -103,8 +105,8 @@ fn a_direction_filter_and_bootstrap_intervals() {
     let (metrics, _) = data::resolve_metrics(&keys, "acc").unwrap();
     let target = Target::human(&store, &names, "style", None).unwrap();
     let d0 = names.find_direction("informal->formal").unwrap();
-    let opts = CorrOptions { method: CorrKind::Pearson, bootstrap: Some(BootstrapSpec::new(200, 3)), direction: Some(d0) };
-    let e = correlate(&store, &names, &metrics, &target, &Orientations::default(), &opts).unwrap();
+    let opts = CorrOptions { method: CorrKind::Pearson, bootstrap: Some(BootstrapSpec::new(200, 3)), direction: Some(d0), undefined: Undefined::Skip };
+    let e = correlate(&store, &names, &metrics, &target, &Orientations::default(), &opts, &Scope::all()).unwrap();
     let r = &e[0].report;
     assert_eq!(r.directions.len(), 1);
     let c = cell(r, Part::Direction(d0), Level::Dataset).unwrap();
@@ -128,7 +130,7 @@ fn metric_configs_are_chosen_and_said() {
 fn metric_by_metric_matrix_is_symmetric_with_a_unit_diagonal() {
     let store = toy_store(true);
     let (names, keys) = setup(&store);
-    let m = matrix::metric_matrix(&store, &names, &keys, &Orientations::default(), CorrKind::KendallTauB).unwrap();
+    let m = matrix::metric_matrix(&store, &names, &keys, &Orientations::default(), &MatrixOptions::plain(CorrKind::KendallTauB)).unwrap();
     let v = m.values(Part::Overall, Level::Dataset);
     for r in 0..keys.len() {
         assert_eq!(v[r][r], Some(1.0), "{}", keys[r].label);
@@ -230,6 +232,9 @@ fn opts() -> ReportOptions {
         items: Some("1".into()),
         rank_metric: None,
         metric_heatmap: true,
+        undefined: Undefined::Skip,
+        scope: Default::default(),
+        significance: Vec::new(),
     }
 }
 
@@ -252,12 +257,14 @@ fn report_folder_holds_tables_figures_and_an_index() {
     assert!(index.contains("[correlations/content.md](correlations/content.md)"), "{index}");
     assert!(index.contains("| content | overall | sample |"), "{index}");
     assert!(!index.contains(".svg)"), "SVGs are not listed one by one");
-    // CSV: one row per metric, part and level.
+    // CSV: one row per metric, part (2 directions, overall, pooled) and level, with the signature.
     let csv = read("correlations/content.csv");
-    assert_eq!(csv.lines().count(), 1 + keys.len() * 3 * 4);
+    assert_eq!(csv.lines().count(), 1 + keys.len() * 4 * 4);
     assert!(csv.contains("r-bleu.nltk,r-bleu.nltk,") && csv.contains(",formal->informal,system,-1,"), "{csv}");
+    assert!(csv.contains(",pooled,system,") && csv.lines().nth(1).unwrap().ends_with(&format!("|bs:100|seed:0|version:{}\"", env!("CARGO_PKG_VERSION"))), "{csv}");
+    assert!(index.contains("signature `method:kendall_tau_b|levels:system,pairacc,sample,dataset|undef:skip|"), "{index}");
     // Figures decode at their stated sizes.
-    let m = matrix::human_matrix(&store, &names, &keys, &["content".into(), "style".into()], None, &Orientations::default(), CorrKind::KendallTauB).unwrap();
+    let m = matrix::human_matrix(&store, &names, &keys, &["content".into(), "style".into()], None, &Orientations::default(), &MatrixOptions::plain(CorrKind::KendallTauB)).unwrap();
     for (file, size) in [
         ("figures/heatmap-human-dataset-overall.png", m.heatmap(&names, Part::Overall, Level::Dataset).size()),
         ("figures/heatmap-human-system-informal-to-formal.png", m.heatmap(&names, Part::Direction(names.find_direction("informal->formal").unwrap()), Level::System).size()),

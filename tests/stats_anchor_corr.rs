@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use tstlab::analysis::corr::{corr, CorrKind};
-use tstlab::analysis::meta::{meta_evaluate, Levels, MetaOptions, MetaRow, Orientation};
+use tstlab::analysis::meta::{meta_evaluate, Levels, MetaOptions, MetaRow, Orientation, Undefined};
 use tstlab::human::agreement::kendalls_w;
 
 mod anchor;
@@ -205,7 +205,7 @@ fn meta_levels_match_reference_script() {
         let orientation = if c["lower_is_better"].as_bool().unwrap() { Orientation::LowerIsBetter } else { Orientation::HigherIsBetter };
         let what = format!("{file} {metric} vs {human} [{scope}]");
         for (kind, key) in KINDS.iter().copied().chain([(CorrKind::KendallTauLike, "tau_like")]) {
-            let opts = MetaOptions { corr: kind, metric: orientation, human: Orientation::HigherIsBetter, bootstrap: None };
+            let opts = MetaOptions { corr: kind, metric: orientation, human: Orientation::HigherIsBetter, bootstrap: None, undefined: Undefined::Skip };
             let report = meta_evaluate(&table, &opts);
             assert_eq!(report.metric_negated, orientation == Orientation::LowerIsBetter);
             let l = levels_for(&report, scope);

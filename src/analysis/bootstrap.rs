@@ -91,6 +91,23 @@ where
     bootstrap_strata(&[n_units], k, spec, |strata, out| stat(&strata[0], out))
 }
 
+/// Calls `f` with each of `spec.resamples` stratified resamples (one index vector per stratum,
+/// each the size of its stratum), drawn as [`bootstrap_strata`] draws them, for callers that
+/// need the replicate values themselves (paired comparisons).
+pub fn for_each_resample<F>(strata: &[usize], spec: &BootstrapSpec, mut f: F)
+where
+    F: FnMut(&[Vec<usize>]),
+{
+    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
+    let mut draws: Vec<Vec<usize>> = vec![Vec::new(); strata.len()];
+    for _ in 0..spec.resamples {
+        for (s, &n) in strata.iter().enumerate() {
+            resample_into(&mut rng, n, &mut draws[s]);
+        }
+        f(&draws);
+    }
+}
+
 /// Stratified percentile bootstrap: units are resampled within each stratum (stratum `s`
 /// has `strata[s]` units, each keeps its size). `stat` gets one index vector per stratum
 /// and writes `k` values. Returns `k` intervals (`None` where no replicate was defined, or
@@ -102,24 +119,19 @@ where
     if strata.iter().all(|&n| n == 0) {
         return vec![None; k];
     }
-    let mut rng = ChaCha8Rng::seed_from_u64(spec.seed);
-    let mut draws: Vec<Vec<usize>> = vec![Vec::new(); strata.len()];
     let mut values: Vec<Vec<f64>> = vec![Vec::with_capacity(spec.resamples); k];
     let mut undefined = vec![0usize; k];
     let mut out = vec![None; k];
-    for _ in 0..spec.resamples {
-        for (s, &n) in strata.iter().enumerate() {
-            resample_into(&mut rng, n, &mut draws[s]);
-        }
+    for_each_resample(strata, spec, |draws| {
         out.iter_mut().for_each(|o| *o = None);
-        stat(&draws, &mut out);
+        stat(draws, &mut out);
         for (j, v) in out.iter().enumerate() {
             match v {
                 Some(x) if x.is_finite() => values[j].push(*x),
                 _ => undefined[j] += 1,
             }
         }
-    }
+    });
     values
         .into_iter()
         .zip(undefined)

@@ -2,14 +2,17 @@
 //! the store: the rows come from [`super::data`], the statistics from [`super::meta`].
 //!
 //! Reading a report: [`cell`] picks one number (with its interval and counts) for a part
-//! (one direction, or overall) and a level. Overall system level is the mean over the
+//! (one direction, overall, or pooled) and a level. Overall system level is the mean over the
 //! directions (METHODS.md section 5); overall sample and dataset levels pool the directions.
+//! The pooled part has every level on all directions together (the system level from
+//! per-system means over all directions), the row some papers report instead of the mean.
 
 use super::bootstrap::Interval;
 use super::corr::CorrKind;
 use super::data::{self, HumanValues, MetricKey, Names, Values};
-use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation};
+use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation, Undefined};
 use super::orient::Orientations;
+use super::scope::Scope;
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::store::Store;
 use rayon::prelude::*;
@@ -78,9 +81,11 @@ pub struct CorrOptions {
     pub method: CorrKind,
     pub bootstrap: Option<BootstrapSpec>,
     pub direction: Option<i64>,
+    pub undefined: Undefined,
 }
 
-/// Meta-evaluates each metric against the target (in parallel; results in input order).
+/// Meta-evaluates each metric against the target on the outputs in `scope` (in parallel;
+/// results in input order).
 pub fn correlate(
     store: &Store,
     names: &Names,
@@ -88,6 +93,7 @@ pub fn correlate(
     target: &Target,
     orient: &Orientations,
     opts: &CorrOptions,
+    scope: &Scope,
 ) -> data::Result<Vec<Entry>> {
     let values: Vec<Values> =
         metrics.iter().map(|k| data::metric_values(store, names.dataset_id, k)).collect::<data::Result<_>>()?;
@@ -96,8 +102,14 @@ pub fn correlate(
         .zip(values.par_iter())
         .map(|(k, v)| {
             let orientation = orient.of(&k.metric, &k.label);
-            let rows = data::join(v, target.values(), opts.direction);
-            let mo = MetaOptions { corr: opts.method, metric: orientation, human: target.orientation(), bootstrap: opts.bootstrap };
+            let rows = scope.filter(data::join(v, target.values(), opts.direction));
+            let mo = MetaOptions {
+                corr: opts.method,
+                metric: orientation,
+                human: target.orientation(),
+                bootstrap: opts.bootstrap,
+                undefined: opts.undefined,
+            };
             Entry { metric: k.clone(), orientation, report: meta_evaluate(&rows, &mo) }
         })
         .collect())
@@ -139,11 +151,13 @@ impl Level {
     }
 }
 
-/// One direction (by id) or all of them.
+/// One direction (by id), all of them combined (system level: mean of the directions), or all
+/// of them pooled.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Part {
     Direction(i64),
     Overall,
+    Pooled,
 }
 
 /// One number of a report with its interval and counts.
@@ -164,7 +178,7 @@ pub struct Cell {
 /// The cell of `level` in `part` (`None` when the report has no such direction).
 pub fn cell(r: &MetaReport, part: Part, level: Level) -> Option<Cell> {
     let (levels, n_dirs) = match part {
-        Part::Overall => (&r.pooled, r.directions.len()),
+        Part::Overall | Part::Pooled => (&r.pooled, r.directions.len()),
         Part::Direction(id) => (&r.directions.iter().find(|d| d.direction == id)?.levels, 1),
     };
     let overall = part == Part::Overall;
@@ -254,17 +268,28 @@ pub fn best(entries: &[Entry], part: Part, level: Level) -> Option<(&Entry, f64)
         .max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
-/// The parts of a set of reports: every direction any of them has (ascending id), then overall.
+/// The parts of a set of reports: every direction any of them has (ascending id), then overall,
+/// then pooled when there are several directions (with one it equals overall).
 pub fn parts(entries: &[&MetaReport]) -> Vec<Part> {
     let mut ids: Vec<i64> = entries.iter().flat_map(|r| r.directions.iter().map(|d| d.direction)).collect();
     ids.sort_unstable();
     ids.dedup();
-    ids.into_iter().map(Part::Direction).chain([Part::Overall]).collect()
+    let pooled = (ids.len() > 1).then_some(Part::Pooled);
+    ids.into_iter().map(Part::Direction).chain([Part::Overall]).chain(pooled).collect()
 }
 
 pub fn part_name(names: &Names, part: Part) -> String {
     match part {
         Part::Direction(id) => names.direction(id),
         Part::Overall => "overall".into(),
+        Part::Pooled => "pooled".into(),
+    }
+}
+
+/// A file-name form of a part: `overall`, `pooled` or `source-to-target`.
+pub fn part_slug(names: &Names, part: Part) -> String {
+    match part {
+        Part::Direction(id) => super::report::slug(&names.direction(id).replace("->", "-to-")),
+        other => part_name(names, other),
     }
 }

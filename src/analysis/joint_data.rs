@@ -309,7 +309,7 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
                 let with: Vec<(&Out, Vec<&str>)> = outs.iter().filter_map(|o| Some((o, a.pick(&o.source, refs_of(o.item))?))).collect();
                 let hyps: Vec<&str> = with.iter().map(|(o, _)| o.text.as_str()).collect();
                 let rs: Vec<&[&str]> = with.iter().map(|(_, r)| r.as_slice()).collect();
-                let c = convention.corpus_counts(&hyps, &rs).map_err(|e| Error::Invalid(e.to_string()))?;
+                let c = convention.counts(&hyps, &rs).map_err(|e| Error::Invalid(e.to_string()))?;
                 counts.push((*a, with.iter().map(|(o, _)| o.id).zip(c).collect()));
             }
         }

@@ -7,9 +7,10 @@ use super::corr::CorrKind;
 use super::data::{self, MetricKey, Names, Result};
 use super::joint_data::{self, JointOptions};
 use super::joint_table::{joint_table, JointTable};
-use super::matrix::{self, Against, Matrix};
-use super::meta::{meta_evaluate, MetaOptions, MetaReport};
+use super::matrix::{self, Against, Matrix, MatrixOptions};
+use super::meta::{meta_evaluate, MetaOptions, MetaReport, Undefined};
 use super::orient::Orientations;
+use super::scope::{Scope, ScopeSpec};
 use super::tradeoff::{tradeoff_data, Grouping, TradeoffData};
 use crate::store::Store;
 
@@ -33,9 +34,16 @@ pub enum Column {
     Metric(MetricKey),
 }
 
+/// The correlation settings of the screen besides the method.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Settings {
+    pub undefined: Undefined,
+    pub scope: ScopeSpec,
+}
+
 /// Loads `dataset` (or, when `None`, the first dataset with scores and judgments, else the
 /// first with scores, else the first).
-pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: CorrKind) -> Result<Loaded> {
+pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: CorrKind, settings: &Settings) -> Result<Loaded> {
     let all = store.datasets()?;
     let datasets: Vec<String> = all.iter().map(|d| d.name.clone()).collect();
     let name = match dataset {
@@ -68,21 +76,33 @@ pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: Corr
     let keys = data::metric_keys(store, names.dataset_id)?;
     let aspects: Vec<String> = data::aspects(store, names.dataset_id)?.into_iter().map(|a| a.name).collect();
     let orient = Orientations::default();
+    let opts = || -> Result<MatrixOptions> {
+        Ok(MatrixOptions { method, undefined: settings.undefined, scope: Scope::resolve(store, &names, &settings.scope, None)? })
+    };
     let (matrix, note) = if keys.is_empty() {
         (None, Some(format!("{name} has no metric scores yet")))
     } else if against == Against::Humans && aspects.is_empty() {
         (None, Some(format!("{name} has no human judgments: press c for metric x metric")))
     } else if against == Against::Humans {
-        (Some(matrix::human_matrix(store, &names, &keys, &aspects, None, &orient, method)?), None)
+        (Some(matrix::human_matrix(store, &names, &keys, &aspects, None, &orient, &opts()?)?), None)
     } else {
-        (Some(matrix::metric_matrix(store, &names, &keys, &orient, method)?), None)
+        (Some(matrix::metric_matrix(store, &names, &keys, &orient, &opts()?)?), None)
     };
     Ok(Loaded { datasets, names, keys, aspects, matrix, note })
 }
 
 /// One cell's report with bootstrap intervals.
-pub fn cell_report(store: &Store, dataset: &str, metric: &MetricKey, column: &Column, method: CorrKind, spec: BootstrapSpec) -> Result<MetaReport> {
+pub fn cell_report(
+    store: &Store,
+    dataset: &str,
+    metric: &MetricKey,
+    column: &Column,
+    method: CorrKind,
+    spec: BootstrapSpec,
+    settings: &Settings,
+) -> Result<MetaReport> {
     let names = Names::load(store, dataset)?;
+    let scope = Scope::resolve(store, &names, &settings.scope, None)?;
     let orient = Orientations::default();
     let mv = data::metric_values(store, names.dataset_id, metric)?;
     let (target, t_orient) = match column {
@@ -92,8 +112,14 @@ pub fn cell_report(store: &Store, dataset: &str, metric: &MetricKey, column: &Co
         }
         Column::Metric(k) => (data::metric_values(store, names.dataset_id, k)?, orient.of(&k.metric, &k.label)),
     };
-    let rows = data::join(&mv, &target, None);
-    let opts = MetaOptions { corr: method, metric: orient.of(&metric.metric, &metric.label), human: t_orient, bootstrap: Some(spec) };
+    let rows = scope.filter(data::join(&mv, &target, None));
+    let opts = MetaOptions {
+        corr: method,
+        metric: orient.of(&metric.metric, &metric.label),
+        human: t_orient,
+        bootstrap: Some(spec),
+        undefined: settings.undefined,
+    };
     Ok(meta_evaluate(&rows, &opts))
 }
 

@@ -4,8 +4,9 @@
 use super::corr::CorrKind;
 use super::correlate::{cell, method_name, part_name, parts, Cell, Level, Part};
 use super::data::{self, MetricKey, Names, Values};
-use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation};
+use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation, Undefined};
 use super::orient::Orientations;
+use super::scope::{Scope, ScopeSummary};
 use crate::plot::Heatmap;
 use crate::store::Store;
 use rayon::prelude::*;
@@ -17,10 +18,29 @@ pub enum Against {
     Metrics,
 }
 
+/// How the cells are computed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MatrixOptions {
+    pub method: CorrKind,
+    pub undefined: Undefined,
+    /// The outputs the cells cover.
+    pub scope: Scope,
+}
+
+impl MatrixOptions {
+    /// Every output, undefined per-source values skipped.
+    pub fn plain(method: CorrKind) -> MatrixOptions {
+        MatrixOptions { method, undefined: Undefined::Skip, scope: Scope::all() }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Matrix {
     pub dataset: String,
     pub method: CorrKind,
+    pub undefined: Undefined,
+    /// What the scope left out and counted.
+    pub scope: ScopeSummary,
     pub against: Against,
     pub rows: Vec<MetricKey>,
     pub row_orient: Vec<Orientation>,
@@ -42,7 +62,7 @@ pub fn human_matrix(
     aspects: &[String],
     campaign: Option<&str>,
     orient: &Orientations,
-    method: CorrKind,
+    opts: &MatrixOptions,
 ) -> data::Result<Matrix> {
     let mut cols = Vec::new();
     for a in aspects {
@@ -50,7 +70,7 @@ pub fn human_matrix(
     }
     let col_vals: Vec<(Values, Orientation)> = cols.iter().map(|h| (h.values.clone(), h.orientation)).collect();
     let desc = cols.iter().map(|h| h.describe()).collect();
-    build(store, names, metrics, aspects.to_vec(), col_vals, desc, Against::Humans, orient, method)
+    build(store, names, metrics, aspects.to_vec(), col_vals, desc, Against::Humans, orient, opts)
 }
 
 /// Every metric against every metric (both oriented, so positive = they agree on "better").
@@ -59,14 +79,14 @@ pub fn metric_matrix(
     names: &Names,
     metrics: &[MetricKey],
     orient: &Orientations,
-    method: CorrKind,
+    opts: &MatrixOptions,
 ) -> data::Result<Matrix> {
     let mut col_vals = Vec::new();
     for k in metrics {
         col_vals.push((data::metric_values(store, names.dataset_id, k)?, orient.of(&k.metric, &k.label)));
     }
     let labels = metrics.iter().map(|k| k.label.clone()).collect();
-    build(store, names, metrics, labels, col_vals, Vec::new(), Against::Metrics, orient, method)
+    build(store, names, metrics, labels, col_vals, Vec::new(), Against::Metrics, orient, opts)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -79,8 +99,9 @@ fn build(
     col_desc: Vec<String>,
     against: Against,
     orient: &Orientations,
-    method: CorrKind,
+    opts: &MatrixOptions,
 ) -> data::Result<Matrix> {
+    let method = opts.method;
     let row_vals: Vec<Values> = if against == Against::Metrics {
         col_vals.iter().map(|c| c.0.clone()).collect()
     } else {
@@ -94,8 +115,8 @@ fn build(
             col_vals
                 .iter()
                 .map(|(cv, co)| {
-                    let rows = data::join(rv, cv, None);
-                    meta_evaluate(&rows, &MetaOptions { corr: method, metric: *ro, human: *co, bootstrap: None })
+                    let rows = opts.scope.filter(data::join(rv, cv, None));
+                    meta_evaluate(&rows, &MetaOptions { corr: method, metric: *ro, human: *co, bootstrap: None, undefined: opts.undefined })
                 })
                 .collect()
         })
@@ -105,6 +126,8 @@ fn build(
     Ok(Matrix {
         dataset: names.dataset.clone(),
         method,
+        undefined: opts.undefined,
+        scope: opts.scope.summary.clone(),
         against,
         rows: metrics.to_vec(),
         row_orient,
@@ -133,6 +156,22 @@ impl Matrix {
         format!("{}{mark}", self.rows[row].label)
     }
 
+    /// `; undefined per-source values as 0; systems left out: REF; ...` for what differs from
+    /// the defaults (nothing when nothing does).
+    pub fn scope_note(&self, level: Level) -> String {
+        let mut s = String::new();
+        if level == Level::Sample && self.undefined == Undefined::Zero {
+            s += "; undefined per-source values count as 0";
+        }
+        if !self.scope.systems_left_out.is_empty() {
+            s += &format!("; systems left out: {}", self.scope.systems_left_out.join(", "));
+        }
+        if self.scope.outputs_left_out > 0 {
+            s += &format!("; {} {} outputs left out", self.scope.outputs_left_out, self.scope.exclude_outputs.name());
+        }
+        s
+    }
+
     /// The heatmap figure of one part and level.
     pub fn heatmap(&self, names: &Names, part: Part, level: Level) -> Heatmap {
         let what = match self.against {
@@ -152,7 +191,7 @@ impl Matrix {
         };
         let overall = if part == Part::Overall && matches!(level, Level::System | Level::PairwiseAccuracy) {
             " (mean of the directions)"
-        } else if part == Part::Overall {
+        } else if matches!(part, Part::Overall | Part::Pooled) {
             " (directions pooled)"
         } else {
             ""
@@ -162,7 +201,7 @@ impl Matrix {
             rows: (0..self.rows.len()).map(|r| self.row_label(r)).collect(),
             cols: self.cols.clone(),
             values: self.values(part, level),
-            note: format!("{n}; n/a = undefined; ↓ = lower is better, negated (positive = agreement)"),
+            note: format!("{n}; n/a = undefined; ↓ = lower is better, negated (positive = agreement){}", self.scope_note(level)),
         }
     }
 }

@@ -14,10 +14,11 @@
 //!   when `sign(metric_a - metric_b) == sign(human_a - human_b)` with sign in {-1, 0, +1}, so
 //!   a pair tied by both counts as agreement and a pair tied by one side only as
 //!   disagreement (as `pair_acc` in laihuiyuan/eval-formality-transfer `chatgpt/correlation.py`).
-//! - sample: mean over sources of `corr` across the systems of that source. Sources where it
-//!   is undefined (fewer than 2 systems, a constant side) are skipped and counted;
-//!   `mean_undefined_as_zero` also reports the convention of that script (NaN -> 0, mean over
-//!   all sources) for comparison.
+//! - sample: mean over sources of `corr` across the systems of that source. Where it is
+//!   undefined (fewer than 2 systems, a constant side) [`Undefined`] decides: `Skip` (the
+//!   default) leaves those sources out of the mean and counts them; `Zero` counts them as 0
+//!   and takes the mean over all sources (NaN -> 0, the convention of that script).
+//!   `mean_undefined_as_zero` always holds the `Zero` value, whichever is chosen.
 //! - dataset: one `corr` over all complete outputs in scope.
 //!
 //! **Overall**: `pooled` computes every level on all directions together (sources of
@@ -66,12 +67,39 @@ impl Orientation {
     }
 }
 
+/// What the sample level does with sources whose per-source correlation is undefined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Undefined {
+    /// Left out of the mean and counted (tstlab's default).
+    #[default]
+    Skip,
+    /// Counted as 0; the mean is over every source (NaN -> 0, as eval-formality-transfer).
+    Zero,
+}
+
+impl Undefined {
+    pub const ALL: [Undefined; 2] = [Undefined::Skip, Undefined::Zero];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Undefined::Skip => "skip",
+            Undefined::Zero => "zero",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Undefined> {
+        Undefined::ALL.into_iter().find(|u| u.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct MetaOptions {
     pub corr: CorrKind,
     pub metric: Orientation,
     pub human: Orientation,
     pub bootstrap: Option<BootstrapSpec>,
+    pub undefined: Undefined,
 }
 
 /// System level: correlation of per-system means and pairwise accuracy.
@@ -89,6 +117,7 @@ pub struct SystemLevel {
 /// Sample level: mean over sources of the per-source correlation across systems.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SampleLevel {
+    /// The mean under the report's [`Undefined`] convention.
     pub mean: Option<f64>,
     pub ci: Option<Interval>,
     pub sources_defined: usize,
@@ -133,6 +162,8 @@ pub struct MeanOfDirections {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MetaReport {
     pub corr: CorrKind,
+    /// How undefined per-source correlations entered the sample level.
+    pub undefined: Undefined,
     /// Always true: values were oriented so that a positive correlation means agreement.
     pub positive_means_agreement: bool,
     pub metric_negated: bool,
@@ -146,22 +177,24 @@ pub struct MetaReport {
 }
 
 /// A complete output, oriented, with its system as an index into the sorted system ids.
-struct Obs {
-    system: usize,
-    m: f64,
-    h: f64,
+pub(super) struct Obs {
+    pub(super) system: usize,
+    pub(super) m: f64,
+    pub(super) h: f64,
 }
 
-struct Data {
+/// The complete outputs of a report, grouped for the levels.
+pub(super) struct Data {
     n_systems: usize,
     /// Per direction (ascending id): per source (ascending id): its outputs.
-    dirs: Vec<(i64, Vec<Vec<Obs>>)>,
+    pub(super) dirs: Vec<(i64, Vec<Vec<Obs>>)>,
     /// Per direction, per source: the sample-level correlation.
     source_corr: Vec<Vec<Option<f64>>>,
+    undefined: Undefined,
 }
 
 /// Sources chosen in each direction (identity for the point estimate, a resample otherwise).
-type Selection<'a> = Vec<(usize, &'a [usize])>;
+pub(super) type Selection<'a> = Vec<(usize, &'a [usize])>;
 
 /// Runs the meta-evaluation. See the module docs for every convention.
 pub fn meta_evaluate(rows: &[MetaRow], opts: &MetaOptions) -> MetaReport {
@@ -218,6 +251,7 @@ pub fn meta_evaluate(rows: &[MetaRow], opts: &MetaOptions) -> MetaReport {
 
     MetaReport {
         corr: kind,
+        undefined: opts.undefined,
         positive_means_agreement: true,
         metric_negated: opts.metric == Orientation::LowerIsBetter,
         human_negated: opts.human == Orientation::LowerIsBetter,
@@ -230,7 +264,9 @@ pub fn meta_evaluate(rows: &[MetaRow], opts: &MetaOptions) -> MetaReport {
     }
 }
 
-fn prepare(rows: &[MetaRow], opts: &MetaOptions) -> (Data, usize) {
+/// Groups the complete rows by direction and source (oriented) and computes the per-source
+/// correlations; also returns the number of incomplete rows.
+pub(super) fn prepare(rows: &[MetaRow], opts: &MetaOptions) -> (Data, usize) {
     let mut systems: Vec<i64> = rows.iter().map(|r| r.system).collect();
     systems.sort_unstable();
     systems.dedup();
@@ -259,15 +295,15 @@ fn prepare(rows: &[MetaRow], opts: &MetaOptions) -> (Data, usize) {
                 .collect()
         })
         .collect();
-    (Data { n_systems: systems.len(), dirs, source_corr }, incomplete)
+    (Data { n_systems: systems.len(), dirs, source_corr, undefined: opts.undefined }, incomplete)
 }
 
 /// The point values of every level on a selection of sources.
 fn levels(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> Levels {
     let sys = system_level(data, sel, kind);
-    let (mean, defined, undefined) = sample_mean(data, sel);
+    let (sum, defined, undefined) = sample_sum(data, sel);
+    let mean = mean_of(sum, defined, undefined, data.undefined);
     let (dcorr, outputs) = dataset_corr(data, sel, kind);
-    let sources = defined + undefined;
     Levels {
         system: SystemLevel {
             systems: sys.systems,
@@ -283,14 +319,14 @@ fn levels(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> Levels {
             ci: None,
             sources_defined: defined,
             sources_undefined: undefined,
-            mean_undefined_as_zero: (sources > 0).then(|| mean.unwrap_or(0.0) * defined as f64 / sources as f64),
+            mean_undefined_as_zero: mean_of(sum, defined, undefined, Undefined::Zero),
         },
         dataset: DatasetLevel { corr: dcorr, ci: None, outputs },
     }
 }
 
 /// [system corr, pairwise accuracy, sample mean, dataset corr] of one resample.
-fn replicate(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> [Option<f64>; 4] {
+pub(super) fn replicate(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> [Option<f64>; 4] {
     let sys = system_level(data, sel, kind);
     [
         sys.corr,
@@ -308,19 +344,7 @@ struct SystemValues {
 }
 
 fn system_level(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> SystemValues {
-    let mut sum = vec![(0.0f64, 0.0f64, 0usize); data.n_systems];
-    for &(d, sources) in sel {
-        for &s in sources {
-            for o in &data.dirs[d].1[s] {
-                let e = &mut sum[o.system];
-                e.0 += o.m;
-                e.1 += o.h;
-                e.2 += 1;
-            }
-        }
-    }
-    let (m, h): (Vec<f64>, Vec<f64>) =
-        sum.iter().filter(|e| e.2 > 0).map(|e| (e.0 / e.2 as f64, e.1 / e.2 as f64)).unzip();
+    let (m, h) = system_means(data, sel);
     let (mut agree, mut pairs) = (0, 0);
     for i in 0..m.len() {
         for j in i + 1..m.len() {
@@ -333,6 +357,23 @@ fn system_level(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> Syste
     SystemValues { systems: m.len(), corr: corr(kind, &m, &h), agree, pairs }
 }
 
+/// The per-system means (metric, human) over the selected sources, in system order; systems
+/// without outputs there are left out.
+pub(super) fn system_means(data: &Data, sel: &[(usize, &[usize])]) -> (Vec<f64>, Vec<f64>) {
+    let mut sum = vec![(0.0f64, 0.0f64, 0usize); data.n_systems];
+    for &(d, sources) in sel {
+        for &s in sources {
+            for o in &data.dirs[d].1[s] {
+                let e = &mut sum[o.system];
+                e.0 += o.m;
+                e.1 += o.h;
+                e.2 += 1;
+            }
+        }
+    }
+    sum.iter().filter(|e| e.2 > 0).map(|e| (e.0 / e.2 as f64, e.1 / e.2 as f64)).unzip()
+}
+
 fn sign(x: f64) -> i8 {
     if x > 0.0 {
         1
@@ -343,8 +384,15 @@ fn sign(x: f64) -> i8 {
     }
 }
 
-/// (mean of defined per-source values, defined count, undefined count).
+/// (mean of the per-source values under the data's [`Undefined`] convention, defined count,
+/// undefined count).
 fn sample_mean(data: &Data, sel: &[(usize, &[usize])]) -> (Option<f64>, usize, usize) {
+    let (sum, defined, undefined) = sample_sum(data, sel);
+    (mean_of(sum, defined, undefined, data.undefined), defined, undefined)
+}
+
+/// (sum of the defined per-source values, defined count, undefined count).
+fn sample_sum(data: &Data, sel: &[(usize, &[usize])]) -> (f64, usize, usize) {
     let (mut sum, mut defined, mut undefined) = (0.0, 0, 0);
     for &(d, sources) in sel {
         for &s in sources {
@@ -357,10 +405,26 @@ fn sample_mean(data: &Data, sel: &[(usize, &[usize])]) -> (Option<f64>, usize, u
             }
         }
     }
-    ((defined > 0).then(|| sum / defined as f64), defined, undefined)
+    (sum, defined, undefined)
+}
+
+/// `Skip`: the mean of the defined values (`None` without any); `Zero`: the sum over every
+/// source (`None` without sources).
+fn mean_of(sum: f64, defined: usize, undefined: usize, how: Undefined) -> Option<f64> {
+    let over = match how {
+        Undefined::Skip => defined,
+        Undefined::Zero => defined + undefined,
+    };
+    (over > 0).then(|| sum / over as f64)
 }
 
 fn dataset_corr(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> (Option<f64>, usize) {
+    let (m, h) = dataset_values(data, sel);
+    (corr(kind, &m, &h), m.len())
+}
+
+/// Every selected output's (metric, human) values, in direction, source and row order.
+pub(super) fn dataset_values(data: &Data, sel: &[(usize, &[usize])]) -> (Vec<f64>, Vec<f64>) {
     let (mut m, mut h) = (Vec::new(), Vec::new());
     for &(d, sources) in sel {
         for &s in sources {
@@ -370,7 +434,7 @@ fn dataset_corr(data: &Data, sel: &[(usize, &[usize])], kind: CorrKind) -> (Opti
             }
         }
     }
-    (corr(kind, &m, &h), m.len())
+    (m, h)
 }
 
 fn mean_of_directions(dirs: &[DirectionLevels]) -> MeanOfDirections {
@@ -396,7 +460,7 @@ mod tests {
     }
 
     fn opts(corr: CorrKind) -> MetaOptions {
-        MetaOptions { corr, metric: Orientation::HigherIsBetter, human: Orientation::HigherIsBetter, bootstrap: None }
+        MetaOptions { corr, metric: Orientation::HigherIsBetter, human: Orientation::HigherIsBetter, bootstrap: None, undefined: Undefined::Skip }
     }
 
     /// Direction 1: two sources x three systems (10, 20, 30).
@@ -449,6 +513,30 @@ mod tests {
         // pairs: (10,20) m down h up: no; (10,30) m down h up: no; (20,30) m up h down: no.
         assert_eq!(r.pooled.system.pairs_agreeing, 0);
         assert_eq!(r.pooled.dataset.outputs, 8);
+    }
+
+    #[test]
+    fn undefined_sources_skipped_or_counted_as_zero() {
+        // Direction 1: per-source values [1, undefined]; direction 2: [-1]; pooled [1, undef, -1].
+        let skip = meta_evaluate(&table(), &opts(CorrKind::Pearson));
+        let mut o = opts(CorrKind::Pearson);
+        o.undefined = Undefined::Zero;
+        let zero = meta_evaluate(&table(), &o);
+        assert_eq!((skip.undefined, zero.undefined), (Undefined::Skip, Undefined::Zero));
+        let d1 = |r: &MetaReport| r.directions[0].levels.sample.clone();
+        assert_eq!((d1(&skip).mean, d1(&zero).mean), (Some(1.0), Some(0.5)));
+        assert_eq!((d1(&zero).sources_defined, d1(&zero).sources_undefined), (1, 1));
+        assert_eq!(d1(&skip).mean_undefined_as_zero, d1(&zero).mean);
+        assert_eq!((skip.pooled.sample.mean, zero.pooled.sample.mean), (Some(0.0), Some(0.0)));
+        // the other levels do not change.
+        assert_eq!(skip.pooled.system, zero.pooled.system);
+        assert_eq!(skip.directions[1], zero.directions[1]);
+        // a source set where every per-source value is undefined: skip has no mean, zero has 0.
+        let rows = vec![row(1, 1, 1, 1.0, 2.0), row(1, 1, 2, 3.0, 2.0)];
+        assert_eq!(meta_evaluate(&rows, &opts(CorrKind::Pearson)).pooled.sample.mean, None);
+        assert_eq!(meta_evaluate(&rows, &o).pooled.sample.mean, Some(0.0));
+        assert_eq!(Undefined::parse("Zero"), Some(Undefined::Zero));
+        assert_eq!(Undefined::parse("nan"), None);
     }
 
     #[test]

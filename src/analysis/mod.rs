@@ -5,6 +5,8 @@
 
 pub mod bootstrap;
 pub mod case;
+pub mod compare;
+pub mod conventions;
 pub mod corr;
 pub mod correlate;
 pub mod data;
@@ -17,5 +19,7 @@ pub mod meta;
 pub mod orient;
 pub mod report;
 pub mod report_tables;
+pub mod scope;
+pub mod significance;
 pub mod tables;
 pub mod tradeoff;

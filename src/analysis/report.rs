@@ -10,17 +10,22 @@
 //! joint.{md,tex,csv}, figures/joint-<part>.png      absent inputs shown as absent
 //! ranks-<aspect>.{md,csv}                           human vs metric rank per sample
 //! case-study.{md,tex}                               for --items
+//! significance.{md,csv}                             for --significance BASELINE
 //! ```
 
 use super::bootstrap::BootstrapSpec;
 use super::case;
 use super::corr::CorrKind;
-use super::correlate::{self, best, correlate, part_name, CorrOptions, Entry, Level, Part, Target};
+use super::conventions::Conventions;
+use super::correlate::{self, best, correlate, part_name, part_slug, CorrOptions, Entry, Level, Part, Target};
 use super::data::{self, io_err, MetricKey, Names, Result};
 use super::joint_data::{self, JointOptions};
 use super::joint_table::{self, JointTable};
-use super::matrix;
+use super::matrix::{self, MatrixOptions};
+use super::meta::Undefined;
 use super::orient::{family, Orientations};
+use super::scope::{Scope, ScopeSpec};
+use super::significance::SignificanceTable;
 use super::report_tables as rt;
 use super::tables::{md_escape, num};
 use super::tradeoff::{tradeoff_data, Grouping};
@@ -50,6 +55,13 @@ pub struct ReportOptions {
     pub rank_metric: Option<String>,
     /// Also write the metric x metric heatmap.
     pub metric_heatmap: bool,
+    /// Sample level: undefined per-source correlations skipped or counted as 0.
+    pub undefined: Undefined,
+    /// Systems and outputs the correlations cover.
+    pub scope: ScopeSpec,
+    /// Result-table significance against a baseline, per direction (computed by the caller
+    /// from the result tables; written to `significance.{md,csv}` when not empty).
+    pub significance: Vec<SignificanceTable>,
 }
 
 /// What a report wrote, and what it left out and why.
@@ -111,7 +123,16 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
     let (metrics, notes) = if keys.is_empty() { (Vec::new(), Vec::new()) } else { data::resolve_metrics(&keys, &opts.metrics)? };
     sum.notes.extend(notes);
     let aspects = data::aspects(store, names.dataset_id)?;
-    index += &overview(store, names, &metrics, &aspects, opts)?;
+    let scope = Scope::resolve(store, names, &opts.scope, None)?;
+    let conv = Conventions {
+        method: opts.method,
+        levels: Level::ALL.to_vec(),
+        undefined: opts.undefined,
+        pooled: names.directions.len() > 1,
+        scope: scope.summary.clone(),
+        bootstrap: opts.bootstrap,
+    };
+    index += &overview(store, names, &metrics, &aspects, &conv)?;
 
     // Correlations and heatmaps.
     let mut corr_json = Vec::new();
@@ -121,16 +142,25 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
     } else if aspects.is_empty() {
         sum.skipped.push("metric x human correlations: the dataset has no human judgments".into());
     }
-    let copts = CorrOptions { method: opts.method, bootstrap: opts.bootstrap, direction: None };
+    let copts = CorrOptions { method: opts.method, bootstrap: opts.bootstrap, direction: None, undefined: opts.undefined };
     let mut per_aspect: Vec<(String, Target, Vec<Entry>)> = Vec::new();
     if !metrics.is_empty() {
         for a in &aspects {
             let target = Target::human(store, names, &a.name, opts.campaign.as_deref())?;
-            let entries = correlate(store, names, &metrics, &target, &opts.orient, &copts)?;
+            let entries = correlate(store, names, &metrics, &target, &opts.orient, &copts, &scope)?;
             let stem = format!("correlations/{}", slug(&a.name));
-            out.write(&format!("{stem}.md"), &format!("{}\n\n{}", md_escape(&target.describe()), rt::correlation_markdown(names, &a.name, &entries, opts.method)))?;
-            out.write(&format!("{stem}.tex"), &rt::correlation_latex(names, &a.name, &entries, opts.method))?;
-            out.write(&format!("{stem}.csv"), &rt::correlation_csv(names, &entries).csv())?;
+            out.write(
+                &format!("{stem}.md"),
+                &format!(
+                    "{}\n\nsignature: `{}`\n\n{}\n\n{}",
+                    md_escape(&target.describe()),
+                    conv.signature(),
+                    md_escape(&conv.sentences()),
+                    rt::correlation_markdown(names, &a.name, &entries, opts.method)
+                ),
+            )?;
+            out.write(&format!("{stem}.tex"), &rt::correlation_latex(names, &a.name, &entries, &conv))?;
+            out.write(&format!("{stem}.csv"), &rt::correlation_csv(names, &entries, &conv).csv())?;
             for part in [Part::Overall] {
                 for level in Level::ALL {
                     if let Some((e, v)) = best(&entries, part, level) {
@@ -142,18 +172,23 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
             per_aspect.push((a.name.clone(), target, entries));
         }
         if !corr_json.is_empty() {
-            let text = serde_json::to_string_pretty(&serde_json::json!({"dataset": names.dataset, "method": opts.method.name(), "aspects": corr_json}))
+            let text = serde_json::to_string_pretty(&serde_json::json!({
+                "dataset": names.dataset,
+                "method": opts.method.name(),
+                "signature": conv.signature(),
+                "conventions": conv.sentences(),
+                "settings": conv,
+                "aspects": corr_json,
+            }))
                 .expect("plain data");
             out.write("correlations.json", &text)?;
         }
         if !aspects.is_empty() {
             let names_a: Vec<String> = aspects.iter().map(|a| a.name.clone()).collect();
-            let m = matrix::human_matrix(store, names, &metrics, &names_a, opts.campaign.as_deref(), &opts.orient, opts.method)?;
+            let mopts = MatrixOptions { method: opts.method, undefined: opts.undefined, scope: scope.clone() };
+            let m = matrix::human_matrix(store, names, &metrics, &names_a, opts.campaign.as_deref(), &opts.orient, &mopts)?;
             for part in m.parts.clone() {
-                let pslug = match part {
-                    Part::Overall => "overall".to_owned(),
-                    Part::Direction(id) => slug(&names.direction(id).replace("->", "-to-")),
-                };
+                let pslug = part_slug(names, part);
                 for level in Level::ALL {
                     let h = m.heatmap(names, part, level);
                     for ext in ["png", "svg"] {
@@ -163,7 +198,8 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
             }
         }
         if opts.metric_heatmap {
-            let m = matrix::metric_matrix(store, names, &metrics, &opts.orient, opts.method)?;
+            let mopts = MatrixOptions { method: opts.method, undefined: opts.undefined, scope: scope.clone() };
+            let m = matrix::metric_matrix(store, names, &metrics, &opts.orient, &mopts)?;
             let h = m.heatmap(names, Part::Overall, Level::Dataset);
             for ext in ["png", "svg"] {
                 h.save(&out.path(&format!("figures/heatmap-metrics-dataset-overall.{ext}"))?)?;
@@ -228,6 +264,13 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
         if drawn == 0 {
             sum.skipped.push(format!("Joint figures: missing inputs {} (joint.md shows them as absent)", if missing.is_empty() { "none, but no system has all three".into() } else { missing.join(", ") }));
         }
+    }
+
+    // Significance of the result tables against a baseline.
+    if !opts.significance.is_empty() {
+        out.write("significance.md", &rt::significance_markdown(&opts.significance))?;
+        out.write("significance.csv", &rt::significance_csv(&opts.significance).csv())?;
+        index += &format!("\n## Significance\n\n{}\n", md_escape(&opts.significance[0].describe()));
     }
 
     // Human vs metric ranks per sample.
@@ -313,7 +356,7 @@ fn joint_summary(t: &JointTable) -> String {
     s
 }
 
-fn overview(store: &Store, names: &Names, metrics: &[MetricKey], aspects: &[data::Aspect], opts: &ReportOptions) -> Result<String> {
+fn overview(store: &Store, names: &Names, metrics: &[MetricKey], aspects: &[data::Aspect], conv: &Conventions) -> Result<String> {
     let mut s = String::new();
     let dirs = store.directions(names.dataset_id)?;
     s += "| direction | items | references | systems | outputs |\n| --- | ---: | ---: | ---: | ---: |\n";
@@ -337,14 +380,7 @@ fn overview(store: &Store, names: &Names, metrics: &[MetricKey], aspects: &[data
             )
         }
     );
-    s += &format!(
-        "Correlation: {}; {}. Values are oriented so that a positive value means agreement (lower-is-better metrics, marked ↓ or `lower`, are negated). System level = correlation of per-system means, plus pairwise accuracy; sample level = mean over sources of the per-source correlation across systems (undefined sources skipped and counted); dataset level = one correlation over all outputs. Overall: system level = mean over the directions, sample and dataset levels pool the directions. The human value of an output is the mean of its judgments (the annotators' mean).\n",
-        correlate::method_name(opts.method),
-        match &opts.bootstrap {
-            Some(b) => format!("95% percentile intervals from {} bootstrap resamples of the sources within each direction (seed {})", b.resamples, b.seed),
-            None => "no intervals".into(),
-        }
-    );
+    s += &format!("Correlation conventions (signature `{}`): {} The human value of an output is the mean of its judgments (the annotators' mean).\n", conv.signature(), md_escape(&conv.sentences()));
     Ok(s)
 }
 
@@ -367,6 +403,8 @@ fn describe(rel: &str) -> &'static str {
         "trade-off: one point per system, Pareto front marked"
     } else if name.starts_with("joint") {
         "Joint per system with its bootstrap 95% interval"
+    } else if name.starts_with("significance") {
+        "every system against the baseline per result-table column: value, difference, p-value (paired test)"
     } else if name.starts_with("ranks-") {
         "human rank vs metric rank per sample (Table 9 form)"
     } else if name.starts_with("case-study") {

@@ -2,13 +2,15 @@
 //! metric ranks per sample (the duel-ranking paper's Table 9 form).
 
 use super::bootstrap::Interval;
+use super::conventions::Conventions;
 use super::correlate::{cell, method_symbol, part_name, parts, Entry, Level};
 use super::corr::CorrKind;
 use super::data::Names;
 use super::joint_table::JointTable;
 use super::meta::{MetaReport, Orientation};
 use super::orient::word;
-use super::tables::{latex_escape, num, Table};
+use super::significance::{SignificanceTable, MARK};
+use super::tables::{latex_escape, md_escape, num, Table};
 use super::tradeoff::TradeoffData;
 use crate::human::aggregate::SampleRanks;
 use std::collections::BTreeMap;
@@ -20,12 +22,14 @@ fn with_ci(v: Option<f64>, ci: Option<Interval>) -> String {
     }
 }
 
-/// Every number of every entry: one CSV row per (metric, part, level).
-pub fn correlation_csv(names: &Names, entries: &[Entry]) -> Table {
+/// Every number of every entry: one CSV row per (metric, part, level); the last column is the
+/// signature of the conventions (the same on every row).
+pub fn correlation_csv(names: &Names, entries: &[Entry], conv: &Conventions) -> Table {
     let mut t = Table::new(
         "",
-        &["metric", "metric_id", "config_hash", "orientation", "part", "level", "value", "ci_lo", "ci_hi", "n", "n_of", "undefined"],
+        &["metric", "metric_id", "config_hash", "orientation", "part", "level", "value", "ci_lo", "ci_hi", "n", "n_of", "undefined", "signature"],
     );
+    let sig = conv.signature();
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
     for e in entries {
         for part in parts(&reports) {
@@ -44,6 +48,7 @@ pub fn correlation_csv(names: &Names, entries: &[Entry]) -> Table {
                     c.n.to_string(),
                     c.n_of.into(),
                     c.undefined.to_string(),
+                    sig.clone(),
                 ]);
             }
         }
@@ -85,10 +90,11 @@ pub fn correlation_markdown(names: &Names, aspect: &str, entries: &[Entry], meth
 
 /// A compact LaTeX table: a column group per part (system, sample and dataset values, 2
 /// decimals), lower-is-better metrics marked with a down arrow.
-pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], method: CorrKind) -> String {
+pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], conv: &Conventions) -> String {
+    let method = conv.method;
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
     let ps = parts(&reports);
-    let mut s = String::from("% tstlab; needs \\usepackage{booktabs}\n\\begin{table}[t]\n\\centering\n\\small\n");
+    let mut s = format!("% tstlab; needs \\usepackage{{booktabs}}\n% signature: {}\n\\begin{{table}}[t]\n\\centering\n\\small\n", conv.signature());
     s += &format!("\\begin{{tabular}}{{l{}}}\n\\toprule\n", "rrr".repeat(ps.len()));
     let groups: Vec<String> = ps.iter().map(|p| format!("\\multicolumn{{3}}{{c}}{{{}}}", latex_escape(&part_name(names, *p)))).collect();
     s += &format!(" & {} \\\\\n", groups.join(" & "));
@@ -110,9 +116,19 @@ pub fn correlation_latex(names: &Names, aspect: &str, entries: &[Entry], method:
     s += &format!(
         "\\caption{{{}}}\n\\end{{table}}\n",
         latex_escape(&format!(
-            "{}: {} of each metric with human {aspect} at the system, sample and dataset levels. Lower-is-better metrics (arrow) are negated; overall system level = mean over directions, sample and dataset levels pooled.",
+            "{}: {} of each metric with human {aspect} at the system, sample and dataset levels. Lower-is-better metrics (arrow) are negated; overall system level = mean over directions, sample and dataset levels pooled{}. Undefined per-source correlations: {}. Systems left out: {}. Outputs: {} empty, {} refused, {} left out. Signature: {}",
             names.dataset,
-            super::correlate::method_name(method)
+            super::correlate::method_name(method),
+            if ps.contains(&super::correlate::Part::Pooled) { "; pooled = every level on all directions together" } else { "" },
+            match conv.undefined {
+                super::meta::Undefined::Skip => "skipped",
+                super::meta::Undefined::Zero => "counted as 0",
+            },
+            if conv.scope.systems_left_out.is_empty() { "none".to_owned() } else { conv.scope.systems_left_out.join(", ") },
+            conv.scope.empty,
+            conv.scope.refused,
+            conv.scope.outputs_left_out,
+            conv.signature()
         ))
     );
     s
@@ -246,4 +262,89 @@ pub fn ranks_markdown(names: &Names, numbers: &BTreeMap<i64, i64>, metric: &str,
         );
     }
     s
+}
+
+/// The result tables' significance, one Markdown table per direction: each tested column's
+/// value, its difference from the baseline and the p-value (`†`: p < alpha); the baseline's
+/// row with its bootstrap mean and interval.
+pub fn significance_markdown(tables: &[SignificanceTable]) -> String {
+    let mut s = String::new();
+    for t in tables {
+        let mut head = vec!["system".to_owned()];
+        head.extend(t.columns.iter().cloned());
+        let heads: Vec<&str> = head.iter().map(String::as_str).collect();
+        let mut tab = Table::new(format!("{} · {} · against {}", t.dataset, t.direction, t.baseline), &heads);
+        tab.numeric = std::iter::once(false).chain(t.columns.iter().map(|_| true)).collect();
+        let mut base = vec![format!("{} (baseline)", t.baseline)];
+        for (c, e) in t.columns.iter().zip(&t.baseline_estimates) {
+            let b = t.rows.iter().find_map(|r| t.outcome(&r.system, c)).map(|o| o.baseline);
+            base.push(match (b, e) {
+                (Some(b), Some(e)) => format!("{b:.2} ({:.2} ± {:.2})", e.mean, e.ci),
+                (Some(b), None) => format!("{b:.2}"),
+                _ => "n/a".into(),
+            });
+        }
+        tab.rows.push(base);
+        for r in &t.rows {
+            let mut row = vec![r.system.clone()];
+            for (c, o) in t.columns.iter().zip(&r.outcomes) {
+                row.push(match o {
+                    Some(o) => format!(
+                        "{:.2} ({:+.2}, p={:.4}){}",
+                        o.score,
+                        o.diff,
+                        o.p,
+                        if t.marked(&r.system, c) { MARK } else { "" }
+                    ),
+                    None => "n/a".into(),
+                });
+            }
+            tab.rows.push(row);
+        }
+        s += &tab.markdown();
+        s += &format!("\n{}\n", md_escape(&t.describe()));
+        for n in &t.notes {
+            s += &format!("\n- {}", md_escape(n));
+        }
+        s += "\n\n";
+    }
+    s
+}
+
+/// Every outcome as a CSV row: direction, baseline, system, column, score, baseline score,
+/// difference, p, the system's bootstrap mean and interval, units, test, samples, seed.
+pub fn significance_csv(tables: &[SignificanceTable]) -> Table {
+    let mut t = Table::new(
+        "",
+        &["dataset", "direction", "baseline", "system", "column", "score", "baseline_score", "diff", "p", "mean", "ci", "ci_lo", "ci_hi", "units", "test", "samples", "seed", "significant"],
+    );
+    for s in tables {
+        for r in &s.rows {
+            for (c, o) in s.columns.iter().zip(&r.outcomes) {
+                let Some(o) = o else { continue };
+                let e = o.estimate;
+                t.rows.push(vec![
+                    s.dataset.clone(),
+                    s.direction.clone(),
+                    s.baseline.clone(),
+                    r.system.clone(),
+                    c.clone(),
+                    o.score.to_string(),
+                    o.baseline.to_string(),
+                    o.diff.to_string(),
+                    o.p.to_string(),
+                    e.map_or(String::new(), |e| e.mean.to_string()),
+                    e.map_or(String::new(), |e| e.ci.to_string()),
+                    e.map_or(String::new(), |e| e.lo.to_string()),
+                    e.map_or(String::new(), |e| e.hi.to_string()),
+                    r.units.to_string(),
+                    s.spec.test.name().into(),
+                    s.spec.samples.to_string(),
+                    s.spec.seed.to_string(),
+                    o.significant(s.alpha).to_string(),
+                ]);
+            }
+        }
+    }
+    t
 }

@@ -26,6 +26,9 @@ pub enum Which {
     Bleu(BleuArgs),
     /// chrF / chrF++ as sacreBLEU computes it.
     Chrf(ChrfArgs),
+    /// Paired significance tests of systems against a baseline, as sacreBLEU's --paired-bs /
+    /// --paired-ar (BLEU or chrF).
+    Paired(super::metric_paired::PairedArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -131,6 +134,7 @@ pub fn run(args: MetricArgs) -> anyhow::Result<()> {
         Which::Bleu(a) if a.nltk => run_nltk(a),
         Which::Bleu(a) => run_bleu(a),
         Which::Chrf(a) => run_chrf(a),
+        Which::Paired(a) => super::metric_paired::run(a),
     };
     // A closed pipe (`| head`) is not an error.
     match r {

@@ -14,6 +14,7 @@ pub mod import;
 pub mod lm;
 pub mod ls;
 pub mod metric;
+pub mod metric_paired;
 pub mod models;
 pub mod plot;
 pub mod report;

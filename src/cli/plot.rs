@@ -64,9 +64,11 @@ pub struct HeatmapArgs {
     /// system, pairwise, sample or dataset.
     #[arg(long, default_value = "dataset")]
     pub level: String,
-    /// A direction (SOURCE->TARGET) or `overall`.
+    /// A direction (SOURCE->TARGET), `overall` or `pooled`.
     #[arg(long, default_value = "overall")]
     pub part: String,
+    #[command(flatten)]
+    pub scope: super::correlate::ScopeArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -162,7 +164,11 @@ pub fn parse_level(s: &str) -> anyhow::Result<Level> {
 
 /// A part from `overall` or a direction.
 pub fn parse_part(names: &Names, s: &str) -> anyhow::Result<Part> {
-    Ok(if s == "overall" || s == "all" { Part::Overall } else { Part::Direction(names.find_direction(s)?) })
+    Ok(match s {
+        "overall" | "all" => Part::Overall,
+        "pooled" => Part::Pooled,
+        _ => Part::Direction(names.find_direction(s)?),
+    })
 }
 
 fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
@@ -174,8 +180,13 @@ fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
     let keys = data::metric_keys(store, names.dataset_id)?;
     let (metrics, notes) = data::resolve_metrics(&keys, &a.metrics)?;
     notes.iter().for_each(|n| crate::errln!("note: {n}"));
+    let mopts = matrix::MatrixOptions {
+        method,
+        undefined: a.scope.undefined()?,
+        scope: crate::analysis::scope::Scope::resolve(store, &names, &a.scope.spec()?, None)?,
+    };
     let m = if a.against == "metrics" {
-        matrix::metric_matrix(store, &names, &metrics, &orient, method)?
+        matrix::metric_matrix(store, &names, &metrics, &orient, &mopts)?
     } else {
         let aspects: Vec<String> = if a.against == "all" {
             data::aspects(store, names.dataset_id)?.into_iter().map(|x| x.name).collect()
@@ -185,7 +196,7 @@ fn heatmap(store: &Store, a: HeatmapArgs) -> anyhow::Result<()> {
         if aspects.is_empty() {
             anyhow::bail!("dataset {} has no human judgments; try --against metrics", names.dataset);
         }
-        matrix::human_matrix(store, &names, &metrics, &aspects, a.campaign.as_deref(), &orient, method)?
+        matrix::human_matrix(store, &names, &metrics, &aspects, a.campaign.as_deref(), &orient, &mopts)?
     };
     let h = m.heatmap(&names, part, level);
     h.save(&a.common.output)?;

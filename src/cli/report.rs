@@ -1,6 +1,6 @@
 //! `tstlab report`: a folder of tables and figures for one dataset (see `analysis::report`).
 
-use super::correlate::{pick_dataset, Resampling};
+use super::correlate::{pick_dataset, Resampling, ScopeArgs};
 use super::plot::JointInputs;
 use crate::analysis::correlate;
 use crate::analysis::orient::Orientations;
@@ -25,6 +25,8 @@ pub struct ReportArgs {
     pub method: String,
     #[command(flatten)]
     pub resampling: Resampling,
+    #[command(flatten)]
+    pub scope: ScopeArgs,
     /// Only judgments of this campaign.
     #[arg(long)]
     pub campaign: Option<String>,
@@ -48,6 +50,8 @@ pub struct ReportArgs {
     /// Also draw the metric x metric heatmap.
     #[arg(long)]
     pub metric_heatmap: bool,
+    #[command(flatten)]
+    pub significance: super::table::SignificanceArgs,
     #[arg(long, value_delimiter = ',')]
     pub lower_better: Vec<String>,
     #[arg(long, value_delimiter = ',')]
@@ -69,6 +73,16 @@ pub fn run(store: &Store, a: ReportArgs) -> anyhow::Result<()> {
         items: a.items,
         rank_metric: a.rank_metric,
         metric_heatmap: a.metric_heatmap,
+        undefined: a.scope.undefined()?,
+        scope: a.scope.spec()?,
+        significance: match a.significance.options() {
+            Some(o) => {
+                let mut tables = crate::score::table::build_all(store, &names.dataset, None)?;
+                crate::score::table_sig::attach(store, &mut tables, &o)?;
+                tables.into_iter().filter_map(|t| t.significance).collect()
+            }
+            None => Vec::new(),
+        },
     };
     let sum = write_report(store, &names, &a.output, &opts)?;
     crate::outln!("wrote {} files to {} (start with {})", sum.files.len(), a.output.display(), a.output.join("index.md").display());

@@ -1,9 +1,12 @@
 //! `tstlab table`: the result table of a dataset per direction in TSTBench's layout, as text,
-//! CSV, Markdown, LaTeX or JSON.
+//! CSV, Markdown, LaTeX or JSON; `--significance BASELINE` tests every system against a
+//! baseline (paired bootstrap or approximate randomisation, as sacreBLEU's).
 
+use crate::analysis::significance::{Test, TestSpec, DEFAULT_SEED};
 use crate::printable::{for_stdout, line, text};
 use crate::score::table::{self, Column};
 use crate::score::table_fmt;
+use crate::score::table_sig::{self, SigOptions};
 use crate::store::Store;
 use std::path::PathBuf;
 
@@ -26,6 +29,39 @@ pub struct TableArgs {
     /// Write to this file instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub significance: SignificanceArgs,
+}
+
+/// A paired test of every system against a baseline (shared by `table` and `report`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct SignificanceArgs {
+    /// Test every system against this baseline system: values that differ with p < --alpha
+    /// are marked †, and CSV and JSON have the p-values.
+    #[arg(long, value_name = "BASELINE")]
+    pub significance: Option<String>,
+    /// bs (paired bootstrap resampling, sacreBLEU's --paired-bs) or ar (approximate
+    /// randomisation, --paired-ar).
+    #[arg(long, default_value = "bs", value_parser = ["bs", "ar"])]
+    pub paired_test: String,
+    /// Resamples (bs) or trials (ar); default 1000 for bs, 10000 for ar, as sacreBLEU.
+    #[arg(long)]
+    pub paired_n: Option<usize>,
+    /// Seed of the resampling (sacreBLEU's default is 12345).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub paired_seed: u64,
+    /// The marker's threshold.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+}
+
+impl SignificanceArgs {
+    /// The options, when `--significance` is given.
+    pub fn options(&self) -> Option<SigOptions> {
+        let test = Test::parse(&self.paired_test).unwrap_or(Test::Bs);
+        let spec = TestSpec { test, samples: self.paired_n.unwrap_or(test.default_samples()), seed: self.paired_seed };
+        self.significance.as_ref().map(|b| SigOptions { baseline: b.clone(), spec, alpha: self.alpha })
+    }
 }
 
 /// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, ...).
@@ -39,6 +75,9 @@ pub fn parse_column(s: &str) -> anyhow::Result<Column> {
 pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
     let sort = args.sort.as_deref().map(parse_column).transpose()?;
     let mut tables = table::build_all(store, &args.dataset, args.direction.as_deref())?;
+    if let Some(opts) = args.significance.options() {
+        table_sig::attach(store, &mut tables, &opts)?;
+    }
     for t in &mut tables {
         t.sort_by(sort);
     }
@@ -50,6 +89,12 @@ pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
             t.direction = line(&t.direction).into_owned();
             for r in &mut t.rows {
                 r.system = line(&r.system).into_owned();
+            }
+            if let Some(s) = &mut t.significance {
+                s.baseline = line(&s.baseline).into_owned();
+                for r in &mut s.rows {
+                    r.system = line(&r.system).into_owned();
+                }
             }
         }
     }

@@ -62,9 +62,9 @@ impl Convention {
         }
     }
 
-    /// Per-segment n-gram counts in this convention (tokenized as it tokenizes); the score of
-    /// their sum ([`Convention::score_counts`]) is [`Convention::corpus`].
-    pub fn corpus_counts<H, R, Rs>(&self, hyps: &[H], refs: &[Rs]) -> Result<Vec<Counts>, MetricError>
+    /// Per-segment sufficient statistics (n-gram matches and lengths as the convention counts
+    /// them); [`Convention::score_counts`] of their sum is [`Convention::corpus`] (resampling).
+    pub fn counts<H, R, Rs>(&self, hyps: &[H], refs: &[Rs]) -> Result<Vec<Counts>, MetricError>
     where
         H: AsRef<str> + Sync,
         R: AsRef<str>,
@@ -76,11 +76,11 @@ impl Convention {
         }
     }
 
-    /// Corpus BLEU from summed counts, on this convention's scale.
-    pub fn score_counts(&self, counts: &Counts) -> f64 {
+    /// Corpus BLEU of summed per-segment counts, on the convention's scale.
+    pub fn score_counts(&self, c: &Counts) -> f64 {
         match self {
-            Convention::Sacrebleu(c) => bleu::score_counts(counts, c, String::new()).score,
-            Convention::Nltk(_) => nltk::score_counts(counts),
+            Convention::Sacrebleu(cfg) => bleu::score_counts(c, cfg, String::new()).score,
+            Convention::Nltk(_) => nltk::score_counts(c),
         }
     }
 
@@ -175,6 +175,16 @@ pub fn g_bleu(s_bleu: f64, r_bleu: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summed_counts_score_as_the_corpus() {
+        let hyps = ["the food was great .", "service is slow", "ok"];
+        let refs = [vec!["the food was great !"], vec!["the service is slow"], vec!["fine"]];
+        for conv in [Convention::sacre13a(), Convention::nltk()] {
+            let c: Counts = conv.counts(&hyps, &refs).unwrap().into_iter().sum();
+            assert_eq!(conv.score_counts(&c), conv.corpus(&hyps, &refs).unwrap(), "{}", conv.label());
+        }
+    }
 
     #[test]
     fn variants_by_hand() {

@@ -422,7 +422,7 @@ mod tests {
         let conv = Convention::nltk();
         let hyps = ["the food was great .", "service is slow", "i love it"];
         let refs = [vec!["the food was great !"], vec!["service is fast and friendly"], vec!["i love this place"]];
-        let counts = conv.corpus_counts(&hyps, &refs).unwrap();
+        let counts = conv.counts(&hyps, &refs).unwrap();
         // Perplexities from KenLM-style sentences: NLL over words + 1 tokens.
         let ppl = |nll: f64, words: f64| PplStat { value: (nll / (words + 1.0)).exp(), nll: Some(nll), tokens: Some(words + 1.0), words: Some(words) };
         let p = [ppl(20.0, 5.0), ppl(15.0, 3.0), ppl(9.0, 3.0)];

@@ -5,6 +5,7 @@
 pub mod plan;
 pub mod table;
 pub mod table_fmt;
+pub mod table_sig;
 
 use crate::store::{self, Store};
 use serde_json::Value;

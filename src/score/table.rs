@@ -116,6 +116,9 @@ pub struct Table {
     pub sources: BTreeMap<Column, String>,
     /// Cells left absent because not every output of the system is scored yet.
     pub partial: Vec<String>,
+    /// Every system against a baseline (`table --significance`; see `table_sig`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub significance: Option<crate::analysis::significance::SignificanceTable>,
 }
 
 impl Table {
@@ -443,6 +446,7 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
         absent,
         sources,
         partial,
+        significance: None,
     })
 }
 
@@ -491,6 +495,7 @@ mod tests {
             absent: BTreeMap::new(),
             sources: BTreeMap::new(),
             partial: Vec::new(),
+            significance: None,
         };
         assert_eq!(t.best(Column::Acc), Some(2));
         assert_eq!(t.best(Column::Ppl), Some(1));

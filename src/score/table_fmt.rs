@@ -1,9 +1,13 @@
 //! The result table as text: aligned plain text, CSV, Markdown and LaTeX (booktabs). Headers
 //! carry the better direction (↑/↓), the best value of a column is marked (`*` in text,
 //! bold in Markdown and LaTeX), and absent values are `—` (`--` in LaTeX, empty in CSV);
-//! notes under the table say why a column is absent and where each column comes from.
+//! notes under the table say why a column is absent and where each column comes from. With a
+//! significance test (`table --significance`), values that differ from the baseline's with
+//! p < 0.05 carry `†` (`$^\dagger$` in LaTeX), the baseline's name says so, the notes say how
+//! the test was made, and CSV has a p-value column per tested column.
 
 use super::table::{Column, Table};
+use crate::analysis::significance::MARK;
 
 /// A value as shown: two decimals for the length ratio, one for the rest.
 pub fn fmt_value(col: Column, v: f64) -> String {
@@ -17,18 +21,22 @@ fn header(col: Column) -> String {
     format!("{}{}", col.name(), col.arrow())
 }
 
-/// Rows of cells (strings) with the best marked by `mark`.
-fn cells(t: &Table, absent: &str, mark: &dyn Fn(String) -> String) -> Vec<Vec<String>> {
+/// Rows of cells (strings) with the best marked by `mark` and significant differences from
+/// the baseline by `dagger`; the baseline's name followed by ` (baseline)`.
+fn cells(t: &Table, absent: &str, mark: &dyn Fn(String) -> String, dagger: &str) -> Vec<Vec<String>> {
     let best: Vec<Option<usize>> = t.columns.iter().map(|&c| t.best(c)).collect();
+    let sig = t.significance.as_ref();
     t.rows
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            let mut v = vec![r.system.clone()];
+            let is_base = sig.is_some_and(|s| s.baseline == r.system);
+            let mut v = vec![if is_base { format!("{} (baseline)", r.system) } else { r.system.clone() }];
             for (c, (col, x)) in t.columns.iter().zip(&r.values).enumerate() {
+                let d = if sig.is_some_and(|s| s.marked(&r.system, col.name())) { dagger } else { "" };
                 v.push(match x {
-                    Some(x) if best[c] == Some(i) => mark(fmt_value(*col, *x)),
-                    Some(x) => fmt_value(*col, *x),
+                    Some(x) if best[c] == Some(i) => format!("{}{d}", mark(fmt_value(*col, *x))),
+                    Some(x) => format!("{}{d}", fmt_value(*col, *x)),
                     None => absent.to_owned(),
                 });
             }
@@ -44,6 +52,10 @@ pub fn notes(t: &Table) -> Vec<String> {
     if !t.partial.is_empty() {
         out.push(format!("not shown until fully scored (run tstlab score again): {}", t.partial.join("; ")));
     }
+    if let Some(s) = &t.significance {
+        out.push(format!("{}; tested: {}", s.describe(), s.columns.join(", ")));
+        out.extend(s.notes.iter().cloned());
+    }
     out
 }
 
@@ -51,7 +63,7 @@ pub fn notes(t: &Table) -> Vec<String> {
 pub fn text(t: &Table) -> String {
     let mut head = vec!["system".to_owned()];
     head.extend(t.columns.iter().map(|&c| header(c)));
-    let body = cells(t, "—", &|s| format!("{s}*"));
+    let body = cells(t, "—", &|s| format!("{s}*"), MARK);
     let width = |i: usize| {
         std::iter::once(&head[i]).chain(body.iter().map(|r| &r[i])).map(|s| s.chars().count()).max().unwrap_or(0)
     };
@@ -89,12 +101,24 @@ pub fn csv(tables: &[Table]) -> anyhow::Result<String> {
     let mut head = vec!["dataset".to_owned(), "direction".into(), "system".into(), "kind".into(), "outputs".into()];
     head.extend(first.columns.iter().map(|c| c.name().to_owned()));
     head.extend(signed.iter().map(|c| format!("{} signature", c.name())));
+    // With a significance test: the baseline and a p-value per column that has a better side.
+    let sig = tables.iter().any(|t| t.significance.is_some());
+    let tested: Vec<Column> = first.columns.iter().copied().filter(|c| c.higher_is_better().is_some()).collect();
+    if sig {
+        head.push("baseline".into());
+        head.extend(tested.iter().map(|c| format!("{} p", c.name())));
+    }
     w.write_record(&head)?;
     for t in tables {
         for r in &t.rows {
             let mut rec = vec![t.dataset.clone(), t.direction.clone(), r.system.clone(), r.kind.clone(), r.outputs.to_string()];
             rec.extend(r.values.iter().map(|v| v.map_or(String::new(), |v| v.to_string())));
             rec.extend(signed.iter().map(|c| t.sources.get(c).cloned().unwrap_or_default()));
+            if sig {
+                let s = t.significance.as_ref();
+                rec.push(s.map_or(String::new(), |s| s.baseline.clone()));
+                rec.extend(tested.iter().map(|c| s.and_then(|s| s.outcome(&r.system, c.name())).map_or(String::new(), |o| o.p.to_string())));
+            }
             w.write_record(&rec)?;
         }
     }
@@ -114,8 +138,8 @@ pub fn markdown(t: &Table) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(t.columns.len()));
     out.push('\n');
-    for (r, row) in t.rows.iter().zip(cells(t, "—", &|s| format!("**{s}**"))) {
-        out.push_str(&format!("| {} |", md_escape(&r.system)));
+    for row in cells(t, "—", &|s| format!("**{s}**"), MARK) {
+        out.push_str(&format!("| {} |", md_escape(&row[0])));
         for c in &row[1..] {
             out.push_str(&format!(" {c} |"));
         }
@@ -163,8 +187,8 @@ pub fn latex(t: &Table) -> String {
         out.push_str(&format!(" & {}{}", tex_escape(c.name()), arrow(c)));
     }
     out.push_str(" \\\\\n\\midrule\n");
-    for (r, row) in t.rows.iter().zip(cells(t, "--", &|s| format!("\\textbf{{{s}}}"))) {
-        out.push_str(&tex_escape(&r.system));
+    for row in cells(t, "--", &|s| format!("\\textbf{{{s}}}"), "$^\\dagger$") {
+        out.push_str(&tex_escape(&row[0]));
         for c in &row[1..] {
             out.push_str(&format!(" & {c}"));
         }
@@ -180,6 +204,9 @@ pub fn latex(t: &Table) -> String {
         if let Some(s) = t.sources.get(&c).filter(|_| t.columns.contains(&c)) {
             caption.push_str(&format!(" {}: {s}.", c.name()));
         }
+    }
+    if let Some(s) = &t.significance {
+        caption.push_str(&format!(" {}.", s.describe().replacen(MARK, "dagger", 1)));
     }
     out.push_str(&format!("\\caption{{{}}}\n\\end{{table}}\n", tex_escape(&caption)));
     out
@@ -205,6 +232,7 @@ mod tests {
             absent,
             sources: BTreeMap::new(),
             partial: Vec::new(),
+            significance: None,
         }
     }
 

@@ -50,6 +50,14 @@ pub enum Action {
     /// Analysis trade-off: next metric on the x or y axis.
     NextX,
     NextY,
+    /// Analysis: undefined per-source correlations skipped or counted as 0.
+    ToggleUndefined,
+    /// Analysis: empty and refused outputs kept or left out.
+    ToggleOutputs,
+    /// Analysis: human systems (kind human, e.g. the reference `REF`) kept or left out.
+    ToggleHumanSystems,
+    /// Scores: next baseline for the significance markers (then none).
+    NextBaseline,
     /// Typing into a text field.
     Char(char),
     Backspace,

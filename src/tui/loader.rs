@@ -10,7 +10,7 @@ use crate::human::results::{self, Disagreement, Results};
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::corr::CorrKind;
 use crate::analysis::data::MetricKey;
-use crate::analysis::loaded::{self, Column, Loaded};
+use crate::analysis::loaded::{self, Column, Loaded, Settings};
 use crate::analysis::matrix::Against;
 use crate::analysis::meta::MetaReport;
 use crate::analysis::joint_table::JointTable;
@@ -34,13 +34,14 @@ pub enum Request {
     /// A campaign's results (bootstrap resamples) and training disagreements.
     Results { campaign: String, resamples: usize },
     /// The Analysis screen's heatmap of a dataset (`None`: the screen's default dataset).
-    Matrix { dataset: Option<String>, against: Against, method: CorrKind },
+    Matrix { dataset: Option<String>, against: Against, method: CorrKind, settings: Box<Settings> },
     /// One heatmap cell with bootstrap intervals.
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
     Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
-    /// The result tables of a dataset (`None`: the first dataset with outputs).
-    ScoreTable { dataset: Option<String> },
+    /// The result tables of a dataset (`None`: the first dataset with outputs), each system
+    /// tested against `baseline` when one is given (paired bootstrap, sacreBLEU's defaults).
+    ScoreTable { dataset: Option<String>, baseline: Option<String> },
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -51,6 +52,7 @@ pub struct CellQuery {
     pub column: Column,
     pub method: CorrKind,
     pub bootstrap: BootstrapSpec,
+    pub settings: Settings,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -133,17 +135,19 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|both| Reply::Results(Box::new(both)))
                 .map_err(|e| e.to_string());
         }
-        Request::Matrix { dataset, against, method } => {
-            return loaded::load(store, dataset.as_deref(), *against, *method)
+        Request::Matrix { dataset, against, method, settings } => {
+            return loaded::load(store, dataset.as_deref(), *against, *method, settings)
                 .map(|l| Reply::Matrix(Box::new(l)))
                 .map_err(|e| e.to_string());
         }
         Request::Cell(q) => {
-            return loaded::cell_report(store, &q.dataset, &q.metric, &q.column, q.method, q.bootstrap)
+            return loaded::cell_report(store, &q.dataset, &q.metric, &q.column, q.method, q.bootstrap, &q.settings)
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
-        Request::ScoreTable { dataset } => return score_tables(store, dataset.as_deref()).map_err(|e| format!("{e:#}")),
+        Request::ScoreTable { dataset, baseline } => {
+            return score_tables(store, dataset.as_deref(), baseline.as_deref()).map_err(|e| format!("{e:#}"));
+        }
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
@@ -151,12 +155,20 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
     r.map_err(|e| e.to_string())
 }
 
-fn score_tables(store: &Store, dataset: Option<&str>) -> anyhow::Result<Reply> {
+fn score_tables(store: &Store, dataset: Option<&str>, baseline: Option<&str>) -> anyhow::Result<Reply> {
     let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
     let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
         return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
     };
-    let tables = crate::score::table::build_all(store, &name, None)?;
+    let mut tables = crate::score::table::build_all(store, &name, None)?;
+    if let Some(b) = baseline {
+        use crate::analysis::significance::{Test, TestSpec};
+        let opts = crate::score::table_sig::SigOptions { baseline: b.to_owned(), spec: TestSpec::new(Test::Bs), alpha: 0.05 };
+        // A direction without the baseline system stays untested.
+        for t in &mut tables {
+            t.significance = crate::score::table_sig::significance(store, t, &opts).ok();
+        }
+    }
     Ok(Reply::ScoreTable(Box::new((names, name, tables))))
 }
 

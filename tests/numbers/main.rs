@@ -1,8 +1,14 @@
-//! Numbers (issue 15): one definition per number, shown with its conventions. One test binary, a module per area.
+//! Numbers (issue 15): named conventions, one Joint, imported judgments as campaigns,
+//! correlation options and significance tests. One test binary, a module per area.
 
 #[path = "../anchor/mod.rs"]
 mod anchor;
 #[path = "../bin/mod.rs"]
 mod bin;
+#[path = "../common/mod.rs"]
+mod common;
 
+mod correlation;
 mod joint;
+mod significance;
+mod tui;

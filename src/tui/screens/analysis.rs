@@ -7,9 +7,9 @@
 use crate::analysis::bootstrap::BootstrapSpec;
 use crate::analysis::corr::CorrKind;
 use crate::analysis::correlate::{cell, method_name, method_symbol, part_name, Level, Part};
-use crate::analysis::loaded::{Column, Loaded};
+use crate::analysis::loaded::{Column, Loaded, Settings};
 use crate::analysis::matrix::{Against, Matrix};
-use crate::analysis::meta::{MetaReport, Orientation};
+use crate::analysis::meta::{MetaReport, Orientation, Undefined};
 use crate::analysis::orient::word;
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
@@ -43,8 +43,10 @@ pub struct Analysis {
     pub dataset: Option<String>,
     pub against: Against,
     pub method: CorrKind,
+    /// Undefined per-source values, systems and outputs in scope.
+    pub settings: Settings,
     pub level: Level,
-    /// Index into the matrix's parts (directions, then overall).
+    /// Index into the matrix's parts (directions, then overall, then pooled).
     pub part: usize,
     pub row: usize,
     pub col: usize,
@@ -68,6 +70,7 @@ impl Default for Analysis {
             dataset: None,
             against: Against::Humans,
             method: CorrKind::KendallTauB,
+            settings: Settings::default(),
             level: Level::Dataset,
             part: usize::MAX,
             row: 0,
@@ -96,7 +99,12 @@ impl Analysis {
 
     fn load(&mut self, sh: &mut Shared) {
         self.cell = None;
-        sh.loader.request(Request::Matrix { dataset: self.dataset.clone(), against: self.against, method: self.method });
+        sh.loader.request(Request::Matrix {
+            dataset: self.dataset.clone(),
+            against: self.against,
+            method: self.method,
+            settings: Box::new(self.settings.clone()),
+        });
     }
 
     /// The query for the selected cell's intervals.
@@ -114,6 +122,7 @@ impl Analysis {
             column,
             method: m.method,
             bootstrap: BootstrapSpec::new(RESAMPLES, 0),
+            settings: self.settings.clone(),
         })
     }
 
@@ -141,7 +150,8 @@ impl Analysis {
         self.row = self.row.min(rows.saturating_sub(1));
         self.col = self.col.min(cols.saturating_sub(1));
         if self.part >= parts {
-            self.part = parts - 1; // overall
+            // overall
+            self.part = self.matrix().and_then(|m| m.parts.iter().position(|p| *p == Part::Overall)).unwrap_or(parts - 1);
         }
     }
 
@@ -225,8 +235,13 @@ impl View for Analysis {
                 self.moved(sh);
             }
             Action::CyclePart => {
-                let n = self.matrix().map_or(1, |m| m.parts.len());
-                self.part = (self.part.min(n - 1) + 1) % n;
+                // directions, then pooled, then overall, then the first direction again.
+                let m = self.matrix()?;
+                let mut order: Vec<usize> = (0..m.parts.len()).filter(|&i| matches!(m.parts[i], Part::Direction(_))).collect();
+                order.extend(m.parts.iter().position(|p| *p == Part::Pooled));
+                order.extend(m.parts.iter().position(|p| *p == Part::Overall));
+                let at = order.iter().position(|&i| i == self.part).unwrap_or(order.len() - 1);
+                self.part = order[(at + 1) % order.len()];
             }
             Action::CycleLevel => {
                 let i = Level::ALL.iter().position(|l| *l == self.level).unwrap_or(0);
@@ -237,6 +252,34 @@ impl View for Analysis {
                 self.method = CorrKind::ALL[(i + 1) % CorrKind::ALL.len()];
                 self.load(sh);
                 return Some(Action::Note(format!("method: {}", method_name(self.method)), false));
+            }
+            Action::ToggleUndefined => {
+                self.settings.undefined = match self.settings.undefined {
+                    Undefined::Skip => Undefined::Zero,
+                    Undefined::Zero => Undefined::Skip,
+                };
+                self.load(sh);
+                let what = match self.settings.undefined {
+                    Undefined::Skip => "skipped (mean over the defined sources)",
+                    Undefined::Zero => "counted as 0 (mean over every source)",
+                };
+                return Some(Action::Note(format!("sample level: undefined per-source correlations {what}"), false));
+            }
+            Action::ToggleOutputs => {
+                let f = &mut self.settings.scope.exclude_outputs;
+                let on = !(f.empty && f.refused);
+                (f.empty, f.refused) = (on, on);
+                self.load(sh);
+                let what = if on { "left out" } else { "kept" };
+                return Some(Action::Note(format!("empty and refused outputs {what}"), false));
+            }
+            Action::ToggleHumanSystems => {
+                let ex = &mut self.settings.scope.exclude_systems;
+                let on = ex.is_empty();
+                *ex = if on { vec!["kind:human".to_owned()] } else { Vec::new() };
+                self.load(sh);
+                let what = if on { "left out" } else { "kept" };
+                return Some(Action::Note(format!("human systems (kind human, e.g. REF) {what}"), false));
             }
             Action::ToggleColumns => {
                 self.against = match self.against {
@@ -294,11 +337,12 @@ impl View for Analysis {
             (Some(l), Some(m)) => {
                 let what = if m.against == Against::Humans { "metric x human" } else { "metric x metric" };
                 format!(
-                    " Analysis · {} · {what} · {} · {} level · {}{busy} ",
+                    " Analysis · {} · {what} · {} · {} level · {}{}{busy} ",
                     l.names.dataset,
                     method_name(m.method),
                     self.level.name(),
-                    part_name(&l.names, self.part())
+                    part_name(&l.names, self.part()),
+                    settings_label(&self.settings)
                 )
             }
             _ => format!(" Analysis{busy} "),
@@ -330,6 +374,21 @@ impl View for Analysis {
         let details = self.details(m, sh);
         f.render_widget(Paragraph::new(details).wrap(Wrap { trim: false }), side);
     }
+}
+
+/// ` · undef 0 · no human · no empty/refused` for the settings that are not the defaults.
+fn settings_label(s: &Settings) -> String {
+    let mut out = String::new();
+    if s.undefined == Undefined::Zero {
+        out += " · undef = 0";
+    }
+    if !s.scope.exclude_systems.is_empty() {
+        out += " · no human systems";
+    }
+    if s.scope.exclude_outputs.empty || s.scope.exclude_outputs.refused {
+        out += " · no empty/refused";
+    }
+    out
 }
 
 /// A cell's text: `+0.53`, `0.75` for shares, `n/a`.
@@ -494,6 +553,15 @@ impl Analysis {
             out.push(Line::from(vec![Span::styled(format!(" {name:<13}"), style), Span::raw(line)]));
         }
         out.push(Line::styled(format!(" {ci_note}"), theme::MUTED));
+        let sc = &m.scope;
+        let undef = match m.undefined {
+            Undefined::Skip => "skipped",
+            Undefined::Zero => "= 0",
+        };
+        let left_out = if sc.systems_left_out.is_empty() { "none".to_owned() } else { sc.systems_left_out.join(", ") };
+        out.push(Line::styled(theme::owned(format!(" undefined per source {undef} (u) · left out: {left_out} (e)")), theme::MUTED));
+        let kept = if sc.outputs_left_out > 0 { format!("{} left out", sc.outputs_left_out) } else { "kept".into() };
+        out.push(Line::styled(format!(" empty {}, refused {} outputs: {kept} (o)", sc.empty, sc.refused), theme::MUTED));
         if report.rows_incomplete > 0 {
             out.push(Line::styled(format!(" {} outputs lack one of the two values", report.rows_incomplete), theme::MUTED));
         }

@@ -1,7 +1,10 @@
 //! Scores: the result table of a dataset direction in TSTBench's layout (built on the loader
-//! thread), sortable by any column; `x` scores the dataset's `tstbench` metrics as a background
-//! job (progress on the Jobs screen), `w` writes the table as Markdown, LaTeX and CSV.
+//! thread), sortable by any column; `b` tests every system against a baseline (paired
+//! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` scores the dataset's
+//! `tstbench` metrics as a background job (progress on the Jobs screen), `w` writes the table
+//! as Markdown, LaTeX and CSV.
 
+use crate::analysis::significance::MARK;
 use crate::jobs::Cancelled;
 use crate::score::Selection;
 use crate::score::plan::{self, Event, Options};
@@ -34,12 +37,14 @@ pub struct Scores {
     pub scroll: usize,
     /// Set once the screen asked for data.
     pub loaded: bool,
+    /// The baseline of the significance markers (`None`: no test).
+    pub baseline: Option<String>,
 }
 
 impl Scores {
     fn request(&mut self, sh: &mut Shared) {
         self.loaded = true;
-        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone() });
+        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone(), baseline: self.baseline.clone() });
     }
 
     pub fn table(&self) -> Option<&Table> {
@@ -94,6 +99,23 @@ impl Scores {
         }
     }
 
+    /// The next baseline: the system after the current one in the shown table (by name), then
+    /// none.
+    fn next_baseline(&mut self, sh: &mut Shared) -> Action {
+        let Some(t) = self.table() else { return Action::Note("no table".into(), true) };
+        let mut names: Vec<String> = t.rows.iter().map(|r| r.system.clone()).collect();
+        names.sort();
+        self.baseline = match &self.baseline {
+            None => names.first().cloned(),
+            Some(b) => names.iter().position(|n| n == b).and_then(|i| names.get(i + 1)).cloned(),
+        };
+        self.request(sh);
+        match &self.baseline {
+            Some(b) => Action::Note(format!("baseline {b}: paired bootstrap, 1000 resamples, seed 12345; {MARK} p < 0.05 (computing…)"), false),
+            None => Action::Note("no significance test".into(), false),
+        }
+    }
+
     fn resort(&mut self) {
         for t in &mut self.tables {
             t.sort_by(self.sort);
@@ -139,6 +161,7 @@ impl View for Scores {
             }
             Action::StartScoring => return Some(self.start_scoring(sh)),
             Action::WriteTable => return Some(self.write()),
+            Action::NextBaseline => return Some(self.next_baseline(sh)),
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
             Action::Down => self.scroll += 1,
             Action::Top => self.scroll = 0,
@@ -150,7 +173,14 @@ impl View for Scores {
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         let busy = if sh.loader.busy(Topic::ScoreTable) { " · loading…" } else { "" };
         let title = match self.table() {
-            Some(t) => format!(" Scores · {} · {} ({}/{}){busy} ", t.dataset, t.direction, self.direction + 1, self.tables.len()),
+            Some(t) => format!(
+                " Scores · {} · {} ({}/{}){}{busy} ",
+                t.dataset,
+                t.direction,
+                self.direction + 1,
+                self.tables.len(),
+                self.baseline.as_ref().map_or(String::new(), |b| format!(" · {MARK} vs {b}"))
+            ),
             None => format!(" Scores{busy} "),
         };
         let block = theme::pane(title, true);
@@ -164,11 +194,25 @@ impl View for Scores {
         let notes = table_fmt::notes(t);
         let note_h = (notes.len() as u16).min(inner.height / 3);
         let [body, foot] = Layout::vertical([Constraint::Min(3), Constraint::Length(note_h)]).areas(inner);
-        let name_w = t.rows.iter().map(|r| theme::width(&r.system)).max().unwrap_or(6).max(6) + 1;
+        let sig = t.significance.as_ref();
+        let label = |r: &crate::score::table::Row| match sig {
+            Some(s) if s.baseline == r.system => format!("{} (base)", r.system),
+            _ => r.system.clone(),
+        };
+        let name_w = t.rows.iter().map(|r| theme::width(&label(r))).max().unwrap_or(6).max(6) + 1;
         let cells: Vec<Vec<String>> = t
             .rows
             .iter()
-            .map(|r| t.columns.iter().zip(&r.values).map(|(c, v)| v.map_or("—".into(), |v| table_fmt::fmt_value(*c, v))).collect())
+            .map(|r| {
+                t.columns
+                    .iter()
+                    .zip(&r.values)
+                    .map(|(c, v)| {
+                        let mark = if sig.is_some_and(|s| s.marked(&r.system, c.name())) { MARK } else { "" };
+                        v.map_or("—".into(), |v| format!("{}{mark}", table_fmt::fmt_value(*c, v)))
+                    })
+                    .collect()
+            })
             .collect();
         let widths: Vec<usize> = t
             .columns
@@ -189,7 +233,7 @@ impl View for Scores {
         let rows_h = body.height.saturating_sub(1) as usize;
         let scroll = self.scroll.min(t.rows.len().saturating_sub(rows_h));
         for (ri, (r, row)) in t.rows.iter().zip(&cells).enumerate().skip(scroll).take(rows_h) {
-            let mut spans = vec![Span::raw(format!("{:<name_w$}", theme::fit(&r.system, name_w)))];
+            let mut spans = vec![Span::raw(format!("{:<name_w$}", theme::fit(&label(r), name_w)))];
             for (i, cell) in row.iter().enumerate() {
                 let text = format!(" {cell:>w$}", w = widths[i]);
                 let style = if best[i] == Some(ri) {

@@ -1,0 +1,413 @@
+//! Significance of a result table against a baseline system (`tstlab table --significance
+//! BASELINE`, the report, the TUI Scores screen): every column with a better direction (all but
+//! Len), recomputed from per-output sufficient statistics the way [`super::table`] computes
+//! it, with the paired tests of [`crate::analysis::significance`] on the same resampled sources
+//! for every system.
+//!
+//! Units are the source items both the system and the baseline have an output for. Statistics
+//! per output: the BLEU columns the n-gram counts of the table's convention (corpus BLEU is
+//! recomputed per resample); ACC, CoLA and the BERT columns `[value, 1]` (a mean, x 100); PPL
+//! `[NLL, tokens]` when the table pools it at corpus level, else `[value, 1]`; t-PPL, Joint and
+//! G2 the statistics of their inputs side by side, combined per resample as the table combines
+//! them. A column is not tested when the table leaves it absent for either system, or when the
+//! two systems' PPL are pooled differently (said in the notes).
+
+use super::table::{Column, Table};
+use crate::metrics::joint::{g2, joint};
+use crate::analysis::significance::{bootstrap_estimate, paired, Draws, SignificanceRow, SignificanceTable, TestSpec, UnitStats};
+use crate::metrics::family::{Against, Convention};
+use crate::metrics::ngrams::{Counts, MAX_ORDER};
+use crate::store::{self, Store};
+use rayon::prelude::*;
+use rusqlite::OptionalExtension;
+use std::collections::{BTreeMap, HashMap};
+
+/// The table's BLEU convention (see [`super::table::build`]).
+fn convention() -> Convention {
+    Convention::nltk()
+}
+
+/// What to test against what.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SigOptions {
+    pub baseline: String,
+    pub spec: TestSpec,
+    /// The marker's threshold (0.05).
+    pub alpha: f64,
+}
+
+/// Stored values and details by output id.
+type Stored = HashMap<i64, (Option<f64>, Option<String>)>;
+/// A column: its inputs and how their values combine.
+type Combine = fn(&[f64]) -> Option<f64>;
+
+/// One output with what the statistics need.
+struct Out {
+    id: i64,
+    source: String,
+    refs: Vec<String>,
+    text: String,
+}
+
+/// The latest output of every system for every item of a direction: system -> item -> output.
+fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<String, BTreeMap<i64, Out>>> {
+    let conn = store.conn();
+    let mut st = conn.prepare(
+        "SELECT o.id, i.id, i.source, o.text, y.name
+         FROM outputs o JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id
+         JOIN systems y ON u.system_id = y.id
+         WHERE i.direction_id = ?1
+           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
+                           WHERE u2.system_id = y.id AND o2.item_id = i.id)",
+    )?;
+    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+    let mut cache: HashMap<i64, Vec<String>> = HashMap::new();
+    let mut out: BTreeMap<String, BTreeMap<i64, Out>> = BTreeMap::new();
+    let mut q = st.query([direction_id])?;
+    while let Some(r) = q.next()? {
+        let item: i64 = r.get(1)?;
+        let item_refs = match cache.entry(item) {
+            std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
+                e.insert(v).clone()
+            }
+        };
+        out.entry(r.get(4)?).or_default().insert(item, Out { id: r.get(0)?, source: r.get(2)?, refs: item_refs, text: r.get(3)? });
+    }
+    Ok(out)
+}
+
+/// Stored values (and details) of a metric in the configuration with the most values in the
+/// direction, as the table picks it.
+fn stored(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Stored>> {
+    let conn = store.conn();
+    let config: Option<String> = conn
+        .query_row(
+            "SELECT c.config FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
+             WHERE i.direction_id = ?1 AND c.metric = ?2
+             GROUP BY c.config ORDER BY COUNT(c.value) DESC, c.config LIMIT 1",
+            rusqlite::params![direction_id, metric],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(config) = config else { return Ok(None) };
+    let mut st = conn.prepare(
+        "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
+         JOIN items i ON o.item_id = i.id WHERE i.direction_id = ?1 AND c.metric = ?2 AND c.config = ?3",
+    )?;
+    let values = st
+        .query_map(rusqlite::params![direction_id, metric, config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
+        .collect::<Result<_, _>>()?;
+    Ok(Some(values))
+}
+
+/// One input of a column.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Comp {
+    Bleu(Against),
+    /// A mean of stored values, x 100.
+    Mean(&'static str),
+    /// The table's PPL of a stored metric (corpus or mean, see [`PplMode`]).
+    Ppl(&'static str),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum PplMode {
+    /// exp(sum NLL / sum tokens).
+    Corpus,
+    /// Mean of the values.
+    Mean,
+}
+
+impl Comp {
+    fn width(self) -> usize {
+        match self {
+            Comp::Bleu(_) => 2 + 2 * MAX_ORDER,
+            Comp::Mean(_) | Comp::Ppl(_) => 2,
+        }
+    }
+}
+
+/// The stored metric of a table column (the PPL columns name theirs in the table's sources).
+fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, Combine)> {
+    let ppl = match table.sources.get(&Column::Ppl) {
+        Some(s) if s.starts_with("d-ppl@") => Comp::Ppl("d-ppl"),
+        Some(_) => Comp::Ppl("g-ppl"),
+        None => Comp::Ppl("d-ppl"),
+    };
+    let jb = if max_refs > 1 { Comp::Bleu(Against::AllReferences) } else { Comp::Bleu(Against::FirstReference) };
+    let one = |v: &[f64]| Some(v[0]);
+    Some(match col {
+        Column::Acc => (vec![Comp::Mean("acc")], one),
+        Column::SBleu => (vec![Comp::Bleu(Against::Source)], one),
+        Column::RBleu => (vec![Comp::Bleu(Against::FirstReference)], one),
+        Column::MultiBleu => (vec![Comp::Bleu(Against::AllReferences)], one),
+        Column::SBert => (vec![Comp::Mean("s-bert")], one),
+        Column::RBert => (vec![Comp::Mean("r-bert")], one),
+        Column::MultiBert => (vec![Comp::Mean("multi-bert")], one),
+        Column::Cola => (vec![Comp::Mean("cola")], one),
+        Column::Ppl => (vec![ppl], one),
+        Column::TPpl => (vec![Comp::Ppl("d-ppl"), Comp::Ppl("g-ppl")], |v| Some((v[0] * v[1]).sqrt())),
+        Column::Joint => (vec![Comp::Mean("acc"), jb, ppl], |v| joint(v[0], v[1], v[2])),
+        Column::G2 => (vec![Comp::Mean("acc"), jb], |v| g2(v[0], v[1])),
+        Column::LenRatio => return None,
+    })
+}
+
+/// Everything read from the store for one direction.
+struct Data {
+    by_system: BTreeMap<String, BTreeMap<i64, Out>>,
+    scores: HashMap<&'static str, Stored>,
+    max_refs: usize,
+}
+
+/// `(nll, tokens)` of a stored detail.
+fn nll_tokens(detail: Option<&str>) -> Option<(f64, f64)> {
+    let d: serde_json::Value = serde_json::from_str(detail?).ok()?;
+    Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?))
+}
+
+impl Data {
+    /// How the table pools a system's PPL of `metric` (over all its outputs, as the table).
+    fn ppl_mode(&self, system: &str, metric: &str) -> PplMode {
+        let Some(s) = self.scores.get(metric) else { return PplMode::Mean };
+        let outs = &self.by_system[system];
+        let (mut all, mut tokens, mut any) = (true, 0.0, false);
+        for o in outs.values() {
+            let Some((Some(_), detail)) = s.get(&o.id) else { continue };
+            any = true;
+            match nll_tokens(detail.as_deref()) {
+                Some((_, t)) => tokens += t,
+                None => all = false,
+            }
+        }
+        if any && all && tokens > 0.0 { PplMode::Corpus } else { PplMode::Mean }
+    }
+
+    /// The statistics of one system's component on the units (items).
+    fn stats(&self, system: &str, comp: Comp, units: &[i64], mode: PplMode) -> UnitStats {
+        let outs = &self.by_system[system];
+        let mut st = UnitStats::new(comp.width());
+        match comp {
+            Comp::Bleu(against) => {
+                let conv = convention();
+                let picked: Vec<Option<Vec<&str>>> = units.iter().map(|i| against.pick(&outs[i].source, &outs[i].refs)).collect();
+                let (hyps, refs): (Vec<&str>, Vec<Vec<&str>>) =
+                    units.iter().zip(&picked).filter_map(|(i, r)| Some((outs[i].text.as_str(), r.clone()?))).unzip();
+                let counts = conv.counts(&hyps, &refs).unwrap_or_default();
+                let mut it = counts.into_iter();
+                for r in &picked {
+                    let c = if r.is_some() { it.next().unwrap_or_default() } else { Counts::default() };
+                    let mut row = vec![c.hyp_len as f64, c.ref_len as f64];
+                    row.extend(c.correct.iter().map(|&x| x as f64));
+                    row.extend(c.total.iter().map(|&x| x as f64));
+                    st.push(&row);
+                }
+            }
+            Comp::Mean(metric) | Comp::Ppl(metric) => {
+                let s = self.scores.get(metric);
+                for i in units {
+                    let (v, detail) = s.and_then(|s| s.get(&outs[i].id)).cloned().unwrap_or((None, None));
+                    let row = match (v.filter(|v| v.is_finite()), comp, mode) {
+                        (Some(_), Comp::Ppl(_), PplMode::Corpus) => {
+                            let (n, t) = nll_tokens(detail.as_deref()).unwrap_or((0.0, 0.0));
+                            [n, t]
+                        }
+                        (Some(v), _, _) => [v, 1.0],
+                        (None, _, _) => [0.0, 0.0],
+                    };
+                    st.push(&row);
+                }
+            }
+        }
+        st
+    }
+}
+
+/// A component's value from its summed statistics.
+fn value(comp: Comp, mode: PplMode, sums: &[f64]) -> Option<f64> {
+    match comp {
+        Comp::Bleu(_) => {
+            let c = Counts {
+                hyp_len: sums[0] as u64,
+                ref_len: sums[1] as u64,
+                correct: std::array::from_fn(|n| sums[2 + n] as u64),
+                total: std::array::from_fn(|n| sums[2 + MAX_ORDER + n] as u64),
+            };
+            Some(100.0 * convention().score_counts(&c))
+        }
+        Comp::Mean(_) => (sums[1] > 0.0).then(|| 100.0 * sums[0] / sums[1]),
+        Comp::Ppl(_) => match mode {
+            PplMode::Corpus => (sums[1] > 0.0).then(|| (sums[0] / sums[1]).exp()),
+            PplMode::Mean => (sums[1] > 0.0).then(|| sums[0] / sums[1]),
+        },
+    }
+}
+
+/// Tests every system of `table` against `opts.baseline` (the store must be the one the table
+/// was built from).
+pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::Result<SignificanceTable> {
+    let dataset_id = store.dataset_id(&table.dataset)?;
+    let direction_id = store.direction_id(dataset_id, &table.direction)?;
+    let by_system = outputs(store, direction_id)?;
+    if !by_system.contains_key(&opts.baseline) {
+        let names: Vec<&str> = by_system.keys().map(String::as_str).collect();
+        anyhow::bail!("--significance {:?}: no such system in {} {} (systems: {})", opts.baseline, table.dataset, table.direction, names.join(", "));
+    }
+    let mut scores = HashMap::new();
+    for m in ["acc", "s-bert", "r-bert", "multi-bert", "cola", "d-ppl", "g-ppl"] {
+        if let Some(s) = stored(store, direction_id, m)? {
+            scores.insert(m, s);
+        }
+    }
+    let max_refs = by_system.values().flat_map(|o| o.values()).map(|o| o.refs.len()).max().unwrap_or(0);
+    let data = Data { by_system, scores, max_refs };
+    let col_idx = |c: Column| table.columns.iter().position(|x| *x == c);
+    let row_of = |name: &str| table.rows.iter().find(|r| r.system == name);
+    let base_row = row_of(&opts.baseline);
+    let mut notes = Vec::new();
+    // The columns to test: with a better direction, not absent, the baseline has a value.
+    let cols: Vec<(Column, Vec<Comp>, Combine)> = table
+        .columns
+        .iter()
+        .filter(|c| c.higher_is_better().is_some() && !table.absent.contains_key(c))
+        .filter_map(|&c| {
+            let has = base_row.and_then(|r| r.values[col_idx(c)?]).is_some();
+            if !has {
+                notes.push(format!("{}: the baseline has no value", c.name()));
+            }
+            if let Err(why) = resampled_like_table(c, table) {
+                notes.push(format!("{}: not tested: {why}", c.name()));
+                return None;
+            }
+            has.then(|| comps(c, table, data.max_refs).map(|(v, f)| (c, v, f))).flatten()
+        })
+        .collect();
+    // How the table's Joint pools its PPL, as resampling names it.
+    let joint_mode = table.sources.get(&Column::Joint).and_then(|sig| {
+        sig.split('|').find_map(|p| p.strip_prefix("pool:")).map(|p| if p == "mean" { PplMode::Mean } else { PplMode::Corpus })
+    });
+    let systems: Vec<&str> = table.rows.iter().map(|r| r.system.as_str()).filter(|s| *s != opts.baseline).collect();
+    let base_items: Vec<i64> = data.by_system[&opts.baseline].keys().copied().collect();
+    let draws_all = Draws::new(opts.spec, base_items.len());
+    let est_draws = Draws::new(TestSpec { test: crate::analysis::significance::Test::Bs, ..opts.spec }, base_items.len());
+    // The baseline's estimates on all its items.
+    let baseline_estimates = cols
+        .iter()
+        .map(|(_, comps, combine)| {
+            let modes: Vec<PplMode> = comps.iter().map(|c| mode_of(&data, &opts.baseline, *c)).collect();
+            let st = concat(comps.iter().zip(&modes).map(|(c, m)| data.stats(&opts.baseline, *c, &base_items, *m)));
+            let f = scorer(comps, &modes, *combine);
+            if opts.spec.test == crate::analysis::significance::Test::Bs { bootstrap_estimate(&est_draws, &st, &f) } else { None }
+        })
+        .collect();
+    let rows: Vec<(SignificanceRow, Vec<String>)> = systems
+        .par_iter()
+        .map(|&sys| {
+            let mut row_notes = Vec::new();
+            let sys_items = &data.by_system[sys];
+            let units: Vec<i64> = base_items.iter().copied().filter(|i| sys_items.contains_key(i)).collect();
+            let other = if units.len() == base_items.len() { None } else { Some(Draws::new(opts.spec, units.len())) };
+            let draws = other.as_ref().unwrap_or(&draws_all);
+            if units.len() < base_items.len().max(sys_items.len()) {
+                row_notes.push(format!("{sys}: tested on the {} sources both it and the baseline have", units.len()));
+            }
+            let outcomes = cols
+                .iter()
+                .map(|(c, comps, combine)| {
+                    row_of(sys).and_then(|r| r.values[col_idx(*c)?])?;
+                    let mb: Vec<PplMode> = comps.iter().map(|x| mode_of(&data, &opts.baseline, *x)).collect();
+                    let ms: Vec<PplMode> = comps.iter().map(|x| mode_of(&data, sys, *x)).collect();
+                    if mb != ms {
+                        row_notes.push(format!("{sys} {}: PPL pooled differently from the baseline's (corpus vs mean), not tested", c.name()));
+                        return None;
+                    }
+                    if *c == Column::Joint && joint_mode.is_some_and(|want| comps.iter().zip(&ms).any(|(x, m)| matches!(x, Comp::Ppl(_)) && *m != want)) {
+                        row_notes.push(format!("{sys} Joint: PPL not pooled as the table's Joint pools it, not tested"));
+                        return None;
+                    }
+                    let b = concat(comps.iter().zip(&mb).map(|(x, m)| data.stats(&opts.baseline, *x, &units, *m)));
+                    let s = concat(comps.iter().zip(&ms).map(|(x, m)| data.stats(sys, *x, &units, *m)));
+                    paired(draws, &b, &s, &scorer(comps, &mb, *combine))
+                })
+                .collect();
+            (SignificanceRow { system: sys.to_owned(), units: units.len(), outcomes }, row_notes)
+        })
+        .collect();
+    let mut out_rows = Vec::new();
+    for (r, n) in rows {
+        out_rows.push(r);
+        notes.extend(n);
+    }
+    Ok(SignificanceTable {
+        dataset: table.dataset.clone(),
+        direction: table.direction.clone(),
+        baseline: opts.baseline.clone(),
+        spec: opts.spec,
+        alpha: opts.alpha,
+        columns: cols.iter().map(|(c, _, _)| c.name().to_owned()).collect(),
+        baseline_estimates,
+        rows: out_rows,
+        notes,
+    })
+}
+
+/// Whether resampling recomputes a Joint or G2 the way the table computed it (from the inputs
+/// its signature names); the other columns always are.
+fn resampled_like_table(col: Column, table: &Table) -> Result<(), String> {
+    if !matches!(col, Column::Joint | Column::G2) {
+        return Ok(());
+    }
+    let sig = table.sources.get(&col).map(String::as_str).unwrap_or_default();
+    let field = |k: &str| sig.split('|').find_map(|p| p.strip_prefix(k).and_then(|r| r.strip_prefix(':')));
+    let bleu = field("bleu").unwrap_or_default();
+    if field("level") != Some("corpus") || !bleu.ends_with(".nltk") {
+        return Err(format!("its BLEU is {bleu} at level {}; resampling recomputes corpus BLEU in the nltk convention", field("level").unwrap_or("?")));
+    }
+    if col == Column::Joint {
+        let ppl = field("ppl").unwrap_or_default();
+        let table_ppl = table.sources.get(&Column::Ppl).map(String::as_str).unwrap_or_default();
+        let same_metric = ppl.split('@').next().is_some_and(|m| table_ppl.starts_with(m));
+        match field("pool") {
+            Some("corpus-tokens" | "mean") if same_metric => {}
+            Some(pool) => return Err(format!("its PPL is {ppl} pooled {pool}; resampling pools the PPL column's values over tokens or as a mean")),
+            None => return Err("the table names no PPL pooling".into()),
+        }
+    }
+    Ok(())
+}
+
+fn mode_of(data: &Data, system: &str, comp: Comp) -> PplMode {
+    match comp {
+        Comp::Ppl(m) => data.ppl_mode(system, m),
+        _ => PplMode::Mean,
+    }
+}
+
+/// Statistics of several components side by side.
+fn concat(parts: impl Iterator<Item = UnitStats>) -> UnitStats {
+    parts.reduce(|a, b| a.concat(&b)).unwrap_or_default()
+}
+
+/// The column's score from the summed statistics of its components.
+fn scorer(comps: &[Comp], modes: &[PplMode], combine: Combine) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
+    let comps: Vec<(Comp, PplMode)> = comps.iter().copied().zip(modes.iter().copied()).collect();
+    move |sums: &[f64]| {
+        let mut vals = Vec::with_capacity(comps.len());
+        let mut at = 0;
+        for (c, m) in &comps {
+            vals.push(value(*c, *m, &sums[at..at + c.width()])?);
+            at += c.width();
+        }
+        combine(&vals)
+    }
+}
+
+/// Tests every table of `tables` against `baseline` and puts the result in `significance`.
+pub fn attach(store: &Store, tables: &mut [Table], opts: &SigOptions) -> anyhow::Result<()> {
+    for t in tables.iter_mut() {
+        t.significance = Some(significance(store, t, opts)?);
+    }
+    Ok(())
+}
