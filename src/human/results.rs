@@ -564,7 +564,8 @@ pub struct Disagreement {
     pub training: bool,
     pub aspect: String,
     pub source: String,
-    /// Outputs numbered `#1`, `#2`, ... (campaign system order, names hidden), identical ones merged.
+    /// Outputs numbered `#1`, `#2`, ... (campaign system order, names hidden), identical ones
+    /// merged (not in imported campaigns, whose files rate each output on its own).
     pub outputs: Vec<(String, String)>,
     /// Per annotator, the value given to each output (same order).
     pub values: Vec<(String, Vec<Option<f64>>)>,
