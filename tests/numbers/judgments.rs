@@ -530,3 +530,40 @@ fn plain_judgments_of_two_datasets_make_one_campaign_each() {
     std::fs::write(&other, "dataset\tdirection\tidx\tsystem\tannotator\taspect\tvalue\tcampaign\nyelp-mir\tnegative->positive\t1\tDAR_gamma_1\tx\tstyle\t3\tgyafc-fr:imported\n").unwrap();
     lab.refused(&[OsStr::new("import"), OsStr::new("judgments"), other.as_os_str()], "already exists for dataset \"gyafc-fr\"");
 }
+
+#[test]
+fn the_tui_lists_an_imported_campaign_read_only_and_shows_its_results() {
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui::{Terminal, backend::TestBackend};
+    use std::time::Duration;
+    use tstlab::tui::{App, Loader};
+    let Some(root) = anchor::dir("eval-formality-transfer") else { return };
+    let lab = Lab::new();
+    lab.import("eval-formality", &root);
+    let store = tstlab::store::Store::open(&lab.store).unwrap();
+    let mut app = App::new(Loader::inline(store), tstlab::jobs::Jobs::new(), &lab.store);
+    app.start();
+    let wait = Duration::from_secs(20);
+    assert!(app.settle(wait));
+    let screen = |app: &mut App, keys: &[KeyCode]| {
+        for k in keys {
+            app.key(KeyEvent::new(*k, KeyModifiers::NONE));
+            assert!(app.settle(wait));
+        }
+        let mut t = Terminal::new(TestBackend::new(160, 40)).unwrap();
+        t.draw(|f| app.draw(f)).unwrap();
+        assert!(app.settle(wait));
+        t.draw(|f| app.draw(f)).unwrap();
+        let buf = t.backend().buffer().clone();
+        (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect::<String>()
+    };
+    let text = screen(&mut app, &[KeyCode::Char('5')]);
+    assert!(text.contains("gyafc-fr:eval-formality-transfer") && text.contains("imported (eval-formality), read-only"), "{text}");
+    assert!(text.contains("80 item(s) judged, 80 with every system and aspect"), "{text}");
+    let text = screen(&mut app, &[KeyCode::Right, KeyCode::Enter]);
+    assert!(text.contains("is read-only: its judgments were imported from eval-formality files"), "{text}");
+    let text = screen(&mut app, &[KeyCode::Char('v')]);
+    assert!(text.contains("Results · gyafc-fr:eval-formality-transfer") && text.contains("Average rank per system"), "{text}");
+    let text = screen(&mut app, &[KeyCode::Tab, KeyCode::Tab, KeyCode::Tab]);
+    assert!(text.contains("alpha interval") && text.contains("tau human_1 vs human_2"), "{text}");
+}
