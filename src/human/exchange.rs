@@ -387,13 +387,13 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
             if !same_items {
                 return Err(Error::Invalid(format!("campaign {name:?} in this store has other items than the file's")));
             }
-            Plan::Merge(c)
+            Plan::Merge(Box::new(c))
         }
         None => Plan::Create(resolve(store, name, definition, items, systems)?),
     };
     let mut w = store.writer_now()?;
     let c = match plan {
-        Plan::Merge(c) => c,
+        Plan::Merge(c) => *c,
         Plan::Create(new) => {
             report.created = true;
             create_in(&mut w, new)?
@@ -529,7 +529,7 @@ fn same_text(a: &str, b: &str) -> bool {
 /// What an import does with the file's campaign.
 enum Plan<'l> {
     /// Merge into the stored campaign, which agrees with the file.
-    Merge(Campaign),
+    Merge(Box<Campaign>),
     Create(NewCampaign<'l>),
 }
 

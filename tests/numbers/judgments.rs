@@ -155,8 +155,11 @@ fn formality_direction(row: usize) -> &'static str {
     if row < 40 { "informal->formal" } else { "formal->informal" }
 }
 
-/// Per aspect, eval-formality-transfer's rows: (system, human_1, human_2) per source.
-fn formality_scores(root: &Path) -> Vec<(&'static str, Vec<Vec<(String, f64, f64)>>)> {
+/// Per source, (system, human_1, human_2) of every system.
+type Scored = Vec<Vec<(String, f64, f64)>>;
+
+/// Per aspect, eval-formality-transfer's human scores.
+fn formality_scores(root: &Path) -> Vec<(&'static str, Scored)> {
     FORMALITY
         .iter()
         .map(|(aspect, file)| {
