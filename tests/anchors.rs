@@ -183,7 +183,8 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
     let mut s = Store::open_in_memory().unwrap();
     let sum = run(&mut s, "tstbench", &[root.clone()]);
     assert_eq!(sum.datasets, ["yelp", "amazon", "shakespeare", "styleptb"]);
-    assert_eq!((sum.items, sum.references, sum.systems, sum.outputs, sum.judgments), (5531, 8956, 8, 11062, 0));
+    // 8 systems with outputs (CHATGPT, CHATGPT_FS x 4 datasets) and 33 more rated by humans only.
+    assert_eq!((sum.items, sum.references, sum.systems, sum.outputs, sum.judgments), (5531, 8956, 41, 11062, 0));
     assert_eq!(per_direction(&s, "shakespeare"), [("shakespeare->modern".into(), 1462), ("modern->shakespeare".into(), 1462)]);
     assert_eq!(per_direction(&s, "styleptb"), [("ptb->ARR".into(), 243), ("ptb->TFU".into(), 364)]);
     // Shakespeare: the pair file is the reference.
@@ -195,7 +196,9 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
     assert!(has_notice(&sum, "CHATGPT/outputs/gyafc_em", None, "outputs skipped"));
     assert!(has_notice(&sum, "shakespeare/ref.0", None, "repeats test.0"));
     assert!(has_notice(&sum, "human_average/yelp_0/avg_score.csv", None, "CRLF line ends on 11 of 11 lines"));
-    assert!(has_notice(&sum, "Evaluation/human_average", None, "not stored as judgments"));
+    assert!(has_notice(&sum, "Evaluation/human_average", None, "16400 Likert scores stored as ratings per system"));
+    assert_eq!(n(&s, "SELECT COUNT(*) FROM system_ratings", []), 16400, "yelp, amazon: 10 models, shakespeare 13, styleptb 8; 4 aspects x 50");
+    assert_eq!(n(&s, "SELECT COUNT(*) FROM campaigns WHERE read_only = 1 AND name LIKE '%:tstbench-human'", []), 4);
     let avg = &sum.published["Evaluation/human_average"]["yelp_0"];
     assert_eq!(avg["avg_score"]["CHATGPT"]["Strength"], 3.72);
     assert_eq!(avg["scores"]["CHATGPT.strength"], 50);

@@ -157,6 +157,9 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
             for l in report::disagreements(&d) {
                 crate::outln!("{l}");
             }
+            if let Some(why) = campaign::load(store, &name)?.imported.and_then(|i| i.agreement_undefined) {
+                crate::outln!("{}: annotators cannot be compared", Safe(why));
+            }
             Ok(())
         }
     }
@@ -237,17 +240,38 @@ fn status(store: &Store, name: Option<String>, json: bool) -> anyhow::Result<()>
         crate::outln!("no campaigns (tstlab campaign new --help)");
     }
     for c in &list {
+        let items = if c.system_ratings > 0 && c.real_items == 0 {
+            format!("{} rating(s) published per system, without items", c.system_ratings)
+        } else {
+            format!("{} real + {} training item(s)", c.real_items, c.training_items)
+        };
         crate::outln!(
-            "{}  [{} · {}]  {} real + {} training item(s) · {} system(s) · aspects {} · {}",
+            "{}  [{} · {}{}]  {items} · {} system(s) · aspects {} · {}",
             Safe(&c.name),
             Safe(&c.dataset),
             c.mode.as_str(),
-            c.real_items,
-            c.training_items,
+            c.imported.as_ref().map_or(String::new(), |i| format!(" · read-only, imported from {} files", Safe(&i.format))),
             c.systems,
             Safe(c.aspects.join(",")),
             Safe(c.directions.join(", "))
         );
+        if let Some(i) = &c.imported {
+            if let Some(why) = &i.agreement_undefined {
+                crate::outln!("  {}: agreement undefined", Safe(why));
+            }
+            for a in c.annotators.iter().take(report::MAX_ANNOTATOR_ROWS) {
+                crate::outln!(
+                    "  {:<16} {} item(s) judged, {} with every system and aspect",
+                    Safe(&a.annotator),
+                    a.real,
+                    a.real_done
+                );
+            }
+            if c.annotators.len() > report::MAX_ANNOTATOR_ROWS {
+                crate::outln!("  … {} more annotator(s) (--json lists every one)", c.annotators.len() - report::MAX_ANNOTATOR_ROWS);
+            }
+            continue;
+        }
         for a in &c.annotators {
             crate::outln!(
                 "  {:<16} training {}/{} · real {}/{} · repeats {}/{} · {:.0} s · at {}",

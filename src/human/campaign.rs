@@ -18,6 +18,7 @@
 //! items (`repeats`) is shown a second time later, marked as a repeat; every showing has its
 //! own random display order of the systems.
 
+use crate::human::imported::{self, Imported};
 use crate::store::{self, Store, Writer};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -136,6 +137,10 @@ pub struct Campaign {
     /// Real items first (by direction, in sample order), then training items.
     pub items: Vec<CampaignItem>,
     pub systems: Vec<CampaignSystem>,
+    /// Nobody annotates it (imported campaigns).
+    pub read_only: bool,
+    /// Where an imported campaign came from.
+    pub imported: Option<Imported>,
 }
 
 /// One showing in an annotator's queue, by index into the campaign's items and systems.
@@ -347,18 +352,18 @@ pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: 
 pub fn campaign_id(store: &Store, name: &str) -> Result<Option<i64>> {
     Ok(store
         .conn()
-        .query_row("SELECT id FROM campaigns WHERE name = ?1 AND mode != 'imported'", [name], |r| r.get(0))
+        .query_row("SELECT id FROM campaigns WHERE name = ?1", [name], |r| r.get(0))
         .optional()?)
 }
 
 /// Loads a campaign by name.
 pub fn load(store: &Store, name: &str) -> Result<Campaign> {
-    let (id, dataset_id, config): (i64, i64, String) = store
+    let (id, dataset_id, config, read_only, imported): (i64, i64, String, bool, Option<String>) = store
         .conn()
         .query_row(
-            "SELECT id, dataset_id, config FROM campaigns WHERE name = ?1 AND mode != 'imported'",
+            "SELECT id, dataset_id, config, read_only, imported FROM campaigns WHERE name = ?1",
             [name],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
         )
         .optional()?
         .ok_or_else(|| Error::Invalid(format!("no campaign {name:?} (tstlab campaign status lists them)")))?;
@@ -388,10 +393,31 @@ pub fn load(store: &Store, name: &str) -> Result<Campaign> {
     let systems = st
         .query_map([id], |r| Ok(CampaignSystem { id: r.get(0)?, name: r.get(1)? }))?
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems })
+    let imported = imported::parse(imported.as_deref())?;
+    Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems, read_only, imported })
 }
 
 impl Campaign {
+    /// Refuses `what` (annotating, joining, merging work) on a read-only campaign.
+    pub fn ensure_writable(&self, what: &str) -> Result<()> {
+        if !self.read_only {
+            return Ok(());
+        }
+        let from = self.imported.as_ref().map_or(String::new(), |i| format!(": its judgments were imported from {} files", i.format));
+        Err(Error::Invalid(format!(
+            "campaign {:?} is read-only{from}; {what} is refused (tstlab campaign new makes a campaign to annotate)",
+            self.name
+        )))
+    }
+
+    /// Ratings published per system without their items (imported system-level campaigns).
+    pub fn system_ratings(&self, store: &Store) -> Result<usize> {
+        Ok(store
+            .conn()
+            .query_row("SELECT COUNT(*) FROM system_ratings WHERE campaign_id = ?1", [self.id], |r| r.get::<_, i64>(0))?
+            as usize)
+    }
+
     pub fn n_real(&self) -> usize {
         self.items.iter().filter(|i| !i.training).count()
     }
@@ -420,6 +446,7 @@ impl Campaign {
 /// they already have one.
 pub fn add_annotator(store: &mut Store, campaign: &str, annotator: &str) -> Result<i64> {
     let c = load(store, campaign)?;
+    c.ensure_writable("adding an annotator")?;
     let slots = c.queue(annotator);
     let mut w = store.writer_now()?;
     let a = w.annotator(annotator)?;
@@ -515,14 +542,19 @@ pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
     Ok(out)
 }
 
-/// Every campaign of the store with its annotators' progress (imported judgment sets are not
-/// campaigns and are left out).
+/// Every campaign of the store with its annotators' progress (imported ones too, marked
+/// read-only).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CampaignSummary {
     pub id: i64,
     pub name: String,
     pub dataset: String,
     pub mode: Mode,
+    pub read_only: bool,
+    /// Where an imported campaign came from.
+    pub imported: Option<Imported>,
+    /// Ratings published per system without their items.
+    pub system_ratings: usize,
     pub directions: Vec<String>,
     pub systems: usize,
     pub aspects: Vec<String>,
@@ -533,7 +565,7 @@ pub struct CampaignSummary {
 
 pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
     let names: Vec<String> = {
-        let mut st = store.conn().prepare("SELECT name FROM campaigns WHERE mode != 'imported' ORDER BY name")?;
+        let mut st = store.conn().prepare("SELECT name FROM campaigns ORDER BY name")?;
         st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
     };
     let mut out = Vec::new();
@@ -543,6 +575,9 @@ pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
             id: c.id,
             dataset: c.def.dataset.clone(),
             mode: c.def.mode,
+            read_only: c.read_only,
+            system_ratings: c.system_ratings(store)?,
+            imported: c.imported.clone(),
             directions: c.def.directions.clone(),
             systems: c.systems.len(),
             aspects: c.def.aspects.clone(),

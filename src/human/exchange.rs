@@ -2,7 +2,9 @@
 //!
 //! Lines, each an object with a `type`:
 //! - `campaign` (first): `name`, `definition` (the campaign definition), `items` (each
-//!   `direction`, `split`, `idx`, `role`, `source`), `systems` (names, campaign order);
+//!   `direction`, `split`, `idx`, `role`, `source`), `systems` (names, campaign order),
+//!   `imported` (where an imported campaign came from; such files are not merged: they are
+//!   read-only, and their source files import with `tstlab import`);
 //! - `entry`: one queue showing: `annotator`, `seq`, `direction`, `split`, `idx`, `training`,
 //!   `repeat`, `display` (system names in display order), `ms` (time spent), `visits`;
 //! - `judgment`: `annotator`, `direction`, `split`, `idx`, `repeat`, `system`, `aspect`, `value`;
@@ -21,6 +23,7 @@
 //! ranking of all its systems with ties averaged, `1, 2.5, 2.5, 4`, no gaps).
 
 use crate::human::campaign::{self, Campaign, CampaignItem, CampaignSystem, Definition, Error, Mode, Result, REFERENCE_SYSTEM};
+use crate::human::imported::Imported;
 use crate::human::ordering::{Ordering, TieRule};
 use crate::store::{Judgment, Store, check_name};
 use rusqlite::{OptionalExtension, params};
@@ -46,7 +49,15 @@ pub struct ItemLine {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 pub enum Line {
-    Campaign { name: String, definition: Definition, items: Vec<ItemLine>, systems: Vec<String> },
+    Campaign {
+        name: String,
+        definition: Definition,
+        items: Vec<ItemLine>,
+        systems: Vec<String>,
+        /// Set for a campaign imported from published files (read-only).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        imported: Option<Imported>,
+    },
     Entry {
         annotator: String,
         seq: usize,
@@ -94,6 +105,7 @@ pub fn campaign_line(store: &Store, c: &Campaign) -> Result<Line> {
         definition: c.def.clone(),
         items,
         systems: c.systems.iter().map(|s| s.name.clone()).collect(),
+        imported: c.imported.clone(),
     })
 }
 
@@ -208,7 +220,7 @@ type RankSet<'l> = (&'l str, String, bool, &'l str);
 /// in errors.
 pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
     let bad = |k: usize, m: String| Error::Invalid(format!("{}: {m}", at(k)));
-    let Some(Line::Campaign { name, definition: def, items, systems }) = lines.first() else {
+    let Some(Line::Campaign { name, definition: def, items, systems, .. }) = lines.first() else {
         return Err(bad(0, "the file does not start with a campaign line".into()));
     };
     let name_ok = |k: usize, what: &str, n: &str| check_name(what, n).map_err(|e| bad(k, e.to_string()));
@@ -349,8 +361,14 @@ pub struct ImportReport {
 
 /// Merges exported lines into `store` (one transaction, the campaign it creates included).
 pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
+    if let Some(Line::Campaign { name, imported: Some(i), .. }) = lines.first() {
+        return Err(Error::Invalid(format!(
+            "campaign {name:?} holds judgments imported from {} files (read-only): import those files with `tstlab import {}` instead",
+            i.format, i.format
+        )));
+    }
     check(lines, &|k| format!("line {}", k + 1))?;
-    let Some(Line::Campaign { name, definition, items, systems }) = lines.first() else {
+    let Some(Line::Campaign { name, definition, items, systems, .. }) = lines.first() else {
         unreachable!("check() requires a campaign line first");
     };
     let mut report = ImportReport { campaign: name.clone(), ..Default::default() };
@@ -358,6 +376,7 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
     let plan = match campaign::campaign_id(store, name)? {
         Some(_) => {
             let c = campaign::load(store, name)?;
+            c.ensure_writable("merging work into it")?;
             let here = campaign_line(store, &c)?;
             let Line::Campaign { definition: d2, items: i2, systems: s2, .. } = &here else { unreachable!("campaign_line") };
             if d2 != definition || s2 != systems {
@@ -368,13 +387,13 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
             if !same_items {
                 return Err(Error::Invalid(format!("campaign {name:?} in this store has other items than the file's")));
             }
-            Plan::Merge(c)
+            Plan::Merge(Box::new(c))
         }
         None => Plan::Create(resolve(store, name, definition, items, systems)?),
     };
     let mut w = store.writer_now()?;
     let c = match plan {
-        Plan::Merge(c) => c,
+        Plan::Merge(c) => *c,
         Plan::Create(new) => {
             report.created = true;
             create_in(&mut w, new)?
@@ -510,7 +529,7 @@ fn same_text(a: &str, b: &str) -> bool {
 /// What an import does with the file's campaign.
 enum Plan<'l> {
     /// Merge into the stored campaign, which agrees with the file.
-    Merge(Campaign),
+    Merge(Box<Campaign>),
     Create(NewCampaign<'l>),
 }
 
@@ -598,7 +617,16 @@ fn create_in(w: &mut crate::store::Writer<'_>, new: NewCampaign<'_>) -> Result<C
             params![c, it.item_id, if it.training { "training" } else { "real" }, pos as i64],
         )?;
     }
-    Ok(Campaign { id: c, name: new.name.to_owned(), dataset_id: new.dataset_id, def: def.clone(), items: new.items, systems })
+    Ok(Campaign {
+        id: c,
+        name: new.name.to_owned(),
+        dataset_id: new.dataset_id,
+        def: def.clone(),
+        items: new.items,
+        systems,
+        read_only: false,
+        imported: None,
+    })
 }
 
 #[cfg(test)]
@@ -624,6 +652,7 @@ mod tests {
             },
             items: vec![ItemLine { at, role: "real".into(), source: "s".into() }],
             systems: vec!["x".into(), "y".into(), "z".into()],
+            imported: None,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod agreement;
 pub mod campaign;
 pub mod exchange;
 pub mod flags;
+pub mod imported;
 pub mod ordering;
 pub mod rankedit;
 pub mod saver;

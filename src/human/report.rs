@@ -8,6 +8,9 @@ use crate::human::results::{Disagreement, Results};
 use crate::printable::{line, Safe};
 use unicode_width::UnicodeWidthStr;
 
+/// The annotators section lists this many; `--json` has every one.
+pub const MAX_ANNOTATOR_ROWS: usize = 50;
+
 /// Section names, in order.
 pub const SECTIONS: [&str; 5] = ["ranks", "bradley-terry", "scores", "agreement", "annotators"];
 
@@ -40,6 +43,11 @@ fn name_width(r: &Results) -> usize {
     r.systems.iter().map(|s| shown_width(s)).chain(dirs).max().unwrap_or(6) + 2
 }
 
+/// The width of an aspect column: `least`, or wider for long aspect names.
+fn aspect_width(r: &Results, least: usize) -> usize {
+    r.aspects.iter().map(|a| shown_width(a) + 2).max().unwrap_or(0).max(least)
+}
+
 /// The lines of one section (see [`SECTIONS`]).
 pub fn section(r: &Results, name: &str) -> Vec<String> {
     match name {
@@ -55,16 +63,18 @@ pub fn section(r: &Results, name: &str) -> Vec<String> {
 /// Everything, with headings.
 pub fn full(r: &Results) -> Vec<String> {
     let mut out = vec![format!(
-        "campaign {} · {} · {} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
+        "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
         Safe(&r.campaign),
         Safe(&r.dataset),
         r.mode.as_str(),
+        if r.read_only { " · read-only" } else { "" },
         r.systems.len(),
         r.annotators.len(),
         r.judgments,
         r.training_judgments,
         r.bootstrap.resamples
     )];
+    out.extend(r.notes.iter().map(|n| format!("note: {}", Safe(n))));
     for s in SECTIONS {
         if s == "scores" && r.mode == Mode::Rank {
             continue;
@@ -76,7 +86,16 @@ pub fn full(r: &Results) -> Vec<String> {
     out
 }
 
+/// The line a section shows when the campaign has no items (ratings published per system).
+fn no_items(r: &Results, what: &str) -> Option<Vec<String>> {
+    (r.ranks.is_empty() && r.bradley_terry.is_empty())
+        .then(|| vec![format!("(no {what}: the ratings are published per system without the items they rate)")])
+}
+
 fn ranks(r: &Results) -> Vec<String> {
+    if let Some(l) = no_items(r, "ranks") {
+        return l;
+    }
     let nw = name_width(r);
     let mut out = vec![format!(
         "Average rank per system (lower is better): mean ± SD over annotators{}",
@@ -91,7 +110,7 @@ fn ranks(r: &Results) -> Vec<String> {
         let label = if d == "all" { "all directions".to_owned() } else { d.clone() };
         let mut head = pad(&label, nw);
         for a in &aspects {
-            head += &lpad(a, 14);
+            head += &lpad(a, aspect_width(r, 14));
         }
         out.push(head);
         for (si, s) in r.systems.iter().enumerate() {
@@ -106,7 +125,7 @@ fn ranks(r: &Results) -> Vec<String> {
                         _ => "-".into(),
                     }
                 });
-                line += &lpad(&text, 14);
+                line += &lpad(&text, aspect_width(r, 14));
             }
             out.push(line);
         }
@@ -115,6 +134,9 @@ fn ranks(r: &Results) -> Vec<String> {
 }
 
 fn bradley_terry(r: &Results) -> Vec<String> {
+    if let Some(l) = no_items(r, "Bradley-Terry strengths") {
+        return l;
+    }
     let nw = name_width(r);
     let mut out = vec!["Bradley-Terry log-strengths (centred; higher is better) with bootstrap 95% intervals over items".to_owned()];
     for bt in &r.bradley_terry {
@@ -149,16 +171,24 @@ fn scores(r: &Results) -> Vec<String> {
         return vec!["(a ranking campaign: no scores; see ranks)".into()];
     }
     let nw = name_width(r);
-    let what = if r.mode == Mode::Likert { "Likert 1-5" } else { "slider 0-100" };
-    let mut out = vec![format!("Mean {what} score per system (higher is better); overall x0.6 for outputs identical to the source")];
+    let what = match (&r.imported, r.mode) {
+        (Some(i), Mode::Likert) => format!("Likert ({})", Safe(&i.scale)),
+        (Some(i), _) => format!("slider ({})", Safe(&i.scale)),
+        (None, Mode::Likert) => "Likert 1-5".into(),
+        (None, _) => "slider 0-100".into(),
+    };
+    let penalised = r.likert.iter().any(|l| l.penalised_mean.is_some());
+    let mut out = vec![format!(
+        "Mean {what} score per system (higher is better){}",
+        if penalised || r.imported.is_none() { "; overall x0.6 for outputs identical to the source" } else { "" }
+    )];
     let mut dirs: Vec<String> = r.directions.clone();
     dirs.push("all".into());
-    let penalised = r.likert.iter().any(|l| l.penalised_mean.is_some());
     for d in &dirs {
         out.push(String::new());
         let mut head = pad(if d == "all" { "all directions" } else { d }, nw);
         for a in &r.aspects {
-            head += &lpad(a, 10);
+            head += &lpad(a, aspect_width(r, 10));
         }
         if penalised {
             head += &lpad("overall×0.6", 13);
@@ -169,7 +199,7 @@ fn scores(r: &Results) -> Vec<String> {
             let mut pen = None;
             for a in &r.aspects {
                 let row = r.likert.iter().find(|l| &l.direction == d && &l.aspect == a && &l.system == s);
-                line += &lpad(&num(row.and_then(|l| l.mean), 2), 10);
+                line += &lpad(&num(row.and_then(|l| l.mean), 2), aspect_width(r, 10));
                 if let Some(p) = row.and_then(|l| l.penalised_mean) {
                     pen = Some(p);
                 }
@@ -184,6 +214,9 @@ fn scores(r: &Results) -> Vec<String> {
 }
 
 fn agreement(r: &Results) -> Vec<String> {
+    if let Some(why) = &r.agreement_undefined {
+        return vec![format!("{}: agreement undefined (no Kendall's W, tau, kappa or alpha)", Safe(why))];
+    }
     let mut out = vec![
         "Agreement per aspect: Kendall's W (mean over items) and at system level; Krippendorff's alpha".into(),
         format!(
@@ -237,7 +270,10 @@ fn annotators(r: &Results) -> Vec<String> {
         "first wins",
         "chance"
     ));
-    for a in &r.per_annotator {
+    if r.per_annotator.is_empty() {
+        out.push("(no annotators)".into());
+    }
+    for a in r.per_annotator.iter().take(MAX_ANNOTATOR_ROWS) {
         out.push(format!(
             "{}{:>7}{:>10.0}{:>8}{:>9}{:>9}{:>10}{:>12}{:>9}",
             pad(&a.annotator, w),
@@ -251,15 +287,21 @@ fn annotators(r: &Results) -> Vec<String> {
             num(a.first_shown_expected, 2)
         ));
     }
+    if r.per_annotator.len() > MAX_ANNOTATOR_ROWS {
+        out.push(format!("… {} more annotator(s) (--json lists every one)", r.per_annotator.len() - MAX_ANNOTATOR_ROWS));
+    }
     out
 }
 
-/// Training disagreements side by side.
+/// Disagreements side by side (training items; real items of an imported campaign).
 pub fn disagreements(ds: &[Disagreement]) -> Vec<String> {
     if ds.is_empty() {
-        return vec!["no disagreement on the training items (or fewer than two annotators judged them)".into()];
+        return vec![
+            "no disagreement on the training items (an imported campaign's real items), or fewer than two annotators judged them".into(),
+        ];
     }
-    let mut out = vec![format!("{} training item/aspect pair(s) with disagreement, largest first", ds.len())];
+    let which = if ds.iter().all(|d| !d.training) { "real item/aspect pair(s) (an imported campaign has no training items)" } else { "training item/aspect pair(s)" };
+    let mut out = vec![format!("{} {which} with disagreement, largest first", ds.len())];
     for d in ds {
         out.push(String::new());
         out.push(format!("{} · {} · spread {:.1}", Safe(&d.address), Safe(&d.aspect), d.spread));

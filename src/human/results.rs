@@ -8,6 +8,13 @@
 //! Training items are left out of everything. In Likert and slider campaigns each judgment's
 //! scores are also turned into ranks (higher score = better rank, ties averaged) so ranks,
 //! Bradley-Terry, W, tau, self-consistency and position bias exist for every mode.
+//!
+//! Imported campaigns (`human::imported`) get the same statistics, with what their files
+//! lack said instead of computed: agreement when the files do not tell annotators apart,
+//! position bias (the display order is not known), ranks and Bradley-Terry for ratings
+//! published per system without their items (those give means only). A rating of an
+//! imported campaign counts in the means and alpha even when its annotator did not rate
+//! every system of the item (ranks need every system).
 
 use crate::analysis::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
 use crate::analysis::corr::average_ranks;
@@ -18,6 +25,7 @@ use crate::human::agreement::{
     kendalls_w_in, likert_alpha, likert_fleiss, pairwise_annotator_tau, position_bias, self_consistency, AlphaLevel,
 };
 use crate::human::campaign::{self, derive_seed, Campaign, Mode, Result};
+use crate::human::imported::Imported;
 use crate::store::Store;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +47,17 @@ pub struct Gathered {
     pub time: BTreeMap<i64, (usize, i64)>,
     /// Training judgments: (annotator, campaign item index, aspect) -> value per system.
     pub training: BTreeMap<(i64, usize, usize), Vec<Option<f64>>>,
+    /// Imported campaigns: every judgment of a real, non-repeat item per (annotator, item
+    /// index, aspect), complete or not (disagreements compare these when there are no
+    /// training items).
+    pub real: BTreeMap<(i64, usize, usize), Vec<Option<f64>>>,
+    /// Imported campaigns: ratings of outputs whose annotator did not rate every system of
+    /// the item (in `scores`, not in `ranks`).
+    pub incomplete: usize,
+    /// Ratings published per system without their items (item ids are `-1 - position`).
+    pub system_level: Vec<LikertJudgment>,
+    /// The directions of `system_level`: id and label, by id.
+    pub system_level_directions: Vec<(i64, String)>,
 }
 
 /// Reads a campaign's judgments.
@@ -100,12 +119,38 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
         }
     }
     let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
+    let mut system_level = Vec::new();
+    let mut st = store.conn().prepare(
+        "SELECT direction_id, system_id, aspect, pos, value FROM system_ratings WHERE campaign_id = ?1
+         ORDER BY direction_id, system_id, aspect, pos",
+    )?;
+    let rows = st.query_map([c.id], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, f64>(4)?))
+    })?;
+    for row in rows {
+        let (direction, system, aspect, pos, score) = row?;
+        if let (Some(&s), Some(&k)) = (sys_index.get(&system), aspect_index.get(aspect.as_str())) {
+            let (item, aspect, identical_to_source) = (-1 - pos, k as i64, false);
+            system_level.push(LikertJudgment { annotator: 0, item, direction, aspect, system: s, score, identical_to_source });
+        }
+    }
+    let mut st = store.conn().prepare(
+        "SELECT x.id, s.name || '->' || t.name FROM directions x
+         JOIN styles s ON s.id = x.source_style_id JOIN styles t ON t.id = x.target_style_id
+         WHERE x.id IN (SELECT direction_id FROM system_ratings WHERE campaign_id = ?1) ORDER BY x.id",
+    )?;
+    let system_level_directions = st.query_map([c.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+    let imported = c.imported.is_some();
     let mut g = Gathered {
         annotators,
         ranks: Vec::new(),
         scores: Vec::new(),
         time: BTreeMap::new(),
         training: BTreeMap::new(),
+        real: BTreeMap::new(),
+        incomplete: 0,
+        system_level,
+        system_level_directions,
         campaign: c,
     };
     let mut counted: std::collections::HashSet<(i64, usize, bool)> = Default::default();
@@ -117,7 +162,25 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
             }
             continue;
         }
+        if imported && !repeat {
+            g.real.insert((a, i, k), v.clone());
+        }
         if v.iter().any(Option::is_none) {
+            if imported && !repeat && g.campaign.def.mode != Mode::Rank {
+                for (s, score) in v.iter().enumerate().filter_map(|(s, x)| x.map(|x| (s, x))) {
+                    let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
+                    g.incomplete += 1;
+                    g.scores.push(LikertJudgment {
+                        annotator: a,
+                        item: item.item_id,
+                        direction: item.direction_id,
+                        aspect: k as i64,
+                        system: s,
+                        score,
+                        identical_to_source: same(out, &sources[i]),
+                    });
+                }
+            }
             continue;
         }
         let vals: Vec<f64> = v.iter().map(|x| x.expect("complete")).collect();
@@ -255,6 +318,13 @@ pub struct Results {
     pub campaign: String,
     pub dataset: String,
     pub mode: Mode,
+    pub read_only: bool,
+    /// Where an imported campaign came from.
+    pub imported: Option<Imported>,
+    /// Why `agreement` is empty, when the files do not tell annotators apart.
+    pub agreement_undefined: Option<String>,
+    /// What the files of an imported campaign do not allow, and how its numbers were made.
+    pub notes: Vec<String>,
     pub systems: Vec<String>,
     pub aspects: Vec<String>,
     pub directions: Vec<String>,
@@ -282,7 +352,8 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
     let spec = BootstrapSpec::new(resamples, derive_seed(c.def.seed, &["results"]));
     let sys = |i: usize| c.systems[i].name.clone();
     let annot: HashMap<i64, String> = g.annotators.iter().cloned().collect();
-    let dir_name: HashMap<i64, String> = c.items.iter().map(|i| (i.direction_id, i.direction.clone())).collect();
+    let dir_name: HashMap<i64, String> =
+        c.items.iter().map(|i| (i.direction_id, i.direction.clone())).chain(g.system_level_directions.iter().cloned()).collect();
     let dname = |d: Option<i64>| d.map_or("all".to_owned(), |d| dir_name.get(&d).cloned().unwrap_or_default());
     let aname = |a: Option<i64>| a.map_or("all".to_owned(), |a| c.def.aspects[a as usize].clone());
     let ranks = average_rank_table(&g.ranks, n)
@@ -333,9 +404,13 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
     let overall = c.def.aspects.iter().position(|a| a == "overall").map(|i| i as i64);
     let mut likert = Vec::new();
     if c.def.mode != Mode::Rank {
-        let dirs: Vec<Option<i64>> = sorted_dirs(c).into_iter().map(Some).chain([None]).collect();
-        for d in dirs {
-            for m in likert_means(&g.scores, n, d, overall) {
+        let mut dirs = sorted_dirs(c);
+        dirs.extend(g.system_level_directions.iter().map(|d| d.0));
+        dirs.sort_unstable();
+        dirs.dedup();
+        let rated: Vec<LikertJudgment> = g.scores.iter().chain(&g.system_level).cloned().collect();
+        for d in dirs.into_iter().map(Some).chain([None]) {
+            for m in likert_means(&rated, n, d, overall) {
                 likert.push(LikertRow {
                     direction: dname(d),
                     aspect: aname(Some(m.aspect)),
@@ -367,38 +442,43 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
     } else {
         g.scores.clone()
     };
-    let agreement = (0..c.def.aspects.len() as i64)
-        .map(|a| {
-            let scope = Scope { direction: None, aspect: Some(a) };
-            let w = kendalls_w_in(&g.ranks, n, scope, Some(&spec));
-            let fleiss = (c.def.mode == Mode::Likert).then(|| likert_fleiss(&g.scores, a, Some(&spec)));
-            let ord = likert_alpha(&values, a, AlphaLevel::Ordinal, Some(&spec));
-            let int = likert_alpha(&values, a, AlphaLevel::Interval, Some(&spec));
-            AspectAgreement {
-                aspect: aname(Some(a)),
-                kendall_w: w.mean_item_w,
-                kendall_w_ci: w.ci,
-                w_items: w.items,
-                system_level_w: w.system_level_w,
-                pairwise_tau: pairwise_annotator_tau(&g.ranks, n, scope)
-                    .into_iter()
-                    .map(|p| PairTau {
-                        a: annot.get(&p.a).cloned().unwrap_or_default(),
-                        b: annot.get(&p.b).cloned().unwrap_or_default(),
-                        mean_item_tau: p.mean_item_tau,
-                        items: p.items,
-                        system_level_tau: p.system_level_tau,
-                    })
-                    .collect(),
-                fleiss_kappa: fleiss.as_ref().and_then(|f| f.kappa),
-                fleiss_kappa_ci: fleiss.as_ref().and_then(|f| f.ci),
-                alpha_ordinal: ord.alpha,
-                alpha_ordinal_ci: ord.ci,
-                alpha_interval: int.alpha,
-                alpha_interval_ci: int.ci,
-            }
-        })
-        .collect();
+    let agreement_undefined = c.imported.as_ref().and_then(|i| i.agreement_undefined.clone());
+    let agreement = if agreement_undefined.is_some() {
+        Vec::new()
+    } else {
+        (0..c.def.aspects.len() as i64)
+            .map(|a| {
+                let scope = Scope { direction: None, aspect: Some(a) };
+                let w = kendalls_w_in(&g.ranks, n, scope, Some(&spec));
+                let fleiss = (c.def.mode == Mode::Likert).then(|| likert_fleiss(&g.scores, a, Some(&spec)));
+                let ord = likert_alpha(&values, a, AlphaLevel::Ordinal, Some(&spec));
+                let int = likert_alpha(&values, a, AlphaLevel::Interval, Some(&spec));
+                AspectAgreement {
+                    aspect: aname(Some(a)),
+                    kendall_w: w.mean_item_w,
+                    kendall_w_ci: w.ci,
+                    w_items: w.items,
+                    system_level_w: w.system_level_w,
+                    pairwise_tau: pairwise_annotator_tau(&g.ranks, n, scope)
+                        .into_iter()
+                        .map(|p| PairTau {
+                            a: annot.get(&p.a).cloned().unwrap_or_default(),
+                            b: annot.get(&p.b).cloned().unwrap_or_default(),
+                            mean_item_tau: p.mean_item_tau,
+                            items: p.items,
+                            system_level_tau: p.system_level_tau,
+                        })
+                        .collect(),
+                    fleiss_kappa: fleiss.as_ref().and_then(|f| f.kappa),
+                    fleiss_kappa_ci: fleiss.as_ref().and_then(|f| f.ci),
+                    alpha_ordinal: ord.alpha,
+                    alpha_ordinal_ci: ord.ci,
+                    alpha_interval: int.alpha,
+                    alpha_interval_ci: int.ci,
+                }
+            })
+            .collect()
+    };
     let consistency: HashMap<i64, _> = self_consistency(&g.ranks).into_iter().map(|s| (s.annotator, s)).collect();
     let bias: HashMap<i64, _> = position_bias(&g.ranks, n).into_iter().map(|b| (b.annotator, b)).collect();
     let per_annotator = g
@@ -412,7 +492,7 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
                 annotator: name.clone(),
                 judged_items: items,
                 seconds: ms as f64 / 1000.0,
-                mean_seconds_per_item: (items > 0).then(|| ms as f64 / 1000.0 / items as f64),
+                mean_seconds_per_item: (items > 0 && c.imported.is_none()).then(|| ms as f64 / 1000.0 / items as f64),
                 repeat_pairs: sc.map_or(0, |s| s.pairs),
                 self_tau: sc.and_then(|s| s.mean_tau),
                 self_identical: sc.map_or(0, |s| s.identical),
@@ -422,10 +502,16 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
             }
         })
         .collect();
+    let item_less = c.items.is_empty() && !g.system_level.is_empty();
+    let (ranks, bradley_terry) = if item_less { (Vec::new(), Vec::new()) } else { (ranks, bradley_terry) };
     Results {
         campaign: c.name.clone(),
         dataset: c.def.dataset.clone(),
         mode: c.def.mode,
+        read_only: c.read_only,
+        imported: c.imported.clone(),
+        agreement_undefined,
+        notes: notes(g),
         systems: c.systems.iter().map(|s| s.name.clone()).collect(),
         aspects: c.def.aspects.clone(),
         directions: c.def.directions.clone(),
@@ -441,6 +527,28 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
     }
 }
 
+/// What an imported campaign's files do not allow, and how its numbers were made.
+fn notes(g: &Gathered) -> Vec<String> {
+    let Some(i) = &g.campaign.imported else { return Vec::new() };
+    let mut out = vec![format!("imported from {} files, read-only; values as published ({})", i.format, i.scale)];
+    if i.system_level {
+        out.push(format!(
+            "{} rating(s) published per system without the items they rate: means only (ranks and Bradley-Terry need items rated for every system)",
+            g.system_level.len()
+        ));
+    }
+    if !g.ranks.is_empty() {
+        out.push("the order outputs were shown in and the time spent are not published: position bias and time undefined".into());
+    }
+    if g.incomplete > 0 {
+        out.push(format!(
+            "{} rating(s) of outputs whose annotator did not rate every system of the item: in the means and alpha, not in the ranks",
+            g.incomplete
+        ));
+    }
+    out
+}
+
 fn sorted_dirs(c: &Campaign) -> Vec<i64> {
     let mut v: Vec<i64> = c.items.iter().map(|i| i.direction_id).collect();
     v.sort_unstable();
@@ -448,13 +556,16 @@ fn sorted_dirs(c: &Campaign) -> Vec<i64> {
     v
 }
 
-/// One training item and aspect on which annotators disagreed.
+/// One item and aspect on which annotators disagreed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Disagreement {
     pub address: String,
+    /// A training item (else a real item of an imported campaign, which has no training items).
+    pub training: bool,
     pub aspect: String,
     pub source: String,
-    /// Outputs numbered `#1`, `#2`, ... (campaign system order, names hidden), identical ones merged.
+    /// Outputs numbered `#1`, `#2`, ... (campaign system order, names hidden), identical ones
+    /// merged (not in imported campaigns, whose files rate each output on its own).
     pub outputs: Vec<(String, String)>,
     /// Per annotator, the value given to each output (same order).
     pub values: Vec<(String, Vec<Option<f64>>)>,
@@ -462,7 +573,8 @@ pub struct Disagreement {
     pub spread: f64,
 }
 
-/// Where annotators disagreed on the training items (largest spread first).
+/// Where annotators disagreed on the training items (largest spread first); in an imported
+/// campaign, which has none, on the real items.
 pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
     let g = gather(store, name)?;
     let c = &g.campaign;
@@ -470,7 +582,8 @@ pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
     /// (item index, aspect) -> each annotator's values.
     type ByItem<'a> = BTreeMap<(usize, usize), Vec<(i64, &'a Vec<Option<f64>>)>>;
     let mut by_item = ByItem::new();
-    for ((a, i, k), v) in &g.training {
+    let training = c.n_training() > 0 || c.imported.is_none();
+    for ((a, i, k), v) in if training { &g.training } else { &g.real } {
         by_item.entry((*i, *k)).or_default().push((*a, v));
     }
     let mut out = Vec::new();
@@ -482,7 +595,13 @@ pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
         let d = store.item_detail(it.item_id)?;
         let texts: HashMap<i64, String> = d.outputs.iter().map(|o| (o.system_id, o.text.clone())).collect();
         let display: Vec<i64> = c.systems.iter().map(|s| s.id).collect();
-        let rows = crate::human::session::rows_of(&texts, &display);
+        // Identical outputs share a row, as annotators saw them; an imported campaign's files
+        // rate each system's output on its own.
+        let rows: Vec<crate::human::session::Row> = if c.imported.is_some() {
+            display.iter().flat_map(|s| crate::human::session::rows_of(&texts, &[*s])).collect()
+        } else {
+            crate::human::session::rows_of(&texts, &display)
+        };
         let index: HashMap<i64, usize> = c.systems.iter().enumerate().map(|(x, s)| (s.id, x)).collect();
         let values: Vec<(String, Vec<Option<f64>>)> = judged
             .iter()
@@ -498,6 +617,7 @@ pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
         if spread > 0.0 {
             out.push(Disagreement {
                 address: format!("{}/{}/{}", c.def.dataset, it.direction, it.idx),
+                training: it.training,
                 aspect: c.def.aspects[k].clone(),
                 source: d.source.clone(),
                 outputs: rows.iter().enumerate().map(|(x, r)| (format!("#{}", x + 1), r.text.clone())).collect(),

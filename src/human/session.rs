@@ -165,6 +165,7 @@ impl Session {
     pub fn open(path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<Session> {
         let mut store = Store::open_existing(path)?;
         let c = campaign::load(&store, campaign)?;
+        c.ensure_writable("annotating")?;
         let known = c.annotators(&store)?.into_iter().find(|(_, n)| n == annotator);
         let annotator_id = match known {
             Some((id, _)) => id,

@@ -9,7 +9,9 @@
 
 use super::text::TextFile;
 use super::{ImportError, Notice, Options, Seen, Summary, no_nul};
-use crate::store::{self, Judgment, Put, Writer};
+use crate::human::campaign::Mode;
+use crate::human::imported::{self, Imported};
+use crate::store::{self, Judgment, Put, SystemRating, Writer};
 use rusqlite::params;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -409,11 +411,22 @@ impl<'w, 'a> Ctx<'w, 'a> {
         Ok(id)
     }
 
-    /// An imported campaign of a dataset (mode `imported`).
-    pub fn campaign(&mut self, name: &str, dataset: i64, path: &Path, config: &Value) -> Res<i64> {
+    /// The read-only campaign of a dataset this import stores its judgments in; [`Ctx::seal`]
+    /// finishes it.
+    pub fn campaign(&mut self, name: &str, dataset: i64, path: &Path) -> Res<i64> {
         self.w
-            .campaign(name, dataset, "imported", config)
+            .imported_campaign(name, dataset, self.format)
             .map_err(|e| ImportError::store(path, None, e))
+    }
+
+    /// Makes the judgments stored in `campaign` a read-only campaign (see `human::imported`).
+    pub fn seal(&mut self, campaign: i64, mode: Mode, aspects: &[&str], imported: &Imported, path: &Path) -> Res<()> {
+        imported::seal(self.w, campaign, Some(mode), aspects, imported).map_err(|e| ImportError::new(path, None, e.to_string()))
+    }
+
+    /// Stores one rating published for a system without its item.
+    pub fn system_rating(&mut self, r: &SystemRating<'_>, path: &Path) -> Res<()> {
+        self.w.system_rating(r).map_err(|e| ImportError::store(path, None, e))
     }
 
     pub fn annotator(&mut self, name: &str, at: (&Path, Option<usize>)) -> Res<i64> {

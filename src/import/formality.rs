@@ -4,8 +4,8 @@
 //! (JSON Lines: `{"src","ref","sys":{name:{"out","human_1","human_2",metric...}}}`).
 //!
 //! - `ref` is the item's reference and also system `REF` (kind `human`).
-//! - Human judgments (0-100 sliders, campaign mode `imported`, annotators `human_1` and
-//!   `human_2`): aspect `content` from `content.src`/`content.ref` (the two files repeat the
+//! - Human judgments (0-100 sliders, the read-only slider campaign
+//!   `gyafc-fr:eval-formality-transfer`, annotators `human_1` and `human_2`): aspect `content` from `content.src`/`content.ref` (the two files repeat the
 //!   same human scores; they differ in their metric columns: against source or reference),
 //!   `style` from `style.json`, `fluency` from `fluency.json`.
 //! - Every other column is a score: metric id = column name, config
@@ -20,6 +20,8 @@
 
 use super::anchor::{Ctx, Res, json_str, jsonl};
 use super::{Format, ImportError, Options, Scale, Summary};
+use crate::human::campaign::Mode;
+use crate::human::imported::Imported;
 use crate::store::{Judgment, Writer};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -102,9 +104,7 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
     ];
     dirs.iter().for_each(|d| ctx.start_file(*d));
     let name = ctx.dataset_name("gyafc-fr");
-    let config = json!({"imported_from": dir.display().to_string(), "scale": "0-100",
-        "aspects": ["content", "style", "fluency"]});
-    let campaign = ctx.campaign(&format!("{name}:{LAYOUT}"), ds, &main, &config)?;
+    let campaign = ctx.campaign(&format!("{name}:{LAYOUT}"), ds, &main)?;
     let annotators = [ctx.annotator(ANNOTATORS[0], (&main, None))?, ctx.annotator(ANNOTATORS[1], (&main, None))?];
     let mut mismatched_content = 0;
     for i in 0..ROWS {
@@ -176,7 +176,14 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
     if mismatched_content > 0 {
         ctx.notice(dir, None, format!("{mismatched_content} human content scores in content.ref.json differ from content.src.json (which are stored)"));
     }
-    Ok(())
+    let imported = Imported {
+        format: "eval-formality".into(),
+        from: files.iter().map(|f| f.0.display().to_string()).collect(),
+        scale: "0-100".into(),
+        agreement_undefined: None,
+        system_level: false,
+    };
+    ctx.seal(campaign, Mode::Slider, &["content", "style", "fluency"], &imported, &main)
 }
 
 fn dir_path(p: &Path) -> &Path {

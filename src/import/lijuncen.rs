@@ -12,7 +12,9 @@
 //!   (`Input.mods`, tab-joined, lowercased) rated 1-5 for grammaticality, sentiment and topic
 //!   (`Answer.responses`). Outputs are matched to systems by source and case-insensitive text;
 //!   slots showing a text several systems share are given to those systems in name order.
-//!   Worker ids were removed, so each row is its own annotator `li2018:<file>:<line>`.
+//!   Worker ids were removed, so each row is its own annotator `li2018:<file>:<line>`. The
+//!   ratings are a read-only Likert campaign `<ds>:li2018-ratings` whose agreement is
+//!   undefined (annotator ids not published; each output is rated once anyway).
 //!
 //! Test file 0 holds negative sources (yelp, amazon); for captions both files hold the same
 //! factual captions, to be made romantic (0) or humorous (1).
@@ -24,6 +26,8 @@
 
 use super::anchor::{Csv, Ctx, Kind, Res, file_name, list_dir, norm_ws};
 use super::{Format, ImportError, Options, Scale, Summary};
+use crate::human::campaign::Mode;
+use crate::human::imported::Imported;
 use crate::store::{Judgment, Writer};
 use serde_json::json;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -52,6 +56,10 @@ struct Spec {
 
 const SENTIMENT_SYSTEMS: &[&str] = &["fader", "human", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base"];
 const CAPTION_SYSTEMS: &[&str] = &["fader", "label", "mit", "multi_decoder", "orgin", "retrieval", "rule_base", "target"];
+
+/// Why agreement is undefined on these ratings.
+pub const NO_ANNOTATOR_IDS: &str =
+    "annotator ids not published (Li et al. removed the worker ids: each rated row of the CSV is its own anonymous annotator)";
 
 /// The aspects of the crowd ratings, each on a 1-5 scale.
 const ASPECTS: [&str; 3] = ["grammaticality", "sentiment", "topic"];
@@ -301,9 +309,7 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, csv: &Csv, sides: &[Side
         csv.col("Answer.responses")?,
     );
     let name = ctx.dataset_name(spec.name);
-    let config = json!({"imported_from": path.display().to_string(), "scale": "1-5",
-        "aspects": ["grammaticality", "sentiment", "topic"], "source": "Li et al. 2018 crowd ratings"});
-    let campaign = ctx.campaign(&format!("{name}:li2018-ratings"), ds, path, &config)?;
+    let campaign = ctx.campaign(&format!("{name}:li2018-ratings"), ds, path)?;
     let stem = file_name(path).trim_end_matches(".csv").to_owned();
     let mut shared = 0usize;
     for (line, rec) in &csv.rows {
@@ -386,5 +392,12 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, csv: &Csv, sides: &[Side
             "{shared} rated outputs show a text several systems produced; given to those systems in name order"
         ));
     }
-    Ok(())
+    let imported = Imported {
+        format: "lijuncen".into(),
+        from: vec![path.display().to_string()],
+        scale: "1-5, Li et al. 2018 crowd ratings".into(),
+        agreement_undefined: Some(NO_ANNOTATOR_IDS.into()),
+        system_level: false,
+    };
+    ctx.seal(campaign, Mode::Likert, &ASPECTS, &imported, path)
 }

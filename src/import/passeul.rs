@@ -9,16 +9,18 @@
 //! `sentiment.test.0` followed by `sentiment.test.1`, in line order (the order the authors'
 //! `load_test_set` concatenates them). The aspect is the folder name:
 //! `style_transfer_intensity` or `content_preservation` (`naturalness` ratings are `.npz`
-//! files, not read). Stored as judgments of annotator `mir2019:turk-mean`; every value must
-//! be a number on the 1-5 scale.
+//! files, not read). Stored as judgments of annotator `mir2019:turk-mean` in the read-only
+//! Likert campaign `yelp-mir:mir2019-turk` (agreement undefined: the workers' own ratings are
+//! not published); every value must be a number on the 1-5 scale.
 //!
 //! Complete: both test files, the 12 published settings each with both output files, and
 //! for both aspects an array of every system.
 
 use super::anchor::{Ctx, Kind, Res, file_name, list_dir, need_dir, same_lines};
 use super::{Format, ImportError, Options, Scale, Summary, npy};
+use crate::human::campaign::Mode;
+use crate::human::imported::Imported;
 use crate::store::{Judgment, Writer};
-use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -51,6 +53,10 @@ const SETTINGS: &[&str] = &[
 ];
 
 /// The rated aspects (folders of `evaluations/human`).
+/// Why agreement is undefined on these ratings.
+pub const NO_INDIVIDUAL_RATINGS: &str =
+    "individual ratings not published (each value is the mean of 3 Mechanical Turk workers, not told apart)";
+
 const ASPECTS: &[&str] = &["content_preservation", "style_transfer_intensity"];
 
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
@@ -140,8 +146,7 @@ fn settings(ctx: &mut Ctx<'_, '_>, outs: &Path) -> Res<Vec<PathBuf>> {
 
 fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>], systems: &[String]) -> Res<()> {
     let name = ctx.dataset_name(DATASET);
-    let config = json!({"imported_from": human.display().to_string(), "scale": "1-5, mean of 3 workers"});
-    let campaign = ctx.campaign(&format!("{name}:mir2019-turk"), ds, human, &config)?;
+    let campaign = ctx.campaign(&format!("{name}:mir2019-turk"), ds, human)?;
     let annotator = ctx.annotator(ANNOTATOR, (human, None))?;
     let n0 = items[0].len();
     let total = n0 + items[1].len();
@@ -214,5 +219,12 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>], sys
             ctx.notice(&aspect_dir, None, format!("{npz} .npz files not read (only .npy arrays are)"));
         }
     }
-    Ok(())
+    let imported = Imported {
+        format: "passeul".into(),
+        from: vec![human.display().to_string()],
+        scale: "1-5, mean of 3 workers".into(),
+        agreement_undefined: Some(NO_INDIVIDUAL_RATINGS.into()),
+        system_level: false,
+    };
+    ctx.seal(campaign, Mode::Likert, ASPECTS, &imported, human)
 }

@@ -7,10 +7,14 @@
 //! - `Algorithms/CHATGPT/outputs/<ds>/output_cleaned.X` (system `CHATGPT`, zero-shot) and
 //!   `output_fewshot_cleaned.X` (`CHATGPT_FS`), line-aligned with `test.X`. GYAFC outputs are
 //!   skipped: the GYAFC test sets are not in the layout (licence).
-//! - `Evaluation/human_average/<ds>_<X>/all_score.json`: 50 Likert scores per model. They
-//!   cannot be tied to items (50 samples per algorithm were drawn at random and the sample is
-//!   not published; they do not fit the first 50 items), so they are not stored as judgments:
-//!   the published averages (`avg_score.csv`) go to the import log instead, with a notice.
+//! - `Evaluation/human_average/<ds>_<X>/all_score.json`: 50 Likert scores per model and
+//!   aspect. They cannot be tied to items (the 50 rated sources are not published; they do
+//!   not fit the first 50 items) nor to annotators, so they are not judgments of outputs: they
+//!   are stored as ratings published per system (`system_ratings`, by list position) in the
+//!   read-only Likert campaign `<ds>:tstbench-human` of each imported dataset, which gives
+//!   their means per system, direction and aspect (the published `avg_score.csv`) but no
+//!   ranks, Bradley-Terry or agreement, and no correlations with metrics. GYAFC's (no test
+//!   set in the layout) are checked only. The published averages also go to the import log.
 //!   Every score must be a number on the 1-5 scale; one published score is not (see
 //!   `ERRATA`) and is kept, with a notice.
 //!
@@ -22,7 +26,10 @@
 
 use super::anchor::{Csv, Ctx, Kind, Res, file_name, json, list_dir, same_lines};
 use super::{Format, ImportError, Options, Scale, Summary};
-use crate::store::Writer;
+use crate::human::campaign::Mode;
+use crate::human::imported::Imported;
+use crate::store::{SystemRating, Writer, check_name};
+use std::collections::BTreeMap;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -115,12 +122,18 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
         .collect();
     let mut ctx = Ctx::new(w, "tstbench", opts, &names);
     let mut published = Map::new();
+    // `human_average` folder (`yelp_0`) -> the imported direction it rates.
+    let mut rated: BTreeMap<String, Rated> = BTreeMap::new();
     for (root, data, specs) in &plan {
         for spec in specs {
             if !ctx.part(&data.join(spec.folder), Kind::Dir)? {
                 continue;
             }
             let sides = dataset(&mut ctx, data, spec)?;
+            for (x, side) in sides.iter().enumerate() {
+                let dataset = ctx.dataset_name(spec.name);
+                rated.insert(format!("{}_{x}", spec.folder), Rated { dataset_id: side.dataset, dataset, direction: side.direction });
+            }
             if let Some(root) = root {
                 outputs(&mut ctx, root, spec, &sides)?;
             }
@@ -135,7 +148,7 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
                         ctx.part(&human.join(format!("{}_{x}", spec.folder)), Kind::Dir)?;
                     }
                 }
-                published.insert(HUMAN.into(), human_average(&mut ctx, &human)?);
+                published.insert(HUMAN.into(), human_average(&mut ctx, &human, &rated)?);
             }
         }
     }
@@ -149,9 +162,24 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
 /// One direction of a dataset in this import.
 struct Side {
     dataset: i64,
+    direction: i64,
     test: PathBuf,
     items: Vec<i64>,
 }
+
+/// A direction whose human scores are stored.
+struct Rated {
+    dataset_id: i64,
+    dataset: String,
+    direction: i64,
+}
+
+/// Aspects of `all_score.json`, in TSTBench's order (`all` is its overall score).
+const ASPECTS: [&str; 4] = ["strength", "content", "fluency", "all"];
+
+/// Why agreement is undefined on these scores.
+pub const NO_ANNOTATORS: &str =
+    "annotators not published (TSTBench gives one score per rated output, without who rated it)";
 
 fn lines_of(ctx: &mut Ctx<'_, '_>, path: &Path) -> Res<Vec<String>> {
     Ok(ctx.text(path)?.lines)
@@ -231,7 +259,7 @@ fn dataset(ctx: &mut Ctx<'_, '_>, data: &Path, spec: &Spec) -> Res<Vec<Side>> {
             }
             ctx.refs(*item, &refs, (&test, i + 1))?;
         }
-        sides.push(Side { dataset: ds, test, items });
+        sides.push(Side { dataset: ds, direction: dir, test, items });
     }
     Ok(sides)
 }
@@ -282,10 +310,13 @@ fn skipped_folders(ctx: &mut Ctx<'_, '_>, root: &Path, data: &Path) -> Res<()> {
     Ok(())
 }
 
-/// Checks `all_score.json` and returns the published averages for the import log.
-fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<Value> {
+/// Checks `all_score.json`, stores the scores of the imported directions as system-level
+/// ratings and returns the published averages for the import log.
+fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path, rated: &BTreeMap<String, Rated>) -> Res<Value> {
     let mut out = Map::new();
-    let mut n_scores = 0usize;
+    let (mut stored, mut checked) = (0usize, 0usize);
+    // Campaign id -> (name, the files its scores come from).
+    let mut campaigns: BTreeMap<i64, (String, Vec<String>)> = BTreeMap::new();
     for d in list_dir(dir)? {
         if !ctx.part(&d, Kind::Dir)? {
             continue;
@@ -293,8 +324,24 @@ fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<Value> {
         let mut entry = Map::new();
         let all = d.join("all_score.json");
         if let Some(file) = ctx.part_text(&all)? {
-            let counts = all_scores(ctx, &all, &file_name(&d), &json(&file)?)?;
-            n_scores += counts.values().filter_map(Value::as_u64).sum::<u64>() as usize;
+            let (counts, scores) = all_scores(ctx, &all, &file_name(&d), &json(&file)?)?;
+            let n = counts.values().filter_map(Value::as_u64).sum::<u64>() as usize;
+            match rated.get(&file_name(&d)) {
+                Some(r) => {
+                    let name = format!("{}:tstbench-human", r.dataset);
+                    let campaign = ctx.campaign(&name, r.dataset_id, &all)?;
+                    for (model, aspect, values) in &scores {
+                        let system = ctx.system_only(r.dataset_id, model, "system", (&all, None))?;
+                        for (pos, &value) in values.iter().enumerate() {
+                            let rating = SystemRating { campaign_id: campaign, direction_id: r.direction, system_id: system, aspect, pos, value };
+                            ctx.system_rating(&rating, &all)?;
+                        }
+                    }
+                    campaigns.entry(campaign).or_insert_with(|| (name, Vec::new())).1.push(all.display().to_string());
+                    stored += n;
+                }
+                None => checked += n,
+            }
             entry.insert("scores".into(), Value::Object(counts));
         }
         if let Some(csv) = Csv::part(ctx, &d.join("avg_score.csv"))? {
@@ -302,27 +349,43 @@ fn human_average(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<Value> {
         }
         out.insert(file_name(&d), Value::Object(entry));
     }
-    ctx.notice(
-        dir,
-        None,
-        format!(
-            "{n_scores} Likert scores (50 per model and direction) not stored as judgments: TSTBench drew \
-             50 samples per algorithm at random and did not publish which, and they do not fit the first \
-             50 items; the published averages (avg_score.csv) are kept in the import log"
-        ),
+    let names: Vec<&str> = campaigns.values().map(|c| c.0.as_str()).collect();
+    let mut msg = format!(
+        "{stored} Likert scores stored as ratings per system in {} (the 50 rated sources per direction are not \
+         published and the raters are not named: means only, no ranks, agreement or correlations)",
+        if names.is_empty() { "no campaign".to_owned() } else { names.join(", ") }
     );
+    if checked > 0 {
+        msg += &format!("; {checked} scores of datasets without a test set here checked only");
+    }
+    ctx.notice(dir, None, format!("{msg}; the published averages (avg_score.csv) are kept in the import log"));
+    for (campaign, (_, from)) in campaigns {
+        let imported = Imported {
+            format: "tstbench".into(),
+            from,
+            scale: "1-5".into(),
+            agreement_undefined: Some(NO_ANNOTATORS.into()),
+            system_level: true,
+        };
+        ctx.seal(campaign, Mode::Likert, &ASPECTS, &imported, dir)?;
+    }
     Ok(Value::Object(out))
 }
 
+/// The scores of one `all_score.json`: model, aspect, values.
+type Scores = Vec<(String, String, Vec<f64>)>;
+
 /// Checks the scores of one `all_score.json` (`{MODEL: {aspect: [scores]}}`, numbers or
-/// numeric strings on the 1-5 scale) and returns their counts per `MODEL.aspect`.
-fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Res<Map<String, Value>> {
+/// numeric strings on the 1-5 scale) and returns their counts per `MODEL.aspect` and the
+/// scores.
+fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Res<(Map<String, Value>, Scores)> {
     let err = |at: String, m: String| ImportError::new(path, None, format!("{at}: {m}"));
     let models = v
         .as_object()
         .filter(|m| !m.is_empty())
         .ok_or_else(|| ImportError::new(path, None, "expected {MODEL: {aspect: [scores]}} with at least one model"))?;
     let mut counts = Map::new();
+    let mut scores = Scores::new();
     for (model, aspects) in models {
         let aspects = aspects
             .as_object()
@@ -333,6 +396,8 @@ fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Re
                 .as_array()
                 .filter(|l| !l.is_empty())
                 .ok_or_else(|| err(format!("{model}.{aspect}"), "expected a list of scores, not empty".into()))?;
+            check_name("aspect", aspect).map_err(|e| err(format!("{model}.{aspect}"), e.to_string()))?;
+            let mut values = Vec::with_capacity(list.len());
             for (i, s) in list.iter().enumerate() {
                 let at = format!("{model}.{aspect}[{i}]");
                 let value = match s {
@@ -346,14 +411,16 @@ fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Re
                 if ERRATA.contains(&(folder, model.as_str(), aspect.as_str(), i, value)) {
                     let msg = format!("{at}: score {value} is outside the scale 1-5 in the published file; kept as published");
                     ctx.notice(path, None, msg);
-                    continue;
+                } else {
+                    Scale::LIKERT.check("score", value).map_err(|m| err(at, m))?;
                 }
-                Scale::LIKERT.check("score", value).map_err(|m| err(at, m))?;
+                values.push(value);
             }
             counts.insert(format!("{model}.{aspect}"), json!(list.len()));
+            scores.push((model.clone(), aspect.clone(), values));
         }
     }
-    Ok(counts)
+    Ok((counts, scores))
 }
 
 /// The published averages of `avg_score.csv` (`Model,<aspect>...`), each on the 1-5 scale.

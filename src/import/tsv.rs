@@ -7,7 +7,9 @@
 //!   (system, baseline, human, local), `split`, `dataset`.
 //! - `scores`: `direction`, `idx` or `source`, `system`, `metric`, `value`, optional `config`.
 //! - `judgments`: `direction`, `idx` or `source`, `system`, `annotator`, `aspect`, `value`,
-//!   optional `campaign` (default `imported`).
+//!   optional `campaign` (default `<dataset>:imported`, one per dataset). Each campaign becomes
+//!   a read-only imported campaign (`human::imported`), likert when every value of it is on
+//!   1-5, else slider; importing more files into it adds to it.
 //!
 //! `direction` is `source_style->target_style`. The dataset comes from `--dataset` or a
 //! `dataset` column. Items given without `idx` are matched by source text, else appended.
@@ -18,9 +20,10 @@
 
 use super::text::TextFile;
 use super::{Format, ImportError, Options, Seen, Summary, no_nul};
+use crate::human::imported::{self, Imported};
 use crate::store::{Judgment, Put, Writer, check_name, split_direction};
 use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 pub fn formats() -> Vec<Format> {
@@ -352,23 +355,26 @@ fn import_scores(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resul
 fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Result<Summary, ImportError> {
     let mut summary = Summary::default();
     let mut seen = Seen::default();
+    // Campaign id -> the first row naming it.
+    let mut campaigns: BTreeMap<i64, (PathBuf, usize)> = BTreeMap::new();
     for row in read_rows(&read_files(paths)?, &mut summary)? {
         let (item, sys, _) = output_of(w, &row, opts, &mut summary)?;
         let annotator = row.str("annotator")?;
         let aspect = row.str("aspect")?;
         check_name("aspect", &aspect).map_err(|e| row.err(e.to_string()))?;
         let value = row.number("value")?;
-        let campaign = row.opt_str("campaign")?.unwrap_or_else(|| "imported".into());
+        let err = |e: crate::store::Error| row.err(e.to_string());
+        let (d, dataset): (i64, String) = w
+            .tx()
+            .query_row("SELECT d.id, d.name FROM systems s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ?1", [sys], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .map_err(|e| row.err(e.to_string()))?;
+        let campaign = row.opt_str("campaign")?.unwrap_or_else(|| format!("{dataset}:imported"));
         let key = (campaign.clone(), annotator.clone(), item, sys, aspect.clone());
         seen.add(key, row.path, row.line, "a judgment of the same campaign, annotator, output and aspect")?;
-        let err = |e: crate::store::Error| row.err(e.to_string());
-        let d: i64 = w
-            .tx()
-            .query_row("SELECT dataset_id FROM systems WHERE id = ?1", [sys], |r| r.get(0))
-            .map_err(|e| row.err(e.to_string()))?;
-        let c = w
-            .campaign(&campaign, d, "imported", &json!({"imported_from": paths_json(paths)}))
-            .map_err(err)?;
+        let c = w.imported_campaign(&campaign, d, "judgments").map_err(err)?;
+        campaigns.entry(c).or_insert_with(|| (row.path.to_owned(), row.line));
         let a = w.annotator(&annotator).map_err(err)?;
         w.judgment(&Judgment {
             campaign_id: c,
@@ -380,6 +386,21 @@ fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Re
         })
         .map_err(err)?;
         summary.judgments += 1;
+    }
+    for (c, (path, line)) in campaigns {
+        let err = |e: imported::Error| ImportError::at_line(&path, line, e.to_string());
+        let from = imported::merged_from(w, c, &paths_json(paths)).map_err(err)?;
+        let (lo, hi): (f64, f64) = w
+            .tx()
+            .query_row("SELECT MIN(value), MAX(value) FROM judgments WHERE campaign_id = ?1", [c], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| ImportError::at_line(&path, line, e.to_string()))?;
+        let scale = match imported::fitting_mode(lo, hi) {
+            _ if lo < 0.0 || hi > 100.0 => format!("as imported, {lo} to {hi}"),
+            crate::human::campaign::Mode::Likert => "1-5".into(),
+            _ => "0-100".into(),
+        };
+        let imported = Imported { format: "judgments".into(), from, scale, agreement_undefined: None, system_level: false };
+        imported::seal(w, c, None, &[], &imported).map_err(err)?;
     }
     Ok(summary)
 }

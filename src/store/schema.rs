@@ -176,6 +176,76 @@ CREATE TABLE judgment_log (
 );
 CREATE INDEX judgment_log_annotator ON judgment_log(campaign_id, annotator_id, undone, id);
 "#,
+    // 4: imported judgments are campaigns. A campaign made from published files is marked
+    // read-only, with where it came from (`imported`, JSON: format, files, scale, why agreement
+    // is undefined); ratings published per system without their items go to `system_ratings`.
+    // Campaigns of the old mode `imported` become such campaigns: their judged systems, items
+    // and per-annotator queues (display order unknown: `[]`) are filled in from the judgments,
+    // the mode is likert when every value is on 1-5, else slider, and the definition is
+    // written as a native campaign's.
+    r#"
+ALTER TABLE campaigns ADD COLUMN read_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE campaigns ADD COLUMN imported TEXT;
+CREATE TABLE system_ratings (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    direction_id INTEGER NOT NULL REFERENCES directions(id) ON DELETE CASCADE,
+    system_id INTEGER NOT NULL REFERENCES systems(id) ON DELETE CASCADE,
+    aspect TEXT NOT NULL,
+    pos INTEGER NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (campaign_id, direction_id, system_id, aspect, pos)
+) WITHOUT ROWID;
+INSERT INTO campaign_systems(campaign_id, system_id, pos)
+SELECT campaign_id, system_id, ROW_NUMBER() OVER (PARTITION BY campaign_id ORDER BY name, system_id) - 1
+FROM (SELECT DISTINCT j.campaign_id, j.system_id, s.name FROM judgments j
+      JOIN campaigns c ON c.id = j.campaign_id JOIN systems s ON s.id = j.system_id WHERE c.mode = 'imported');
+INSERT INTO campaign_items(campaign_id, item_id, role, pos)
+SELECT campaign_id, item_id, 'real', ROW_NUMBER() OVER (PARTITION BY campaign_id ORDER BY direction_id, split, idx) - 1
+FROM (SELECT DISTINCT j.campaign_id, j.item_id, i.direction_id, i.split, i.idx FROM judgments j
+      JOIN campaigns c ON c.id = j.campaign_id JOIN items i ON i.id = j.item_id WHERE c.mode = 'imported');
+INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display)
+SELECT q.campaign_id, q.annotator_id, ROW_NUMBER() OVER (PARTITION BY q.campaign_id, q.annotator_id ORDER BY ci.pos) - 1,
+       q.item_id, 0, 0, '[]'
+FROM (SELECT DISTINCT j.campaign_id, j.annotator_id, j.item_id FROM judgments j
+      JOIN campaigns c ON c.id = j.campaign_id WHERE c.mode = 'imported') q
+JOIN campaign_items ci ON ci.campaign_id = q.campaign_id AND ci.item_id = q.item_id;
+UPDATE campaigns SET read_only = 1,
+  imported = json_object(
+    'format', CASE WHEN name LIKE '%:li2018-ratings' THEN 'lijuncen' WHEN name LIKE '%:mir2019-turk' THEN 'passeul'
+                   WHEN name LIKE '%:eval-formality-transfer' THEN 'eval-formality' ELSE 'judgments' END,
+    'from', json(CASE json_type(config, '$.imported_from') WHEN 'array' THEN json_extract(config, '$.imported_from')
+                 WHEN 'text' THEN json_array(json_extract(config, '$.imported_from')) ELSE json_array() END),
+    'scale', COALESCE(json_extract(config, '$.scale'),
+                      (SELECT printf('%g-%g', MIN(value), MAX(value)) FROM judgments WHERE campaign_id = campaigns.id), ''),
+    'agreement_undefined', CASE
+      WHEN name LIKE '%:li2018-ratings' THEN 'annotator ids not published: Li et al. removed the worker ids, so each rated row is its own anonymous annotator'
+      WHEN name LIKE '%:mir2019-turk' THEN 'annotator ids not published: each value is the mean of 3 Mechanical Turk workers, whose own ratings are not published'
+      END,
+    'system_level', json('false')),
+  config = json_object(
+    'dataset', (SELECT name FROM datasets WHERE id = campaigns.dataset_id),
+    'mode', (SELECT CASE WHEN MIN(value) >= 1 AND MAX(value) <= 5 THEN 'likert' ELSE 'slider' END
+             FROM judgments WHERE campaign_id = campaigns.id),
+    'directions', json((SELECT json_group_array(label ORDER BY id) FROM
+                    (SELECT DISTINCT x.id, s.name || '->' || t.name AS label FROM campaign_items ci
+                     JOIN items i ON i.id = ci.item_id JOIN directions x ON x.id = i.direction_id
+                     JOIN styles s ON s.id = x.source_style_id JOIN styles t ON t.id = x.target_style_id
+                     WHERE ci.campaign_id = campaigns.id))),
+    'systems', json((SELECT json_group_array(s.name ORDER BY cs.pos) FROM campaign_systems cs
+                JOIN systems s ON s.id = cs.system_id WHERE cs.campaign_id = campaigns.id)),
+    'human_reference', json('false'),
+    'aspects', json((SELECT json_group_array(aspect ORDER BY first) FROM
+                 (SELECT aspect, MIN(id) AS first FROM judgments WHERE campaign_id = campaigns.id GROUP BY aspect))),
+    'per_direction', (SELECT COALESCE(MAX(n), 0) FROM
+                       (SELECT COUNT(*) AS n FROM campaign_items ci JOIN items i ON i.id = ci.item_id
+                        WHERE ci.campaign_id = campaigns.id GROUP BY i.direction_id)),
+    'training_per_direction', 0,
+    'repeats', 0.0,
+    'seed', 0,
+    'show_reference', json('false'))
+WHERE mode = 'imported';
+UPDATE campaigns SET mode = json_extract(config, '$.mode') WHERE read_only = 1 AND mode = 'imported';
+"#,
 ];
 
 /// The schema version a fully migrated store has.

@@ -336,19 +336,23 @@ impl<'a> Writer<'a> {
             .query_row("SELECT id FROM annotators WHERE name = ?1", [name], |r| r.get(0))?)
     }
 
-    /// Gets or creates a campaign; an existing one must have the same dataset and mode.
+    /// Gets or creates a campaign; an existing one must have the same dataset and mode and
+    /// not be an imported (read-only) one.
     pub fn campaign(&mut self, name: &str, dataset_id: i64, mode: &str, config: &Value) -> Result<i64> {
         check_name("campaign", name)?;
-        let found: Option<(i64, i64, String)> = self
+        let found: Option<(i64, i64, String, bool)> = self
             .tx
             .query_row(
-                "SELECT id, dataset_id, mode FROM campaigns WHERE name = ?1",
+                "SELECT id, dataset_id, mode, read_only FROM campaigns WHERE name = ?1",
                 [name],
-                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
             )
             .optional()?;
         match found {
-            Some((id, d, m)) if d == dataset_id && m == mode => Ok(id),
+            Some((_, _, _, true)) => Err(Error::Invalid(format!(
+                "campaign {name:?} is read-only (imported from published files)"
+            ))),
+            Some((id, d, m, false)) if d == dataset_id && m == mode => Ok(id),
             Some(_) => Err(Error::Invalid(format!(
                 "campaign {name:?} already exists for another dataset or mode"
             ))),
@@ -360,6 +364,55 @@ impl<'a> Writer<'a> {
                 Ok(self.tx.last_insert_rowid())
             }
         }
+    }
+
+    /// Gets or creates the read-only campaign an import of `format` stores its judgments in
+    /// (its definition is written by `human::imported::seal`). An existing campaign of that
+    /// name must be one imported from the same format for the same dataset.
+    pub fn imported_campaign(&mut self, name: &str, dataset_id: i64, format: &str) -> Result<i64> {
+        check_name("campaign", name)?;
+        let found: Option<(i64, i64, String, Option<String>)> = self
+            .tx
+            .query_row(
+                "SELECT c.id, c.dataset_id, d.name, json_extract(c.imported, '$.format')
+                 FROM campaigns c JOIN datasets d ON d.id = c.dataset_id WHERE c.name = ?1",
+                [name],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .optional()?;
+        match found {
+            Some((id, d, _, Some(f))) if d == dataset_id && f == format => Ok(id),
+            Some((_, d, dataset, _)) if d != dataset_id => Err(Error::Invalid(format!(
+                "campaign {name:?} already exists for dataset {dataset:?}: name this one otherwise"
+            ))),
+            Some((_, _, _, None)) => Err(Error::Invalid(format!(
+                "campaign {name:?} already exists and was made in tstlab, not imported: name this one otherwise"
+            ))),
+            Some((_, _, _, Some(f))) => Err(Error::Invalid(format!(
+                "campaign {name:?} already exists, imported from {f} files: name this one otherwise"
+            ))),
+            None => {
+                self.tx.execute(
+                    "INSERT INTO campaigns(name, dataset_id, mode, config, read_only, imported)
+                     VALUES (?1, ?2, 'slider', '{}', 1, json_object('format', ?3))",
+                    params![name, dataset_id, format],
+                )?;
+                Ok(self.tx.last_insert_rowid())
+            }
+        }
+    }
+
+    /// Stores (or overwrites) one rating published for a system without its item: the `pos`-th
+    /// value of the list for (campaign, direction, system, aspect).
+    pub fn system_rating(&mut self, r: &SystemRating<'_>) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO system_ratings(campaign_id, direction_id, system_id, aspect, pos, value)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(campaign_id, direction_id, system_id, aspect, pos) DO UPDATE SET value = excluded.value",
+            )?
+            .execute(params![r.campaign_id, r.direction_id, r.system_id, r.aspect, r.pos as i64, r.value])?;
+        Ok(())
     }
 
     /// Stores (or overwrites) one human judgment.
@@ -401,6 +454,17 @@ pub struct Judgment<'s> {
     pub item_id: i64,
     pub system_id: i64,
     pub aspect: &'s str,
+    pub value: f64,
+}
+
+/// One rating published for a system without its item.
+#[derive(Debug, Clone)]
+pub struct SystemRating<'s> {
+    pub campaign_id: i64,
+    pub direction_id: i64,
+    pub system_id: i64,
+    pub aspect: &'s str,
+    pub pos: usize,
     pub value: f64,
 }
 

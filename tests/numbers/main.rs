@@ -10,5 +10,6 @@ mod common;
 
 mod correlation;
 mod joint;
+mod judgments;
 mod significance;
 mod tui;

@@ -1,5 +1,6 @@
 //! Campaigns: every annotation campaign with its annotators' progress; annotate as one of
-//! them (Enter) or open the results (v).
+//! them (Enter) or open the results (v). Imported campaigns are listed too, marked read-only:
+//! Enter on one of their annotators says so instead of annotating.
 
 use crate::human::campaign::CampaignSummary;
 use crate::tui::action::Action;
@@ -59,6 +60,14 @@ impl View for Campaigns {
             Action::Open if self.in_annotators => {
                 let c = self.current()?;
                 let a = c.annotators.get(self.annotator)?;
+                if let Some(i) = &c.imported {
+                    let msg = format!(
+                        "campaign {} is read-only: its judgments were imported from {} files (v shows the results)",
+                        theme::text(&c.name),
+                        theme::text(&i.format)
+                    );
+                    return Some(Action::Note(msg, false));
+                }
                 return Some(Action::OpenAnnotate(c.name.clone(), a.annotator.clone()));
             }
             Action::Open if n_ann > 0 => self.in_annotators = true,
@@ -81,15 +90,19 @@ impl View for Campaigns {
             .list
             .iter()
             .map(|c| {
+                let items = if c.system_ratings > 0 && c.real_items == 0 {
+                    format!("{} ratings per system, no items", c.system_ratings)
+                } else {
+                    format!("{}+{} items", c.real_items, c.training_items)
+                };
                 ListItem::new(vec![
                     Line::raw(theme::owned(c.name.clone())),
                     Line::styled(
                         format!(
-                            "  {} · {} · {}+{} items · {} sys · {} annotator(s)",
+                            "  {} · {}{} · {items} · {} sys · {} annotator(s)",
                             theme::text(&c.dataset),
                             c.mode.as_str(),
-                            c.real_items,
-                            c.training_items,
+                            c.imported.as_ref().map_or(String::new(), |i| format!(" · imported ({}), read-only", theme::text(&i.format))),
                             c.systems,
                             c.annotators.len()
                         ),
@@ -116,6 +129,12 @@ impl View for Campaigns {
             .annotators
             .iter()
             .map(|a| {
+                if c.read_only {
+                    return ListItem::new(vec![
+                        Line::raw(theme::owned(a.annotator.clone())),
+                        Line::styled(format!("  {} item(s) judged, {} with every system and aspect", a.real, a.real_done), theme::MUTED),
+                    ]);
+                }
                 ListItem::new(vec![
                     Line::raw(theme::owned(a.annotator.clone())),
                     Line::styled(
@@ -134,7 +153,13 @@ impl View for Campaigns {
                 ])
             })
             .collect();
-        let title = format!(" Annotators of {} · Enter annotates · v results ", c.name);
+        let title = match &c.imported {
+            Some(i) if i.agreement_undefined.is_some() => {
+                format!(" Annotators of {} · read-only · not told apart: no agreement · v results ", c.name)
+            }
+            Some(_) => format!(" Annotators of {} · read-only · v results ", c.name),
+            None => format!(" Annotators of {} · Enter annotates · v results ", c.name),
+        };
         let list = List::new(items)
             .block(theme::pane(title, self.in_annotators))
             .highlight_style(theme::SELECTED)
