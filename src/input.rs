@@ -80,6 +80,8 @@ pub enum Problem {
     LongLine { limit: usize },
     #[error("not UTF-8 text (byte {0})")]
     NotUtf8(usize),
+    #[error("NUL byte at column {0}: text may not hold NUL bytes")]
+    Nul(usize),
     #[error("{var}={value:?} is not a positive number of bytes")]
     BadLimit { var: &'static str, value: String },
 }
@@ -276,7 +278,23 @@ fn read_stream(input: impl Read, path: &Path, limits: &Limits, text: bool, size:
             return Err(InputError::new(path, Problem::TooBig { size: out.len() as u64, limit: limits.file }));
         }
     }
+    if text {
+        nul_free(&out).map_err(|(line, column)| InputError { path: path.to_owned(), line: Some(line), problem: Problem::Nul(column) })?;
+    }
     Ok(out)
+}
+
+/// Text holds no NUL byte; else the line and character column (1-based) of the first, the way
+/// a reader decodes it (a leading byte order mark dropped, invalid bytes one U+FFFD each).
+fn nul_free(text: &[u8]) -> Result<(), (usize, usize)> {
+    let Some(at) = text.iter().position(|&b| b == 0) else { return Ok(()) };
+    let start = text[..at].iter().rposition(|&b| b == b'\n').map_or(0, |n| n + 1);
+    let line = text[..start].iter().filter(|&&b| b == b'\n').count() + 1;
+    let mut before = &text[start..at];
+    if start == 0 {
+        before = before.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(before);
+    }
+    Err((line, String::from_utf8_lossy(before).chars().count() + 1))
 }
 
 #[cfg(test)]
@@ -285,6 +303,20 @@ mod tests {
 
     fn small() -> Limits {
         Limits { file: 64, line: 8 }
+    }
+
+    #[test]
+    fn text_with_a_nul_byte_is_refused_at_its_line_and_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.txt");
+        std::fs::write(&p, "one\ntw\u{e9}o\0three\n").unwrap();
+        let e = read_text(&p).unwrap_err();
+        assert_eq!(e.to_string(), format!("{}:2: NUL byte at column 5: text may not hold NUL bytes", p.display()));
+        std::fs::write(&p, b"\xEF\xBB\xBFa\0").unwrap();
+        assert_eq!(read_text(&p).unwrap_err().line, Some(1));
+        assert!(matches!(read_text(&p).unwrap_err().problem, Problem::Nul(2)));
+        // Bytes that are not text keep their NULs.
+        assert_eq!(read(&p).unwrap(), b"\xEF\xBB\xBFa\0");
     }
 
     #[test]

@@ -87,13 +87,19 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     let pairs: Vec<(String, String)> = match &args.pairs_file {
         Some(p) => {
             let text = crate::input::read_to_string(p)?;
-            text.lines()
-                .filter(|l| !l.is_empty())
-                .map(|l| {
-                    let (c, r) = l.split_once('\t').ok_or_else(|| anyhow::anyhow!("{}: a line without a tab", p.display()))?;
+            let pairs: Vec<(String, String)> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| !l.is_empty())
+                .map(|(i, l)| {
+                    let (c, r) = l.split_once('\t').ok_or_else(|| anyhow::anyhow!("{}:{}: a line without a tab", p.display(), i + 1))?;
                     Ok((c.to_string(), r.to_string()))
                 })
-                .collect::<anyhow::Result<_>>()?
+                .collect::<anyhow::Result<_>>()?;
+            if pairs.is_empty() {
+                anyhow::bail!("{}: empty file", p.display());
+            }
+            pairs
         }
         None => demo_pairs(args.pairs),
     };

@@ -85,6 +85,8 @@ pub fn run(a: ScoreBenchArgs) -> anyhow::Result<()> {
 }
 
 fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> {
+    // The causal LM first: a broken or missing one is refused before the other benchmarks run.
+    let lm = if a.lm_texts > 0 { load_lm(&a.model)? } else { None };
     let mut store = Store::open_in_memory()?;
     crate::demo::build(&mut store)?;
     let data = StyleData::read(&store, "demo-sentiment", false)?;
@@ -102,17 +104,25 @@ fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> 
     dppl::train_all(&data, &LmOptions::default(), &ldir);
     let mut d = DpplScorer::open("demo-sentiment", &ldir)?;
     rows.push(time("d-ppl", &mut d, &t, "Kneser-Ney LMs of the demo sentiment styles".into())?);
-    if a.lm_texts > 0 {
-        let path = model_path(&a.model);
-        if !path.exists() {
-            crate::errln!("g-ppl skipped: no model at {} (tstlab models install {})", path.display(), a.model);
-        } else {
-            let lm = Arc::new(TextLm::load(&path)?);
-            let mut g = GpplScorer::new(lm)?;
-            let n = a.lm_texts.min(t.len());
-            let note = format!("{} on the CPU, batch {}", path.display(), g.batch_size());
-            rows.push(time("g-ppl", &mut g, &t[..n], note)?);
-        }
+    if let Some((lm, path)) = lm {
+        let mut g = GpplScorer::new(lm)?;
+        let n = a.lm_texts.min(t.len());
+        let note = format!("{} on the CPU, batch {}", path.display(), g.batch_size());
+        rows.push(time("g-ppl", &mut g, &t[..n], note)?);
     }
     Ok(rows)
+}
+
+/// The causal LM for g-PPL: `None` (said) when it is a known model not installed; a path
+/// given that is not there is an error.
+fn load_lm(spec: &str) -> anyhow::Result<Option<(Arc<TextLm>, std::path::PathBuf)>> {
+    let path = model_path(spec);
+    if path.exists() {
+        return Ok(Some((Arc::new(TextLm::load(&path)?), path)));
+    }
+    if crate::models::registry::find(spec).is_none() {
+        anyhow::bail!("{}: no such file or folder (give a GGUF file, a model folder or a known model's name)", path.display());
+    }
+    crate::errln!("g-ppl skipped: no model at {} (tstlab models install {spec})", path.display());
+    Ok(None)
 }

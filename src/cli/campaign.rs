@@ -110,7 +110,14 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
         CampaignCommand::Import { file, json } => {
             let text = crate::input::read_to_string(&file)?;
             let lines = exchange::parse(&text, &file.display().to_string())?;
-            let r = exchange::import(store, &lines)?;
+            // What the file asks that this store cannot give (a dataset, an item, another
+            // definition) is named with the file.
+            let r = exchange::import(store, &lines).map_err(|e| match e {
+                campaign::Error::Invalid(_) | campaign::Error::Store(crate::store::Error::NotFound(_) | crate::store::Error::Invalid(_)) => {
+                    anyhow::anyhow!("{}: {e}", file.display())
+                }
+                e => e.into(),
+            })?;
             if json {
                 return print_json(&r);
             }

@@ -117,12 +117,20 @@ pub fn run(store: Option<&mut Store>, cmd: LmCommand) -> anyhow::Result<()> {
     }
 }
 
+/// The text of a file (or standard input, `-`), a leading byte order mark dropped; empty
+/// text is refused.
 fn read_input(input: &Option<PathBuf>) -> anyhow::Result<String> {
     let bytes = match input {
         Some(p) => crate::input::read_text(p)?,
         None => crate::input::read_stdin_text()?,
     };
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
+    let body = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&bytes);
+    let text = String::from_utf8_lossy(body).into_owned();
+    if text.trim().is_empty() {
+        let name = input.as_deref().unwrap_or(std::path::Path::new("-"));
+        anyhow::bail!("{}: empty file", name.display());
+    }
+    Ok(text)
 }
 
 fn estimate_file(a: EstimateArgs) -> anyhow::Result<()> {

@@ -103,6 +103,9 @@ fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
         for n in &f.notices {
             crate::errln!("note: {n}");
         }
+        if f.lines.iter().all(|l| l.trim().is_empty()) {
+            anyhow::bail!("{}: empty file", p.display());
+        }
         Ok(f.lines
             .into_iter()
             .map(|mut l| {

@@ -208,6 +208,9 @@ pub fn parse(text: &str, what: &str) -> Result<Vec<Line>> {
     if lines.is_empty() {
         return Err(Error::Invalid(format!("{what}: empty file")));
     }
+    if !lines.iter().any(|l| matches!(l, Line::Entry { .. })) {
+        return Err(Error::Invalid(format!("{what}: empty file: a campaign line and no queue lines (an export holds an annotator's queue)")));
+    }
     check(&lines, &|k| format!("{what}:{}", numbers[k]))?;
     Ok(lines)
 }

@@ -148,6 +148,9 @@ impl<'w, 'a> Ctx<'w, 'a> {
         }
         let f = match TextFile::read(path) {
             Ok(f) => f,
+            // What is wrong at a line (a NUL byte, a line over the limit) is the text's fault,
+            // not a part that cannot be read: never left out.
+            Err(e) if e.line.is_some() => return Err(e),
             Err(e) => return self.skip(path, e.reason).map(|_| None),
         };
         if blank(&f) {

@@ -53,6 +53,7 @@ const YELP_SYSTEMS: &[&str] = &[
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     let mut plan = Vec::new();
     for root in paths {
+        need_dir(root)?;
         need_dir(&root.join("data"))?;
         for dir in list_dir(&root.join("data"))? {
             let folder = file_name(&dir);

@@ -61,6 +61,7 @@ const ASPECTS: &[&str] = &["content_preservation", "style_transfer_intensity"];
 
 fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
     for p in paths {
+        need_dir(p)?;
         need_dir(&p.join("data"))?;
     }
     let names = BTreeSet::from([DATASET.to_owned()]);

@@ -122,7 +122,8 @@ fn inputs(p: &Path, out: &mut Vec<Input>, ctx_notes: &mut Vec<(PathBuf, String)>
         return Ok(());
     }
     if !p.is_dir() {
-        return Err(ImportError::new(p, None, "no such file or folder"));
+        let why = std::fs::metadata(p).ok().and_then(|m| crate::input::kind_problem(&m)).map_or("no such file or folder".into(), |k| k.to_string());
+        return Err(ImportError::new(p, None, why));
     }
     let (comp, amt_dir) = (p.join(COMPOSITIONAL), p.join(AMT));
     if comp.exists() || amt_dir.exists() {

@@ -483,6 +483,12 @@ fn read_text(path: &Path) -> Result<String> {
 impl BertEncoder {
     /// Loads a model folder. Every failure names the file at fault.
     pub fn load(dir: &Path) -> Result<BertEncoder> {
+        // A FIFO, a device or a file given as the folder: said as such, not as an error of a
+        // path inside it.
+        if let Some(kind) = std::fs::metadata(dir).ok().filter(|m| !m.is_dir()).map(|m| crate::input::kind_problem(&m)) {
+            let what = kind.map_or("is a file".to_owned(), |k| k.to_string());
+            return Err(BertError::Config { path: dir.to_owned(), reason: format!("{what}; an encoder is a folder (config.json, tokenizer.json, weights)") });
+        }
         let config_path = dir.join("config.json");
         let text = read_text(&config_path)?;
         let config: EncoderConfig = serde_json::from_str(&text).map_err(|e| BertError::Config {

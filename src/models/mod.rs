@@ -49,7 +49,7 @@ use std::path::PathBuf;
 /// Errors of model loading and generation.
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
-    #[error("model not found: {0}")]
+    #[error("{}: model not found", .0.display())]
     NotFound(PathBuf),
     #[error("{path}: cannot read: {source}")]
     Io { path: PathBuf, source: std::io::Error },

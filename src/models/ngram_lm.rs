@@ -44,8 +44,9 @@ pub enum LmError {
          artificial data? (a discount fallback overrides this)"
     )]
     Discount { order: usize, reason: String },
-    #[error("{}:{line}: {reason}", path.display())]
-    Arpa { path: PathBuf, line: usize, reason: String },
+    /// An ARPA file's error, at a line or about the whole file.
+    #[error("{}{}: {reason}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Arpa { path: PathBuf, line: Option<usize>, reason: String },
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     /// A file that is not a regular file, or past the size limits (`crate::input`).

@@ -339,6 +339,9 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
     let text = crate::input::read_to_string(&config_path)?;
     let config: Value =
         serde_json::from_str(&text).map_err(|source| InspectError::Json { path: config_path.clone(), source })?;
+    if !config.is_object() {
+        return Err(InspectError::Incomplete { path: config_path, what: "not a model config (a JSON object is expected)".into() });
+    }
     let architecture = config["model_type"]
         .as_str()
         .or_else(|| config["architectures"][0].as_str())

@@ -154,12 +154,13 @@ pub fn model_path(spec: &str) -> PathBuf {
     registry::installed_path(spec)
 }
 
-/// "install it with ..." for a missing model.
+/// "install it with ..." for a known model that is not installed (the metric is absent); a
+/// path given that is not there is an error like a broken model (see [`BROKEN`]).
 fn missing(spec: &str, what: &str) -> String {
     let path = model_path(spec);
     match registry::find(spec) {
-        Some(m) => format!("{what} {} is not installed at {}: install it with `tstlab models install {}`", m.name, path.display(), m.name),
-        None => format!("{what} not found at {} (give an existing GGUF file or model folder, or `tstlab models install`)", path.display()),
+        Some(m) => format!("the {what} {} is not installed at {}: install it with `tstlab models install {}`", m.name, path.display(), m.name),
+        None => format!("{BROKEN} {what} {}: no such file or folder (give an existing GGUF file or model folder, or `tstlab models install`)", path.display()),
     }
 }
 
@@ -185,7 +186,7 @@ impl Loaded {
             .get_or_insert_with(|| {
                 let path = model_path(&opts.model);
                 if !path.exists() {
-                    return Err(missing(&opts.model, "the causal LM"));
+                    return Err(missing(&opts.model, "causal LM"));
                 }
                 TextLm::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} causal LM {}: {e}", path.display()))
             })
@@ -197,7 +198,7 @@ impl Loaded {
             .get_or_insert_with(|| {
                 let path = model_path(&opts.encoder);
                 if !path.exists() {
-                    return Err(missing(&opts.encoder, "the BERTScore encoder"));
+                    return Err(missing(&opts.encoder, "BERTScore encoder"));
                 }
                 BertEncoder::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} encoder {}: {e}", path.display()))
             })

@@ -81,7 +81,8 @@ pub fn check(path: &Path) -> Result<Report> {
     let mut report = Report { path: path.to_owned(), version: None, problems: Vec::new() };
     let conn = match guard::probe(path) {
         Ok(guard::Probe::Missing) => return Err(Error::Missing { path: path.to_owned() }),
-        Ok(guard::Probe::Empty(_)) => return Ok(report),
+        // An empty file is a SQLite database with nothing in it, not a store (as on open).
+        Ok(guard::Probe::Empty(_)) => return Err(Error::Empty { path: path.to_owned() }),
         Ok(guard::Probe::Store(v, conn)) => {
             report.version = Some(v);
             conn

@@ -130,6 +130,7 @@ impl<'a> Writer<'a> {
         source: &str,
         context: Option<&str>,
     ) -> Result<i64> {
+        check_name("split", split)?;
         let found: Option<(i64, String)> = self
             .tx
             .prepare_cached(

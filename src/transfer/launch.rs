@@ -39,7 +39,7 @@ pub fn run_spec(
 ) -> Result<Outcome> {
     let generator = Generator::load(&spec.model).map_err(|e| match e {
         crate::models::ModelError::NotFound(p) => {
-            TransferError::Invalid(format!("model not found: {} (install it with `tstlab models install`)", p.display()))
+            TransferError::Invalid(format!("{}: model not found (install it with `tstlab models install`)", p.display()))
         }
         e => e.into(),
     })?;

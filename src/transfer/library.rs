@@ -160,12 +160,13 @@ impl Library {
 
 /// Reads one template file.
 pub fn read_file(path: &Path) -> Result<Template, TemplateError> {
-    let text = crate::input::read_to_string(path).map_err(|e| TemplateError::File { path: path.to_owned(), detail: e.reason() })?;
+    let text = crate::input::read_to_string(path)
+        .map_err(|e| TemplateError::File { path: path.to_owned(), line: e.line, detail: e.problem.to_string() })?;
+    if text.trim().is_empty() {
+        return Err(TemplateError::File { path: path.to_owned(), line: None, detail: "empty file".into() });
+    }
     let name = path.file_name().and_then(|n| n.to_str()).map(stem).unwrap_or("template");
-    Template::parse(&text, name, Origin::File(path.to_owned())).map_err(|e| TemplateError::File {
-        path: path.to_owned(),
-        detail: e.to_string(),
-    })
+    Template::parse(&text, name, Origin::File(path.to_owned())).map_err(|e| e.in_file(path))
 }
 
 #[cfg(test)]

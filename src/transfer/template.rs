@@ -38,18 +38,42 @@ const FILTERS: &[&str] = &["title", "upper", "lower"];
 pub enum TemplateError {
     #[error("template {template}: line {line}: {detail}")]
     Syntax { template: String, line: usize, detail: String },
-    #[error("template {template}: unknown placeholder {{{name}}} in the {place} (known: {known})")]
-    UnknownPlaceholder { template: String, name: String, place: &'static str, known: String },
-    #[error("template {template}: unknown filter |{filter} on {{{name}}} (known: title, upper, lower{tables})")]
-    UnknownFilter { template: String, name: String, filter: String, tables: String },
+    #[error("template {template}: line {line}: unknown placeholder {{{name}}} in the {place} (known: {known})")]
+    UnknownPlaceholder { template: String, line: usize, name: String, place: &'static str, known: String },
+    #[error("template {template}: line {line}: unknown filter |{filter} on {{{name}}} (known: title, upper, lower{tables})")]
+    UnknownFilter { template: String, line: usize, name: String, filter: String, tables: String },
     #[error("template {template}: table {table} has no entry for {key:?}")]
     NoTableEntry { template: String, table: String, key: String },
     #[error("template {template}: {{{name}}} has no value here: {why}")]
     Missing { template: String, name: String, why: String },
     #[error("no template named {0:?} (see `tstlab templates list`)")]
     NotFound(String),
-    #[error("{path}: {detail}")]
-    File { path: PathBuf, detail: String },
+    /// A template file's error: `FILE:LINE: template NAME: ...`.
+    #[error("{}{}: {detail}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    File { path: PathBuf, line: Option<usize>, detail: String },
+}
+
+impl TemplateError {
+    /// The line of the template the error is at, if it is at one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            TemplateError::Syntax { line, .. } | TemplateError::UnknownPlaceholder { line, .. } | TemplateError::UnknownFilter { line, .. } => Some(*line),
+            TemplateError::File { line, .. } => *line,
+            _ => None,
+        }
+    }
+
+    /// The error as one of template file `path`, its line after the path.
+    pub fn in_file(self, path: &std::path::Path) -> TemplateError {
+        let line = self.line();
+        let text = self.to_string();
+        // "template NAME: line N: detail" (a name is one word): the line goes after the path.
+        let detail = match line {
+            Some(l) => text.replacen(&format!(": line {l}: "), ": ", 1),
+            None => text,
+        };
+        TemplateError::File { path: path.to_owned(), line, detail }
+    }
 }
 
 /// How the rendered prompt reaches the model.
@@ -93,7 +117,7 @@ impl fmt::Display for Origin {
 #[derive(Debug, Clone, PartialEq)]
 enum Piece {
     Text(String),
-    Slot { name: String, filters: Vec<String> },
+    Slot { name: String, filters: Vec<String>, line: usize },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -210,7 +234,7 @@ fn pieces(template: &str, text: &str, line0: usize) -> Result<Vec<Piece>, Templa
                 if !buf.is_empty() {
                     out.push(Piece::Text(std::mem::take(&mut buf)));
                 }
-                out.push(Piece::Slot { name, filters });
+                out.push(Piece::Slot { name, filters, line });
             }
             '}' => {
                 return Err(TemplateError::Syntax {
@@ -250,6 +274,9 @@ impl Template {
         };
         let mut body_start = None;
         let mut offset = 0;
+        // The line each key was given on (a key twice is an error), the name's and the example's.
+        let mut keys: BTreeMap<String, usize> = BTreeMap::new();
+        let (mut name_line, mut example_line) = (1, 0);
         for (i, raw) in text.split_inclusive('\n').enumerate() {
             let line_no = i + 1;
             offset += raw.len();
@@ -272,8 +299,16 @@ impl Template {
             let key = key.trim();
             let value = unquote(&t.name, line_no, value)?;
             let bad = |detail: String| TemplateError::Syntax { template: t.name.clone(), line: line_no, detail };
+            if let Some(first) = keys.insert(key.to_owned(), line_no) {
+                return Err(bad(format!("key {key:?} given twice: first at line {first}")));
+            }
             match key {
-                "name" => t.name = value,
+                "name" => {
+                    crate::store::check_name("template", &value)
+                        .map_err(|e| TemplateError::Syntax { template: fallback_name.to_owned(), line: line_no, detail: e.to_string() })?;
+                    t.name = value;
+                    name_line = line_no;
+                }
                 "about" => t.about = value,
                 "match" => t.datasets = list(&value),
                 "directions" => t.directions = list(&value),
@@ -286,7 +321,10 @@ impl Template {
                     }
                 }
                 "shots" => t.shots = value.parse().map_err(|_| bad(format!("shots {value:?} is not a number")))?,
-                "example" => t.example = value,
+                "example" => {
+                    t.example = value;
+                    example_line = line_no;
+                }
                 "example_separator" => t.example_separator = value,
                 k if k.starts_with("table.") => {
                     let rest = &k["table.".len()..];
@@ -313,10 +351,10 @@ impl Template {
         let body = body.strip_suffix('\n').unwrap_or(body);
         t.body = body.strip_suffix('\r').unwrap_or(body).to_owned();
         if t.name.trim().is_empty() || t.name.contains(char::is_whitespace) {
-            return Err(TemplateError::Syntax { template: t.name.clone(), line: 1, detail: "the name must be one word".into() });
+            return Err(TemplateError::Syntax { template: t.name.clone(), line: name_line, detail: "the name must be one word".into() });
         }
         t.body_pieces = pieces(&t.name, &t.body, body_line)?;
-        t.example_pieces = pieces(&t.name, &t.example, 0)?;
+        t.example_pieces = pieces(&t.name, &t.example, example_line)?;
         t.check(&t.body_pieces, PROMPT_NAMES, "prompt")?;
         t.check(&t.example_pieces, EXAMPLE_NAMES, "example format")?;
         if t.body.trim().is_empty() {
@@ -341,10 +379,11 @@ impl Template {
 
     fn check(&self, pieces: &[Piece], known: &[&str], place: &'static str) -> Result<(), TemplateError> {
         for p in pieces {
-            let Piece::Slot { name, filters } = p else { continue };
+            let Piece::Slot { name, filters, line } = p else { continue };
             if !known.contains(&name.as_str()) {
                 return Err(TemplateError::UnknownPlaceholder {
                     template: self.name.clone(),
+                    line: *line,
                     name: name.clone(),
                     place,
                     known: known.iter().map(|k| format!("{{{k}}}")).collect::<Vec<_>>().join(", "),
@@ -354,6 +393,7 @@ impl Template {
                 if !FILTERS.contains(&f.as_str()) && !self.tables.contains_key(f) {
                     return Err(TemplateError::UnknownFilter {
                         template: self.name.clone(),
+                        line: *line,
                         name: name.clone(),
                         filter: f.clone(),
                         tables: self.tables.keys().map(|k| format!(", {k}")).collect(),
@@ -430,7 +470,7 @@ impl Template {
         for p in pieces {
             match p {
                 Piece::Text(t) => out.push_str(t),
-                Piece::Slot { name, filters } => {
+                Piece::Slot { name, filters, .. } => {
                     let mut v = value(name)?;
                     for f in filters {
                         v = self.filter(f, &v)?;
@@ -517,6 +557,12 @@ mod tests {
         assert!(e.to_string().contains("shots"), "{e}");
         let e = parse("---\n{target_style}\n").unwrap_err();
         assert!(e.to_string().contains("neither"), "{e}");
+        let e = parse("name: x\nabout: a\nabout: b\n---\n{sentence}\n").unwrap_err();
+        assert!(e.to_string().contains("line 3: key \"about\" given twice: first at line 2"), "{e}");
+        let e = parse("# n\nname: a\u{1b}[2Jb\n---\n{sentence}\n").unwrap_err();
+        assert!(e.to_string().contains("line 2: template name \"a\\u{1b}[2Jb\" has the control character U+001B"), "{e}");
+        let e = parse("name: x\n---\nsay\n{sentense}\n").unwrap_err().in_file(std::path::Path::new("t.prompt"));
+        assert!(e.to_string().starts_with("t.prompt:4: template x: unknown placeholder {sentense}"), "{e}");
         let t = parse("table.t.TFU: future\n---\n{target_style|t} {sentence}\n").unwrap();
         let v = |s| Vars { target_style: s, ..Default::default() };
         assert_eq!(t.render(&v("tfu")).unwrap(), "future ");

@@ -54,7 +54,7 @@ fn output(s: &str, i: usize) -> String {
 
 /// The first control a terminal could obey in `bytes`, if any (invalid UTF-8 counts: a raw
 /// 0x80-0x9F byte is a C1 control to an 8-bit terminal).
-fn obeyable(bytes: &[u8]) -> Option<String> {
+pub(crate) fn obeyable(bytes: &[u8]) -> Option<String> {
     let s = match std::str::from_utf8(bytes) {
         Ok(s) => s,
         Err(e) => return Some(format!("invalid UTF-8 at byte {}", e.valid_up_to())),

@@ -6,7 +6,7 @@
 //! message when `../shared/anchors` is absent.
 
 #[path = "../anchor/mod.rs"]
-mod anchor;
+pub(crate) mod anchor;
 #[path = "../bin/mod.rs"]
 mod bin;
 
@@ -15,15 +15,15 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 /// A store with the demo data in it, in a home of its own.
-struct Lab {
-    home: tempfile::TempDir,
-    store: PathBuf,
+pub(crate) struct Lab {
+    pub(crate) home: tempfile::TempDir,
+    pub(crate) store: PathBuf,
     /// Refused imports checked so far.
     refused: usize,
 }
 
 impl Lab {
-    fn new() -> Lab {
+    pub(crate) fn new() -> Lab {
         let home = tempfile::tempdir().unwrap();
         let store = home.path().join("s.sqlite");
         let lab = Lab { home, store, refused: 0 };
@@ -36,7 +36,7 @@ impl Lab {
     }
 
     /// Runs a command that must succeed; returns stdout and stderr.
-    fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> (String, String) {
+    pub(crate) fn ok<S: AsRef<OsStr>>(&self, args: &[S]) -> (String, String) {
         let out = self.run(args);
         let (o, e) = (String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned());
         let shown: Vec<_> = args.iter().map(|a| a.as_ref().to_string_lossy().into_owned()).collect();
@@ -45,7 +45,7 @@ impl Lab {
     }
 
     /// The row count of every table.
-    fn counts(&self) -> Vec<(String, i64)> {
+    pub(crate) fn counts(&self) -> Vec<(String, i64)> {
         let c = rusqlite::Connection::open_with_flags(&self.store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
         let tables: Vec<String> = c
             .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
@@ -92,7 +92,7 @@ impl Lab {
 
 /// How a part of a layout is broken.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Fault {
+pub(crate) enum Fault {
     Missing,
     /// A file replaced by a folder.
     Folder,
@@ -107,7 +107,7 @@ enum Fault {
 }
 
 impl Fault {
-    fn reason(self, was_dir: bool) -> &'static str {
+    pub(crate) fn reason(self, was_dir: bool) -> &'static str {
         match self {
             Fault::Missing if was_dir => "missing folder",
             Fault::Missing => "missing file",
@@ -120,13 +120,13 @@ impl Fault {
 }
 
 /// A copy of (parts of) an anchor layout that faults are applied to and taken back from.
-struct Layout {
+pub(crate) struct Layout {
     src: PathBuf,
-    root: PathBuf,
+    pub(crate) root: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-fn copy_tree(src: &Path, dst: &Path) {
+pub(crate) fn copy_tree(src: &Path, dst: &Path) {
     if src.is_dir() {
         std::fs::create_dir_all(dst).unwrap();
         for e in std::fs::read_dir(src).unwrap() {
@@ -139,7 +139,7 @@ fn copy_tree(src: &Path, dst: &Path) {
     }
 }
 
-fn remove(p: &Path) {
+pub(crate) fn remove(p: &Path) {
     if p.is_dir() {
         std::fs::remove_dir_all(p).unwrap();
     } else if p.exists() {
@@ -149,7 +149,7 @@ fn remove(p: &Path) {
 
 impl Layout {
     /// Copies `parts` (relative paths; `""` for everything) of `../shared/anchors/<name>`.
-    fn copy(name: &str, parts: &[&str]) -> Option<Layout> {
+    pub(crate) fn copy(name: &str, parts: &[&str]) -> Option<Layout> {
         let src = anchor::dir(name)?;
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().join(name);
@@ -159,7 +159,7 @@ impl Layout {
         Some(Layout { src, root, _dir: dir })
     }
 
-    fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
@@ -167,7 +167,7 @@ impl Layout {
         self.path(rel).display().to_string()
     }
 
-    fn fault(&self, rel: &str, fault: Fault) {
+    pub(crate) fn fault(&self, rel: &str, fault: Fault) {
         let p = self.path(rel);
         let text = std::fs::read(&p).unwrap_or_default();
         remove(&p);
@@ -191,7 +191,7 @@ impl Layout {
     }
 
     /// Replaces the first `from` in a file (after byte `after`) by `to`; returns its 1-based line.
-    fn edit(&self, rel: &str, after: usize, from: &str, to: &str) -> usize {
+    pub(crate) fn edit(&self, rel: &str, after: usize, from: &str, to: &str) -> usize {
         let p = self.path(rel);
         let text = String::from_utf8(std::fs::read(&p).unwrap()).unwrap();
         let at = after + text[after..].find(from).unwrap_or_else(|| panic!("{from:?} not in {rel}"));
@@ -202,7 +202,7 @@ impl Layout {
     }
 
     /// Appends line `n` (1-based) of a file to its end again; returns the new line's number.
-    fn repeat_line(&self, rel: &str, n: usize) -> usize {
+    pub(crate) fn repeat_line(&self, rel: &str, n: usize) -> usize {
         let p = self.path(rel);
         let text = String::from_utf8_lossy(&std::fs::read(&p).unwrap()).into_owned();
         let lines: Vec<&str> = text.lines().collect();
@@ -630,7 +630,7 @@ fn eval_formality_every_file_slider_values_and_names() {
 }
 
 /// Writes `value` at index `i` of a float64 `.npy` file.
-fn patch_npy(p: &Path, i: usize, value: f64) {
+pub(crate) fn patch_npy(p: &Path, i: usize, value: f64) {
     let mut b = std::fs::read(p).unwrap();
     assert_eq!(&b[..6], b"\x93NUMPY");
     let start = 10 + u16::from_le_bytes([b[8], b[9]]) as usize + 8 * i;

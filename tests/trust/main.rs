@@ -5,6 +5,7 @@
 mod pty;
 
 mod annotate_faults;
+mod bad_input;
 mod control;
 mod imports;
 mod store_guard;

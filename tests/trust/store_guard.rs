@@ -21,9 +21,9 @@ use std::time::{Duration, Instant};
 use tstlab::store::Store;
 
 /// No command here may take longer: a FIFO that blocks fails the test instead of hanging it.
-const LIMIT: Duration = Duration::from_secs(60);
+pub(crate) const LIMIT: Duration = Duration::from_secs(60);
 
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name)
 }
 
@@ -34,14 +34,19 @@ struct Out {
     stderr: String,
 }
 
-/// Runs `tstlab ARGS` with its own home (and `env`), within [`LIMIT`].
-fn run(home: &Path, env: &[(&str, &str)], args: Vec<OsString>) -> Out {
+/// Runs `tstlab ARGS` with its own home (and `env`), within `limit`; stdout and stderr as bytes.
+pub(crate) fn run_raw(home: &Path, env: &[(&str, &str)], args: Vec<OsString>, limit: Duration) -> std::process::Output {
     let mut c = bin::tstlab(home);
-    c.args(args).timeout(LIMIT);
+    c.args(args).timeout(limit);
     for (k, v) in env {
         c.env(k, v);
     }
-    let o = c.output().expect("tstlab runs");
+    c.output().expect("tstlab runs")
+}
+
+/// Runs `tstlab ARGS` with its own home (and `env`), within [`LIMIT`].
+fn run(home: &Path, env: &[(&str, &str)], args: Vec<OsString>) -> Out {
+    let o = run_raw(home, env, args, LIMIT);
     Out { code: o.status.code(), stdout: String::from_utf8_lossy(&o.stdout).into(), stderr: String::from_utf8_lossy(&o.stderr).into() }
 }
 
@@ -80,7 +85,7 @@ fn succeeded(o: &Out, what: &str) {
 }
 
 /// A demo store at `path`.
-fn demo(home: &Path, path: &Path) {
+pub(crate) fn demo(home: &Path, path: &Path) {
     succeeded(&run(home, &[], args!["--store", path, "demo"]), "demo");
 }
 
@@ -91,14 +96,14 @@ fn rows(home: &Path, store: &Path) -> String {
     o.stdout
 }
 
-fn mkfifo(path: &Path) {
+pub(crate) fn mkfifo(path: &Path) {
     let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0, "mkfifo {}", path.display());
 }
 
 /// Overwrites 800 bytes of page `page` (1-based, 4096-byte pages) after its header.
-fn garble_page(path: &Path, page: usize) {
+pub(crate) fn garble_page(path: &Path, page: usize) {
     let mut b = std::fs::read(path).unwrap();
     let at = (page - 1) * 4096 + 8;
     for (i, x) in b[at..at + 800].iter_mut().enumerate() {
@@ -691,7 +696,7 @@ fn inputs_that_are_not_regular_files_or_too_big_are_refused_at_once() {
 // ---- broken model files ----
 
 /// A tiny qwen2 model as a Hugging Face folder (config.json, model.safetensors, tokenizer.json).
-fn tiny_qwen2(dir: &Path) {
+pub(crate) fn tiny_qwen2(dir: &Path) {
     use tokenizers::models::wordlevel::WordLevel;
     use tokenizers::pre_tokenizers::whitespace::Whitespace;
     std::fs::create_dir_all(dir).unwrap();
@@ -724,7 +729,7 @@ fn tiny_qwen2(dir: &Path) {
 }
 
 /// A small GGUF file of `arch` with one tensor (and a tokenizer's token list when `tokens`).
-fn tiny_gguf(path: &Path, arch: &str, tokens: bool) {
+pub(crate) fn tiny_gguf(path: &Path, arch: &str, tokens: bool) {
     let mut f = std::fs::File::create(path).unwrap();
     let t = QTensor::quantize(&Tensor::ones((4, 64), candle_core::DType::F32, &Device::Cpu).unwrap(), GgmlDType::F32).unwrap();
     let arch_v = Value::String(arch.into());
@@ -737,7 +742,7 @@ fn tiny_gguf(path: &Path, arch: &str, tokens: bool) {
 }
 
 /// Copies a folder (flat).
-fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for e in std::fs::read_dir(from).unwrap().flatten() {
         std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
@@ -745,14 +750,14 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// A broken copy of a model folder: `edit` changes it.
-fn broken(root: &Path, name: &str, from: &Path, edit: impl FnOnce(&Path)) -> PathBuf {
+pub(crate) fn broken(root: &Path, name: &str, from: &Path, edit: impl FnOnce(&Path)) -> PathBuf {
     let dir = root.join(name);
     copy_dir(from, &dir);
     edit(&dir);
     dir
 }
 
-fn cut(path: &Path, keep: usize) {
+pub(crate) fn cut(path: &Path, keep: usize) {
     let b = std::fs::read(path).unwrap();
     std::fs::write(path, &b[..keep.min(b.len())]).unwrap();
 }

@@ -43,7 +43,11 @@ impl Model {
 
     /// Parses ARPA text (`path` only names errors). A missing `<unk>` gets log10 -100, as KenLM.
     pub fn parse_arpa(text: &str, path: &Path) -> Result<Model> {
-        let err = |line: usize, reason: String| LmError::Arpa { path: path.to_owned(), line, reason };
+        let err = |line: usize, reason: String| LmError::Arpa { path: path.to_owned(), line: Some(line), reason };
+        let whole = |reason: String| LmError::Arpa { path: path.to_owned(), line: None, reason };
+        if text.trim().is_empty() {
+            return Err(whole("empty file".into()));
+        }
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
         let mut declared: Vec<usize> = Vec::new();
         let (mut seen_data, mut section) = (false, 0usize);
@@ -75,7 +79,7 @@ impl Model {
         }
         let order = declared.len();
         if section != 1 || order == 0 {
-            return Err(err(0, "no \\data\\ header with n-gram counts and \\1-grams: section".into()));
+            return Err(whole("no \\data\\ header with n-gram counts and \\1-grams: section".into()));
         }
         if order > MAX_ORDER {
             return Err(LmError::Order(order));
@@ -84,6 +88,8 @@ impl Model {
         let mut index: HashMap<String, u32> = HashMap::new();
         let mut grams: Vec<HashMap<u128, Entry>> = (0..order).map(|i| HashMap::with_capacity(declared[i])).collect();
         let mut ended = false;
+        // The line of the current section's header (to find where an n-gram was first given).
+        let mut section_line = 0;
         for (no, line) in lines {
             if line.trim().is_empty() {
                 continue;
@@ -98,6 +104,7 @@ impl Model {
                     return Err(err(no, format!("section {n}-grams out of order")));
                 }
                 section = n;
+                section_line = no;
                 continue;
             }
             // Words hold no white space (KenLM splits on it), so fields split on any of it.
@@ -111,6 +118,13 @@ impl Model {
             };
             let num = |s: &str| s.trim().parse::<f32>().map_err(|_| err(no, format!("bad number {s:?}")));
             let entry = Entry { prob: num(prob)?, backoff: backoff.map(num).transpose()?.unwrap_or(0.0) };
+            // A log10 probability is a finite number at most 0 (KenLM refuses positive ones too).
+            if !entry.prob.is_finite() || entry.prob > 0.0 {
+                return Err(err(no, format!("log10 probability {} is not a finite number at most 0", entry.prob)));
+            }
+            if !entry.backoff.is_finite() {
+                return Err(err(no, format!("backoff {} is not a finite number", entry.backoff)));
+            }
             let mut ids = Vec::with_capacity(section);
             for &w in words {
                 let id = match index.get(w) {
@@ -127,14 +141,21 @@ impl Model {
                 };
                 ids.push(id);
             }
-            grams[section - 1].insert(key(&ids), entry);
+            if grams[section - 1].insert(key(&ids), entry).is_some() {
+                let first = text.lines().enumerate().skip(section_line).find(|(_, l)| {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    f.len() > section && f[1..=section] == *words
+                });
+                let first = first.map_or(String::new(), |(i, _)| format!(": first at line {}", i + 1));
+                return Err(err(no, format!("the {section}-gram {:?} given twice{first}", words.join(" "))));
+            }
         }
         if !ended {
             return Err(err(text.lines().count(), "no \\end\\ line".into()));
         }
         for (i, g) in grams.iter().enumerate() {
             if g.len() != declared[i] {
-                return Err(err(0, format!("header declares {} {}-grams, found {}", declared[i], i + 1, g.len())));
+                return Err(whole(format!("header declares {} {}-grams, found {}", declared[i], i + 1, g.len())));
             }
         }
         // Ids 0..3 must be <unk>, <s>, </s> for scoring: remap by rebuilding when they are not.

@@ -111,7 +111,16 @@ fn arpa_errors_name_the_line() {
     assert!(e.starts_with("m.arpa:6: bad number"), "{e}");
     let short = "\\data\\\nngram 1=3\n\n\\1-grams:\n-1.0\ta\n-1\tb\n\\end\\\n";
     let e = Model::parse_arpa(short, Path::new("m.arpa")).unwrap_err().to_string();
-    assert!(e.contains("declares 3 1-grams, found 2"), "{e}");
+    assert_eq!(e, "m.arpa: header declares 3 1-grams, found 2");
+    let twice = "\\data\\\nngram 1=2\n\n\\1-grams:\n-1.0\ta\n-1\tb\n-2\ta\n\\end\\\n";
+    let e = Model::parse_arpa(twice, Path::new("m.arpa")).unwrap_err().to_string();
+    assert_eq!(e, "m.arpa:7: the 1-gram \"a\" given twice: first at line 5");
+    for (p, shown) in [("inf", "inf"), ("NaN", "NaN"), ("0.5", "0.5")] {
+        let bad = format!("\\data\\\nngram 1=2\n\n\\1-grams:\n-1.0\ta\n{p}\tb\n\\end\\\n");
+        let e = Model::parse_arpa(&bad, Path::new("m.arpa")).unwrap_err().to_string();
+        assert_eq!(e, format!("m.arpa:6: log10 probability {shown} is not a finite number at most 0"));
+    }
+    assert_eq!(Model::parse_arpa(" \n", Path::new("m.arpa")).unwrap_err().to_string(), "m.arpa: empty file");
     // No <unk>: KenLM's -100.
     let ok = "\\data\\\nngram 1=3\n\n\\1-grams:\n-1.0\t<s>\t-0.5\n-0.5\ta\n-0.2\t</s>\n\n\\end\\\n";
     let m = Model::parse_arpa(ok, Path::new("m.arpa")).unwrap();
