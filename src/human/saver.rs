@@ -96,7 +96,7 @@ fn size_limit_reached(path: &Path) -> Option<String> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let biggest = [PathBuf::from(wal), path.to_owned()].iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).max()?;
-    (biggest >= lim.rlim_cur as u64).then(|| format!("the file size limit (ulimit -f) of {} bytes is reached", lim.rlim_cur))
+    (biggest >= lim.rlim_cur).then(|| format!("the file size limit (ulimit -f) of {} bytes is reached", lim.rlim_cur))
 }
 
 /// Why the store's files cannot be written, when that is what an I/O error came from

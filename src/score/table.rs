@@ -202,14 +202,14 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, 
 }
 
 /// Stored per-output values of one metric in one configuration.
-struct Scores {
+pub(super) struct Scores {
     config: String,
-    values: HashMap<i64, (Option<f64>, Option<String>)>,
+    pub(super) values: HashMap<i64, (Option<f64>, Option<String>)>,
 }
 
 /// The configuration of `metric` with the most values in the direction (ties: by hash), and
 /// its values.
-fn scores(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Scores>> {
+pub(super) fn scores(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Scores>> {
     let conn = store.conn();
     let config: Option<String> = conn
         .query_row(

@@ -19,7 +19,6 @@ use crate::metrics::family::{Against, Convention};
 use crate::metrics::ngrams::{Counts, MAX_ORDER};
 use crate::store::{self, Store};
 use rayon::prelude::*;
-use rusqlite::OptionalExtension;
 use std::collections::{BTreeMap, HashMap};
 
 /// The table's BLEU convention (see [`super::table::build`]).
@@ -81,25 +80,7 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<String, B
 /// Stored values (and details) of a metric in the configuration with the most values in the
 /// direction, as the table picks it.
 fn stored(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Stored>> {
-    let conn = store.conn();
-    let config: Option<String> = conn
-        .query_row(
-            "SELECT c.config FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
-             WHERE i.direction_id = ?1 AND c.metric = ?2
-             GROUP BY c.config ORDER BY COUNT(c.value) DESC, c.config LIMIT 1",
-            rusqlite::params![direction_id, metric],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(config) = config else { return Ok(None) };
-    let mut st = conn.prepare(
-        "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
-         JOIN items i ON o.item_id = i.id WHERE i.direction_id = ?1 AND c.metric = ?2 AND c.config = ?3",
-    )?;
-    let values = st
-        .query_map(rusqlite::params![direction_id, metric, config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-        .collect::<Result<_, _>>()?;
-    Ok(Some(values))
+    Ok(super::table::scores(store, direction_id, metric)?.map(|s| s.values))
 }
 
 /// One input of a column.

@@ -413,107 +413,13 @@ fn an_immutable_store_file_and_folder_serve_reads() {
     reads_served_writes_refused(home.path(), &store, &[], "is read-only (the file is not writable");
 }
 
-/// A pseudo-terminal running the TUI; its output is collected.
-struct Pty {
-    child: std::process::Child,
-    input: std::fs::File,
-    output: Arc<std::sync::Mutex<Vec<u8>>>,
-}
-
-impl Pty {
-    fn spawn(home: &Path, args: Vec<OsString>) -> Pty {
-        use std::io::{Read, Write};
-        use std::os::fd::{FromRawFd, OwnedFd};
-        use std::os::unix::process::CommandExt;
-        use std::process::Stdio;
-        let (mut master, mut slave) = (-1, -1);
-        let size = libc::winsize { ws_row: 30, ws_col: 120, ws_xpixel: 0, ws_ypixel: 0 };
-        // SAFETY: openpty writes two new file descriptors into the given integers.
-        assert_eq!(unsafe { libc::openpty(&mut master, &mut slave, std::ptr::null_mut(), std::ptr::null(), &size) }, 0);
-        // SAFETY: both descriptors were just opened and are owned here.
-        let (master, slave) = unsafe { (OwnedFd::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_tstlab"));
-        cmd.args(args)
-            .env("TSTLAB_HOME", home)
-            .env_remove("TSTLAB_STORE")
-            .env("TERM", "xterm-256color")
-            .stdin(Stdio::from(slave.try_clone().unwrap()))
-            .stdout(Stdio::from(slave.try_clone().unwrap()))
-            .stderr(Stdio::from(slave));
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(|| {
-                if libc::setsid() < 0 || libc::ioctl(0, libc::TIOCSCTTY as _, 0) < 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-        let child = cmd.spawn().unwrap();
-        drop(cmd);
-        let master = std::fs::File::from(master);
-        let input = master.try_clone().unwrap();
-        let mut answer = master.try_clone().unwrap();
-        let output = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let sink = output.clone();
-        std::thread::spawn(move || {
-            let mut master = master;
-            let mut buf = [0u8; 8192];
-            while let Ok(n) = master.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                let mut out = sink.lock().unwrap();
-                let from = out.len().saturating_sub(3);
-                out.extend_from_slice(&buf[..n]);
-                for _ in 0..out[from..].windows(4).filter(|w| w == b"\x1b[6n").count() {
-                    let _ = answer.write_all(b"\x1b[1;1R");
-                }
-            }
-        });
-        Pty { child, input, output }
-    }
-
-    fn send(&mut self, keys: &str) {
-        use std::io::Write;
-        self.input.write_all(keys.as_bytes()).unwrap();
-    }
-
-    /// The output so far, escape sequences dropped.
-    fn text(&self) -> String {
-        let raw = String::from_utf8_lossy(&self.output.lock().unwrap()).into_owned();
-        let mut out = String::new();
-        let mut it = raw.chars();
-        while let Some(c) = it.next() {
-            if c != '\x1b' {
-                out.push(c);
-            } else if it.next() == Some('[') {
-                for d in it.by_ref() {
-                    if ('@'..='~').contains(&d) {
-                        break;
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    fn wait_for(&self, what: &str) {
-        let end = Instant::now() + LIMIT;
-        while !self.text().contains(what) {
-            assert!(Instant::now() < end, "{what:?} never appeared:\n{}", self.text());
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
 #[test]
 fn the_tui_on_a_read_only_store_says_so_and_writes_nothing() {
     let home = tempfile::tempdir().unwrap();
     let store = home.path().join("s.sqlite");
     demo(home.path(), &store);
     let before = std::fs::read(&store).unwrap();
-    let mut tui = Pty::spawn(home.path(), args!["--store", &store, "--read-only"]);
+    let mut tui = crate::pty::Pty::spawn(&store, home.path(), &["--read-only"], 120, 30);
     tui.wait_for("READ-ONLY");
     tui.wait_for("demo-sentiment");
     // `t` would launch a transfer run (it writes): refused with a word, not a failure later.
@@ -523,14 +429,7 @@ fn the_tui_on_a_read_only_store_says_so_and_writes_nothing() {
     tui.send("\r");
     std::thread::sleep(Duration::from_millis(300));
     tui.send("q");
-    let end = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(s) = tui.child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < end, "the TUI did not quit:\n{}", tui.text());
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let status = tui.wait_exit();
     assert!(status.success(), "{}", tui.text());
     assert!(!tui.text().contains("started job"), "an import started: {}", tui.text());
     assert_eq!(std::fs::read(&store).unwrap(), before);
