@@ -158,6 +158,18 @@ fn subdirs(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// The tokenizer the d-PPL LM of `style` scored texts with, from a stored d-PPL configuration.
+pub fn config_tokenizer(config: &Value, style: &str) -> Option<Tokenizer> {
+    Tokenizer::parse(config["styles"][style]["tokenizer"].as_str()?)
+}
+
+/// An output's summed NLL (natural log) and scored tokens (its words and `</s>`) behind a d-PPL
+/// value, which is KenLM's `10^(-log10 P / (words + 1))`.
+pub fn nll_tokens(ppl: f64, text: &str, tokenizer: Tokenizer) -> (f64, f64) {
+    let n = (tokenizer.tokens(text).len() + 1) as f64;
+    (ppl.ln() * n, n)
+}
+
 /// The d-PPL scorer of one dataset: one LM per target style.
 pub struct DpplScorer {
     lms: BTreeMap<String, (Model, LmManifest)>,

@@ -88,6 +88,30 @@ impl Convention {
         }
     }
 
+    /// A text made ready for [`Convention::prepared`], which scores it exactly as this convention
+    /// scores the text itself: for `tstbench` its lower-cased NLTK word tokens joined by spaces
+    /// (so that texts scored many times are tokenized once), else the text.
+    pub fn prepare<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        match self {
+            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
+                let mut out = String::new();
+                nltk::nltk_tokens(text, c, &mut out);
+                out.into()
+            }
+            _ => text.into(),
+        }
+    }
+
+    /// The convention that scores [`Convention::prepare`]d texts.
+    pub fn prepared(&self) -> Self {
+        match self {
+            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
+                Convention::Nltk(NltkConfig { lowercase: false, tokenize: NltkTokenize::Split })
+            }
+            c => *c,
+        }
+    }
+
     /// What the convention is, in a few words.
     pub fn about(&self) -> &'static str {
         match self.label() {
@@ -244,5 +268,12 @@ mod tests {
         );
         assert_eq!(Convention::nltk().signature("1"), format!("nrefs:1|case:lc|tok:split|smooth:none|version:nltk-{v}"));
         assert!(Convention::sacre13a().for_sentences().signature("1").contains("|eff:yes|tok:13a|"));
+        // Prepared texts score as the texts themselves.
+        let (h, r) = ("He said: \"Don't!\"  It's   GREAT.", "he said \"do n't\" . it is great .");
+        for name in Convention::NAMES {
+            let c = Convention::parse(name).unwrap();
+            let (ph, pr) = (c.prepare(h), c.prepare(r));
+            assert_eq!(c.prepared().sentence(&ph, &[pr.as_ref()]).unwrap(), c.sentence(h, &[r]).unwrap(), "{name}");
+        }
     }
 }

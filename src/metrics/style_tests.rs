@@ -250,4 +250,23 @@ fn dppl_lms_per_target_style_and_scorer() {
     assert_eq!((o.computed, o.undefined), (140, 0));
     let hash = scorer.config()["styles"]["formal"]["arpa_sha256"].as_str().unwrap().to_owned();
     assert_eq!(hash, formal.arpa_sha256);
+    // The result table pools them: `token` is the LM's corpus perplexity over a system's outputs
+    // (every word and `</s>` once), `sentence-mean` the mean of the outputs' values.
+    use crate::metrics::ppl::PplPool;
+    use crate::score::table::{self, Column, Options};
+    let d = s.dataset_id("demo-formality").unwrap();
+    let x = s.direction_id(d, "informal->formal").unwrap();
+    let sel = Selection { dataset_id: Some(d), direction_id: Some(x), systems: vec!["lexicon-swap".into()] };
+    let texts: Vec<String> = crate::score::missing(&s, &sel, "m", "h").unwrap().0.into_iter().map(|t| t.text).collect();
+    let tokens: Vec<Vec<String>> = texts.iter().map(|t| crate::models::words::Tokenizer::Lower.tokens(t)).collect();
+    for (pool, want) in [
+        (PplPool::Token, arpa.corpus_perplexity(&tokens)),
+        (PplPool::SentenceMean, tokens.iter().map(|t| arpa.perplexity(t)).sum::<f64>() / tokens.len() as f64),
+    ] {
+        let t = table::build_with(&s, "demo-formality", "informal->formal", &Options { bleu: None, ppl_pool: pool }).unwrap();
+        let row = t.rows.iter().position(|r| r.system == "lexicon-swap").unwrap();
+        let got = t.value(row, Column::Ppl).unwrap();
+        assert!((got / want - 1.0).abs() < 1e-12, "{pool:?}: {got} vs {want}");
+        assert_eq!(t.header(Column::Ppl), format!("PPL.{}", pool.name()));
+    }
 }

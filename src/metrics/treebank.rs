@@ -137,6 +137,13 @@ pub fn treebank_tokens(sentence: &str) -> Vec<String> {
     padded.push_str(&text);
     padded.push(' ');
     apply(&AFTER, &mut padded);
+    // The contraction rules can only match where their words are (under Unicode case folding
+    // only `ſ` becomes one of their ASCII letters); most sentences have none.
+    const WORDS: [&str; 10] = ["cannot", "d'ye", "gimme", "gonna", "gotta", "lemme", "more'n", "wanna", "'tis", "'twas"];
+    let folded = py::lower(&padded).replace('ſ', "s");
+    if !WORDS.iter().any(|w| folded.contains(w)) {
+        return py::split(&padded).map(str::to_owned).collect();
+    }
     for (re, rep) in CONTRACTIONS.iter() {
         if let std::borrow::Cow::Owned(s) = re.replace_all(&padded, *rep) {
             padded = s;

@@ -2,21 +2,26 @@
 //! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus G2 and the output/reference
 //! length ratio (METHODS.md section 3).
 //!
-//! BLEU is corpus BLEU as TSTBench computes it (NLTK `corpus_bleu`, lowercased whitespace
-//! tokens, no smoothing), recomputed from the texts, times 100. The other columns come from the
-//! per-output scores in the store: ACC and CoLA are shares (times 100), BERTScore F1 is a mean
-//! (times 100), PPL is d-PPL when scored (TSTBench's n-gram LM on target-style text), else
-//! g-PPL, at corpus level (exp(sum NLL / sum tokens)) when the scores keep their token counts,
-//! else the mean of the outputs' values. Joint = (ACC * BLEU / ln PPL)^(1/3) and
+//! BLEU is corpus BLEU recomputed from the texts in one named convention
+//! (`metrics::family::Convention`) on a 0-100 scale: the one asked for (`--bleu`), else the one
+//! most of the dataset's stored BLEU scores are in (`tstlab score --bleu`), else `sacre13a`. The
+//! other columns come from the per-output scores in the store: ACC and CoLA are shares (times
+//! 100), BERTScore F1 is a mean (times 100), PPL is d-PPL when scored (TSTBench's n-gram LM on
+//! target-style text), else g-PPL, pooled over the outputs as asked (`metrics::ppl::PplPool`:
+//! `token`, the default, or `sentence-mean`). Headers name the conventions (`s-BLEU.tstbench`,
+//! `PPL.token`) and the notes give their signatures. Joint = (ACC * BLEU / ln PPL)^(1/3) and
 //! G2 = sqrt(ACC * BLEU) with BLEU = multi-BLEU when items have several references, else r-BLEU.
 //! A column whose inputs are missing is absent, with the reason and what to run.
 
 use crate::analysis::joint::joint;
+use crate::metrics::dppl;
 use crate::metrics::family::{self, Convention};
+use crate::metrics::ppl::{OutputPpl, PplPool};
 use crate::store::{self, Store};
 use rusqlite::OptionalExtension;
+use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -113,9 +118,57 @@ pub struct Table {
     pub sources: BTreeMap<Column, String>,
     /// Cells left absent because not every output of the system is scored yet.
     pub partial: Vec<String>,
+    /// The conventions of the BLEU and PPL columns.
+    pub conventions: Conventions,
+}
+
+/// The conventions a table's BLEU and PPL numbers are in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conventions {
+    /// The BLEU convention's name (`sacre13a`, `sacrenone`, `nltk`, `tstbench`).
+    pub bleu: String,
+    /// What it is, in words.
+    pub bleu_about: String,
+    /// Why this one: `asked` (`--bleu`), `stored` (the convention of most stored BLEU scores of
+    /// the dataset) or `default` (no BLEU score stored).
+    pub bleu_from: String,
+    /// The other conventions the dataset has stored BLEU scores in.
+    pub bleu_also_stored: Vec<String>,
+    /// The PPL columns' pooling.
+    pub ppl_pool: PplPool,
+}
+
+impl Default for Conventions {
+    fn default() -> Self {
+        let c = Convention::sacre13a();
+        Conventions {
+            bleu: c.label().into(),
+            bleu_about: c.about().into(),
+            bleu_from: "default".into(),
+            bleu_also_stored: Vec::new(),
+            ppl_pool: PplPool::default(),
+        }
+    }
+}
+
+/// What a table is computed with: a BLEU convention (`None`: as stored, see the module header)
+/// and a PPL pooling.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub bleu: Option<Convention>,
+    pub ppl_pool: PplPool,
 }
 
 impl Table {
+    /// A column's header with its convention: `s-BLEU.tstbench`, `PPL.token`, `ACC`.
+    pub fn header(&self, col: Column) -> String {
+        match col {
+            Column::SBleu | Column::RBleu | Column::MultiBleu => format!("{}.{}", col.name(), self.conventions.bleu),
+            Column::Ppl | Column::TPpl => format!("{}.{}", col.name(), self.conventions.ppl_pool.name()),
+            _ => col.name().to_owned(),
+        }
+    }
+
     pub fn value(&self, row: usize, col: Column) -> Option<f64> {
         let c = self.columns.iter().position(|&x| x == col)?;
         self.rows.get(row)?.values[c]
@@ -241,30 +294,67 @@ fn mean(outs: &[Out], s: &Scores, scale: f64) -> Option<f64> {
     (!v.is_empty()).then(|| scale * v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// Corpus PPL = exp(sum NLL / sum tokens) when every scored output keeps `nll` and `tokens` in
-/// its detail; else the mean of the values. Returns the value and whether it is corpus-level.
-fn corpus_ppl(outs: &[Out], s: &Scores) -> Option<(f64, bool)> {
-    let (mut nll, mut tokens, mut all) = (0.0, 0.0, true);
-    let mut vals = Vec::new();
+/// The outputs' perplexities with their NLL and token counts: from the score's detail (g-PPL
+/// keeps `nll` and `tokens`), else through the d-PPL LM's tokenizer (`tokens`).
+fn output_ppls(outs: &[Out], s: &Scores, tokens: Option<crate::models::words::Tokenizer>) -> Vec<OutputPpl> {
+    let mut v = Vec::new();
     for o in outs {
-        let Some((Some(v), detail)) = s.values.get(&o.id) else { continue };
-        vals.push(*v);
+        let Some((Some(ppl), detail)) = s.values.get(&o.id) else { continue };
         let d: Option<serde_json::Value> = detail.as_deref().and_then(|d| serde_json::from_str(d).ok());
-        match d.as_ref().and_then(|d| Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?))) {
-            Some((n, t)) => {
-                nll += n;
-                tokens += t;
-            }
-            None => all = false,
+        let nll_tokens = d
+            .as_ref()
+            .and_then(|d| Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?)))
+            .or_else(|| tokens.map(|t| dppl::nll_tokens(*ppl, &o.text, t)));
+        v.push(OutputPpl { ppl: *ppl, nll_tokens });
+    }
+    v
+}
+
+/// The configuration JSON behind a hash.
+fn config_json(store: &Store, hash: &str) -> serde_json::Value {
+    let config: Option<String> =
+        store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [hash], |r| r.get(0)).ok();
+    config.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
+}
+
+/// The BLEU convention of a dataset's table and why: asked, else the convention most of its
+/// stored per-output BLEU scores (`s-bleu.<name>`, `r-bleu.<name>`, `multi-bleu.<name>`) are
+/// in (ties: in the order of `Convention::NAMES`), else `sacre13a`.
+pub fn bleu_convention(store: &Store, dataset_id: i64, asked: Option<Convention>) -> store::Result<(Convention, Conventions)> {
+    let mut st = store.conn().prepare(
+        "SELECT c.metric, COUNT(*) FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
+         JOIN directions x ON i.direction_id = x.id
+         WHERE x.dataset_id = ?1 AND c.metric LIKE '%-bleu.%' GROUP BY c.metric",
+    )?;
+    let mut counts = [0i64; Convention::NAMES.len()];
+    for row in st.query_map([dataset_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+        let (metric, n) = row?;
+        let Some((family, label)) = metric.rsplit_once('.') else { continue };
+        if !["s-bleu", "r-bleu", "multi-bleu"].contains(&family) {
+            continue;
+        }
+        if let Some(i) = Convention::NAMES.iter().position(|x| *x == label) {
+            counts[i] += n;
         }
     }
-    if vals.is_empty() {
-        return None;
-    }
-    if all && tokens > 0.0 {
-        return Some(((nll / tokens).exp(), true));
-    }
-    Some((vals.iter().sum::<f64>() / vals.len() as f64, false))
+    let most = (0..counts.len()).filter(|&i| counts[i] > 0).max_by_key(|&i| (counts[i], std::cmp::Reverse(i)));
+    let (conv, from) = match (asked, most) {
+        (Some(c), _) => (c, "asked"),
+        (None, Some(i)) => (Convention::parse(Convention::NAMES[i]).expect("a known name"), "stored"),
+        (None, None) => (Convention::sacre13a(), "default"),
+    };
+    let also = (0..counts.len())
+        .filter(|&i| counts[i] > 0 && Convention::NAMES[i] != conv.label())
+        .map(|i| Convention::NAMES[i].to_owned())
+        .collect();
+    let c = Conventions {
+        bleu: conv.label().into(),
+        bleu_about: conv.about().into(),
+        bleu_from: from.into(),
+        bleu_also_stored: also,
+        ppl_pool: PplPool::default(),
+    };
+    Ok((conv, c))
 }
 
 /// Total whitespace tokens of the outputs over those of their first references.
@@ -316,12 +406,21 @@ fn hint(col: Column, dataset: &str) -> String {
     }
 }
 
-/// The table of one direction of a dataset (`direction`: `source->target`).
+/// The table of one direction of a dataset (`direction`: `source->target`) with the default
+/// options (BLEU as stored, token-pooled PPL).
 pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Table> {
+    build_with(store, dataset, direction, &Options::default())
+}
+
+/// The table of one direction of a dataset in the conventions asked.
+pub fn build_with(store: &Store, dataset: &str, direction: &str, opts: &Options) -> anyhow::Result<Table> {
     let dataset_id = store.dataset_id(dataset)?;
     let direction_id = store.direction_id(dataset_id, direction)?;
     let by_system = outputs(store, direction_id)?;
-    let conv = Convention::nltk();
+    let (conv, mut conventions) = bleu_convention(store, dataset_id, opts.bleu)?;
+    conventions.ppl_pool = opts.ppl_pool;
+    let pool = opts.ppl_pool;
+    let target_style = store.directions(dataset_id)?.into_iter().find(|d| d.id == direction_id).map(|d| d.target_style);
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
     let mut sources: BTreeMap<Column, String> = BTreeMap::new();
     let mut stored: HashMap<Column, Scores> = HashMap::new();
@@ -347,6 +446,25 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         let note = classifier_note(store, &s.config)?;
         sources.entry(Column::Acc).and_modify(|x| x.push_str(&note));
     }
+    // d-PPL values become NLL and token counts through their LM's tokenizer (token pooling).
+    let dppl_tokens = stored
+        .get(&Column::Ppl)
+        .filter(|_| sources.get(&Column::Ppl).is_some_and(|s| s.starts_with("d-ppl@")))
+        .and_then(|s| dppl::config_tokenizer(&config_json(store, &s.config), target_style.as_deref()?));
+    // A pooling the stored scores cannot give makes the column absent (never another pooling).
+    for (col, tokens) in [(Column::Ppl, dppl_tokens), (Column::TPpl, None)] {
+        let Some(s) = stored.get(&col) else { continue };
+        let every: Vec<OutputPpl> = by_system.values().flat_map(|outs| output_ppls(outs, s, tokens)).collect();
+        if let Err(e) = pool.pool(&every) {
+            let why = format!("{e} (`--ppl-pool sentence-mean` does not need them)");
+            if col == Column::Ppl {
+                absent.entry(Column::TPpl).or_insert_with(|| format!("needs PPL: {why}"));
+            }
+            absent.insert(col, why);
+            sources.remove(&col);
+            stored.remove(&col);
+        }
+    }
     if !absent.contains_key(&Column::TPpl) {
         if sources.get(&Column::Ppl).is_some_and(|s| s.starts_with("d-ppl@")) {
             let g = sources.get(&Column::TPpl).cloned().unwrap_or_default();
@@ -363,16 +481,25 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
     } else if max_refs == 1 {
         absent.insert(Column::MultiBleu, "one reference per item: multi-BLEU would equal r-BLEU".into());
     }
-    for c in [Column::SBleu, Column::RBleu, Column::MultiBleu] {
+    let all_refs: Vec<usize> = by_system.values().flatten().map(|o| o.refs.len()).filter(|&n| n > 0).collect();
+    let nrefs_multi = match all_refs.first() {
+        Some(&n) if all_refs.iter().all(|&m| m == n) => n.to_string(),
+        Some(_) => "var".into(),
+        None => "0".into(),
+    };
+    let x100 = if conv.scale() == 1.0 { " x 100" } else { "" };
+    for (c, nrefs) in [(Column::SBleu, "1"), (Column::RBleu, "1"), (Column::MultiBleu, nrefs_multi.as_str())] {
         if !absent.contains_key(&c) {
-            sources.insert(c, "corpus BLEU, NLTK convention (lowercased, whitespace split, no smoothing) x 100".into());
+            let sig = conv.signature(nrefs);
+            sources.insert(c, format!("corpus BLEU.{}{x100}, {sig}", conv.label()));
         }
     }
     let jb = if max_refs > 1 { Column::MultiBleu } else { Column::RBleu };
     for (c, needs) in [(Column::Joint, &[Column::Acc, jb, Column::Ppl][..]), (Column::G2, &[Column::Acc, jb][..])] {
         let missing: Vec<&str> = needs.iter().filter(|n| absent.contains_key(n)).map(|n| n.name()).collect();
         if missing.is_empty() {
-            let from = if c == Column::Joint { format!("ACC, {} and PPL", jb.name()) } else { format!("ACC and {}", jb.name()) };
+            let (b, p) = (format!("{}.{}", jb.name(), conv.label()), format!("PPL.{}", pool.name()));
+            let from = if c == Column::Joint { format!("ACC, {b} and {p}") } else { format!("ACC and {b}") };
             sources.insert(c, format!("from {from}"));
         } else {
             absent.insert(c, format!("needs {}", missing.join(", ")));
@@ -380,18 +507,29 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
     }
     let mut rows = Vec::new();
     let mut partial_by: BTreeMap<Column, (usize, usize, usize)> = BTreeMap::new();
+    let scale = 100.0 / conv.scale();
+    // Each distinct text is tokenized once (sources and references recur for every system).
+    let distinct: HashSet<&str> = by_system
+        .values()
+        .flatten()
+        .flat_map(|o| [o.text.as_str(), o.source.as_str()].into_iter().chain(o.refs.iter().map(String::as_str)))
+        .collect();
+    let prepared: HashMap<&str, String> =
+        distinct.into_par_iter().map(|t| (t, conv.prepare(t).into_owned())).collect();
+    let p = |t: &str| prepared[t].as_str();
+    let on_prepared = conv.prepared();
     for ((system, kind), outs) in &by_system {
         let mut v: HashMap<Column, Option<f64>> = HashMap::new();
-        let texts: Vec<&str> = outs.iter().map(|o| o.text.as_str()).collect();
-        let srcs: Vec<&str> = outs.iter().map(|o| o.source.as_str()).collect();
-        v.insert(Column::SBleu, family::s_bleu(&conv, &texts, &srcs).ok().map(|x| 100.0 * x));
+        let texts: Vec<&str> = outs.iter().map(|o| p(&o.text)).collect();
+        let srcs: Vec<&str> = outs.iter().map(|o| p(&o.source)).collect();
+        v.insert(Column::SBleu, family::s_bleu(&on_prepared, &texts, &srcs).ok().map(|x| scale * x));
         let with_refs: Vec<&Out> = outs.iter().filter(|o| !o.refs.is_empty()).collect();
         if !with_refs.is_empty() {
-            let t: Vec<&str> = with_refs.iter().map(|o| o.text.as_str()).collect();
-            let r: Vec<&[String]> = with_refs.iter().map(|o| o.refs.as_slice()).collect();
-            v.insert(Column::RBleu, family::r_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+            let t: Vec<&str> = with_refs.iter().map(|o| p(&o.text)).collect();
+            let r: Vec<Vec<&str>> = with_refs.iter().map(|o| o.refs.iter().map(|r| p(r)).collect()).collect();
+            v.insert(Column::RBleu, family::r_bleu(&on_prepared, &t, &r).ok().map(|x| scale * x));
             if max_refs > 1 {
-                v.insert(Column::MultiBleu, family::multi_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x));
+                v.insert(Column::MultiBleu, family::multi_bleu(&on_prepared, &t, &r).ok().map(|x| scale * x));
             }
         }
         v.insert(Column::LenRatio, len_ratio(outs));
@@ -403,7 +541,10 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
                 continue;
             }
             let x = match col {
-                Column::Ppl | Column::TPpl => corpus_ppl(outs, s).map(|p| p.0),
+                Column::Ppl | Column::TPpl => {
+                    let tokens = if *col == Column::Ppl { dppl_tokens } else { None };
+                    pool.pool(&output_ppls(outs, s, tokens)).ok().flatten()
+                }
                 _ => mean(outs, s, 100.0),
             };
             v.insert(*col, x);
@@ -427,10 +568,10 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         .iter()
         .map(|(c, (n, of, systems))| format!("{}: {n} of {of} outputs of {systems} system(s) scored", c.name()))
         .collect();
-    if let Some(s) = stored.get(&Column::Ppl) {
-        let corpus = by_system.values().any(|outs| corpus_ppl(outs, s).is_some_and(|p| p.1));
-        let src = sources.get_mut(&Column::Ppl).expect("set with the scores");
-        src.push_str(if corpus { ", corpus level exp(sum NLL / sum tokens)" } else { ", mean over outputs" });
+    for col in [Column::Ppl, Column::TPpl] {
+        if let Some(src) = sources.get_mut(&col) {
+            src.push_str(&format!(", pooled: {} ({})", pool.name(), pool.about()));
+        }
     }
     Ok(Table {
         dataset: dataset.to_owned(),
@@ -440,17 +581,23 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
         absent,
         sources,
         partial,
+        conventions,
     })
 }
 
-/// The tables of every direction of a dataset (or of one).
+/// The tables of every direction of a dataset (or of one), with the default options.
 pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyhow::Result<Vec<Table>> {
+    build_all_with(store, dataset, direction, &Options::default())
+}
+
+/// The tables of every direction of a dataset (or of one), all in the same conventions.
+pub fn build_all_with(store: &Store, dataset: &str, direction: Option<&str>, opts: &Options) -> anyhow::Result<Vec<Table>> {
     let id = store.dataset_id(dataset)?;
     let dirs: Vec<String> = match direction {
         Some(d) => vec![d.to_owned()],
         None => store.directions(id)?.into_iter().map(|d| format!("{}->{}", d.source_style, d.target_style)).collect(),
     };
-    dirs.iter().map(|d| build(store, dataset, d)).collect()
+    dirs.iter().map(|d| build_with(store, dataset, d, opts)).collect()
 }
 
 #[cfg(test)]
@@ -485,6 +632,7 @@ mod tests {
             absent: BTreeMap::new(),
             sources: BTreeMap::new(),
             partial: Vec::new(),
+            conventions: Conventions::default(),
         };
         assert_eq!(t.best(Column::Acc), Some(2));
         assert_eq!(t.best(Column::Ppl), Some(1));

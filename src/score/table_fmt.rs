@@ -13,8 +13,9 @@ pub fn fmt_value(col: Column, v: f64) -> String {
     }
 }
 
-fn header(col: Column) -> String {
-    format!("{}{}", col.name(), col.arrow())
+/// A column's header with its convention and arrow: `s-BLEU.tstbench↑`, `PPL.token↓`.
+fn header(t: &Table, col: Column) -> String {
+    format!("{}{}", t.header(col), col.arrow())
 }
 
 /// Rows of cells (strings) with the best marked by `mark`.
@@ -37,10 +38,27 @@ fn cells(t: &Table, absent: &str, mark: &dyn Fn(String) -> String) -> Vec<Vec<St
         .collect()
 }
 
-/// Notes: absent columns with their reason, then the source of each column.
+/// The conventions line: which BLEU and why, and the PPL pooling.
+pub fn conventions(t: &Table) -> String {
+    let c = &t.conventions;
+    let why = match c.bleu_from.as_str() {
+        "asked" => "as asked",
+        "stored" => "the convention of the stored BLEU scores",
+        _ => "the default, no BLEU scores stored",
+    };
+    let also = if c.bleu_also_stored.is_empty() {
+        String::new()
+    } else {
+        format!(", also stored: {} (choose with --bleu)", c.bleu_also_stored.join(", "))
+    };
+    format!("BLEU.{}: {}; {why}{also}. PPL.{}: {}.", c.bleu, c.bleu_about, c.ppl_pool.name(), c.ppl_pool.about())
+}
+
+/// Notes: the conventions, absent columns with their reason, then the source of each column.
 pub fn notes(t: &Table) -> Vec<String> {
-    let mut out: Vec<String> = t.absent.iter().map(|(c, why)| format!("{} absent: {why}", c.name())).collect();
-    out.extend(t.sources.iter().map(|(c, s)| format!("{}: {s}", c.name())));
+    let mut out = vec![conventions(t)];
+    out.extend(t.absent.iter().map(|(c, why)| format!("{} absent: {why}", t.header(*c))));
+    out.extend(t.sources.iter().map(|(c, s)| format!("{}: {s}", t.header(*c))));
     if !t.partial.is_empty() {
         out.push(format!("not shown until fully scored (run tstlab score again): {}", t.partial.join("; ")));
     }
@@ -50,7 +68,7 @@ pub fn notes(t: &Table) -> Vec<String> {
 /// Aligned text for the terminal; `*` marks the best value.
 pub fn text(t: &Table) -> String {
     let mut head = vec!["system".to_owned()];
-    head.extend(t.columns.iter().map(|&c| header(c)));
+    head.extend(t.columns.iter().map(|&c| header(t, c)));
     let body = cells(t, "—", &|s| format!("{s}*"));
     let width = |i: usize| {
         std::iter::once(&head[i]).chain(body.iter().map(|r| &r[i])).map(|s| s.chars().count()).max().unwrap_or(0)
@@ -82,7 +100,7 @@ pub fn csv(tables: &[Table]) -> anyhow::Result<String> {
     let mut w = csv::Writer::from_writer(Vec::new());
     let Some(first) = tables.first() else { return Ok(String::new()) };
     let mut head = vec!["dataset".to_owned(), "direction".into(), "system".into(), "kind".into(), "outputs".into()];
-    head.extend(first.columns.iter().map(|c| c.name().to_owned()));
+    head.extend(first.columns.iter().map(|&c| first.header(c)));
     w.write_record(&head)?;
     for t in tables {
         for r in &t.rows {
@@ -102,7 +120,7 @@ fn md_escape(s: &str) -> String {
 pub fn markdown(t: &Table) -> String {
     let mut out = format!("### {} · {}\n\n| system |", md_escape(&t.dataset), md_escape(&t.direction));
     for &c in &t.columns {
-        out.push_str(&format!(" {} |", header(c)));
+        out.push_str(&format!(" {} |", md_escape(&header(t, c))));
     }
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(t.columns.len()));
@@ -152,7 +170,7 @@ pub fn latex(t: &Table) -> String {
     out.push_str(&format!("\\begin{{tabular}}{{l{}}}\n\\toprule\n", "r".repeat(t.columns.len())));
     out.push_str("System");
     for &c in &t.columns {
-        out.push_str(&format!(" & {}{}", tex_escape(c.name()), arrow(c)));
+        out.push_str(&format!(" & {}{}", tex_escape(&t.header(c)), arrow(c)));
     }
     out.push_str(" \\\\\n\\midrule\n");
     for (r, row) in t.rows.iter().zip(cells(t, "--", &|s| format!("\\textbf{{{s}}}"))) {
@@ -163,8 +181,8 @@ pub fn latex(t: &Table) -> String {
         out.push_str(" \\\\\n");
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
-    let absent: Vec<String> = t.absent.iter().map(|(c, why)| format!("{}: {}", c.name(), why)).collect();
-    let mut caption = format!("{} ({}).", t.dataset, t.direction);
+    let absent: Vec<String> = t.absent.iter().map(|(c, why)| format!("{}: {}", t.header(*c), why)).collect();
+    let mut caption = format!("{} ({}). {}.", t.dataset, t.direction, conventions(t));
     if !absent.is_empty() {
         caption.push_str(&format!(" Absent (--): {}.", absent.join("; ")));
     }
@@ -192,6 +210,7 @@ mod tests {
             absent,
             sources: BTreeMap::new(),
             partial: Vec::new(),
+            conventions: Default::default(),
         }
     }
 
@@ -199,15 +218,18 @@ mod tests {
     fn formats_mark_best_and_absent() {
         let t = table();
         let md = markdown(&t);
-        assert!(md.contains("| system | ACC↑ | CoLA↑ | PPL↓ |"), "{md}");
+        // Headers name their conventions; the notes say which and why.
+        assert!(md.contains("| system | ACC↑ | CoLA↑ | PPL.token↓ |"), "{md}");
+        assert!(md.contains("- BLEU.sacre13a: sacreBLEU, 13a tokens, mixed case, exp smoothing, 0-100; the default, no BLEU scores stored. PPL.token: exp(sum NLL / sum tokens) over the outputs."), "{md}");
         assert!(md.contains("| Style\\_A | **93.2** | — | 119.5 |"), "{md}");
         assert!(md.contains("| B | 50.0 | — | **80.3** |"), "{md}");
         assert!(md.contains("- CoLA absent: no CoLA classifier"), "{md}");
         let tex = latex(&t);
-        assert!(tex.contains("System & ACC$\\uparrow$ & CoLA$\\uparrow$ & PPL$\\downarrow$ \\\\"), "{tex}");
+        assert!(tex.contains("System & ACC$\\uparrow$ & CoLA$\\uparrow$ & PPL.token$\\downarrow$ \\\\"), "{tex}");
         assert!(tex.contains("Style\\_A & \\textbf{93.2} & -- & 119.5 \\\\"), "{tex}");
         assert!(tex.contains("\\textgreater{}"), "{tex}");
         let c = csv(&[t.clone()]).unwrap();
+        assert_eq!(c.lines().next().unwrap(), "dataset,direction,system,kind,outputs,ACC,CoLA,PPL.token");
         assert_eq!(c.lines().nth(1).unwrap(), "yelp,negative->positive,Style_A,system,2,93.2,,119.5");
         let txt = text(&t);
         assert!(txt.contains("93.2*"), "{txt}");

@@ -78,42 +78,67 @@ fn selection_by_direction_and_system() {
     assert!(todo.iter().all(|t| t.system == "copy" && t.text == t.source && !t.references.is_empty()));
 }
 
-/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3): d-PPL as the table's PPL (mean over
-/// outputs), g-PPL at corpus level exp(sum NLL / sum tokens) from the stored details.
+/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3), each pooled as asked: `token` (the
+/// default: exp(sum NLL / sum tokens); g-PPL's from the stored details, d-PPL's through its LM's
+/// tokenizer, words and `</s>`) or `sentence-mean`. A pooling the scores cannot give is absent.
 #[test]
-fn table_t_ppl_combines_d_ppl_and_corpus_g_ppl() {
-    use crate::score::table::{self, Column};
+fn table_t_ppl_combines_d_ppl_and_g_ppl_pooled_as_asked() {
+    use crate::metrics::ppl::PplPool;
+    use crate::models::words::Tokenizer;
+    use crate::score::table::{self, Column, Options};
     use serde_json::json;
     let mut s = demo();
     let d = s.dataset_id("demo-formality").unwrap();
     let x = s.direction_id(d, "informal->formal").unwrap();
     let (todo, _) = missing(&s, &Selection { dataset_id: Some(d), direction_id: Some(x), systems: vec![] }, "m", "h").unwrap();
-    let copy: Vec<i64> = todo.iter().filter(|t| t.system == "copy").map(|t| t.output_id).collect();
     let only_d = table::build(&s, "demo-formality", "informal->formal").unwrap();
     assert!(only_d.absent.contains_key(&Column::TPpl), "no PPL scores at all");
     let mut w = s.writer().unwrap();
-    let hd = w.metric_config("d-ppl", &json!({"lm": "t"})).unwrap();
+    let hd = w.metric_config("d-ppl", &json!({"lm": "t", "styles": {"formal": {"tokenizer": "lower"}}})).unwrap();
     let hg = w.metric_config("g-ppl", &json!({"lm": "g"})).unwrap();
     let ha = w.metric_config("acc", &json!({"classifier": "ngram", "trained_on": "test sources (5-fold CV)"})).unwrap();
-    let (mut nll, mut tokens, mut dsum) = (0.0, 0.0, 0.0);
-    for (i, id) in todo.iter().map(|t| t.output_id).enumerate() {
-        let (n, k, dv) = (2.0 + 0.1 * i as f64, 5.0 + (i % 3) as f64, 50.0 + i as f64);
-        w.score(id, "d-ppl", &hd, Some(dv), None).unwrap();
-        w.score(id, "acc", &ha, Some(1.0), None).unwrap();
-        w.score(id, "g-ppl", &hg, Some((n / k).exp()), Some(&json!({"nll": n, "tokens": k}).to_string())).unwrap();
-        if copy.contains(&id) {
-            nll += n;
-            tokens += k;
-            dsum += dv;
+    let (mut nll, mut tokens, mut gsum, mut dsum, mut dnll, mut dtok, mut n) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    for (i, t) in todo.iter().enumerate() {
+        let (nl, k, dv) = (2.0 + 0.1 * i as f64, 5.0 + (i % 3) as f64, 50.0 + i as f64);
+        w.score(t.output_id, "d-ppl", &hd, Some(dv), None).unwrap();
+        w.score(t.output_id, "acc", &ha, Some(1.0), None).unwrap();
+        w.score(t.output_id, "g-ppl", &hg, Some((nl / k).exp()), Some(&json!({"nll": nl, "tokens": k}).to_string())).unwrap();
+        if t.system == "copy" {
+            let words = (Tokenizer::Lower.tokens(&t.text).len() + 1) as f64;
+            (nll, tokens, gsum, dsum) = (nll + nl, tokens + k, gsum + (nl / k).exp(), dsum + dv);
+            (dnll, dtok, n) = (dnll + dv.ln() * words, dtok + words, n + 1.0);
         }
     }
     w.commit().unwrap();
+    let close = |a: f64, b: f64| (a / b - 1.0).abs() < 1e-12;
     let t = table::build(&s, "demo-formality", "informal->formal").unwrap();
     let row = t.rows.iter().position(|r| r.system == "copy").unwrap();
-    let dppl = dsum / copy.len() as f64;
-    let gppl = (nll / tokens).exp();
-    assert!((t.value(row, Column::Ppl).unwrap() - dppl).abs() < 1e-9);
-    assert!((t.value(row, Column::TPpl).unwrap() - (dppl * gppl).sqrt()).abs() < 1e-9);
+    let (dppl, gppl) = ((dnll / dtok).exp(), (nll / tokens).exp());
+    assert!(close(t.value(row, Column::Ppl).unwrap(), dppl));
+    assert!(close(t.value(row, Column::TPpl).unwrap(), (dppl * gppl).sqrt()));
+    assert_eq!((t.header(Column::Ppl), t.header(Column::TPpl)), ("PPL.token".into(), "t-PPL.token".into()));
+    assert!(t.sources[&Column::Ppl].ends_with("pooled: token (exp(sum NLL / sum tokens) over the outputs)"), "{}", t.sources[&Column::Ppl]);
     // The ACC note says what the classifier was trained on.
     assert!(t.sources[&Column::Acc].ends_with("ngram classifier trained on test sources (5-fold CV)"), "{}", t.sources[&Column::Acc]);
+    let opts = Options { bleu: None, ppl_pool: PplPool::SentenceMean };
+    let t = table::build_with(&s, "demo-formality", "informal->formal", &opts).unwrap();
+    let (dppl, gppl) = (dsum / n, gsum / n);
+    assert!(close(t.value(row, Column::Ppl).unwrap(), dppl));
+    assert!(close(t.value(row, Column::TPpl).unwrap(), (dppl * gppl).sqrt()));
+    assert_eq!(t.header(Column::Ppl), "PPL.sentence-mean");
+    // d-PPL scores whose configuration names no tokenizer cannot be token-pooled: absent, and so
+    // are t-PPL and Joint; never shown pooled another way.
+    let mut w = s.writer().unwrap();
+    let bare = w.metric_config("d-ppl", &json!({"lm": "imported"})).unwrap();
+    for t in &todo {
+        w.score(t.output_id, "d-ppl", &bare, Some(40.0), None).unwrap();
+    }
+    w.commit().unwrap();
+    s.conn().execute("DELETE FROM scores WHERE config = ?1", [&hd]).unwrap();
+    let t = table::build(&s, "demo-formality", "informal->formal").unwrap();
+    assert!(t.rows.iter().all(|r| r.values[Column::ALL.iter().position(|c| *c == Column::Ppl).unwrap()].is_none()));
+    assert!(t.absent[&Column::Ppl].starts_with("token pooling needs each output's NLL and token count"), "{}", t.absent[&Column::Ppl]);
+    assert!(t.absent.contains_key(&Column::TPpl) && t.absent.contains_key(&Column::Joint));
+    let t = table::build_with(&s, "demo-formality", "informal->formal", &opts).unwrap();
+    assert_eq!(t.value(row, Column::Ppl), Some(40.0));
 }

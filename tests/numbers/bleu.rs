@@ -172,3 +172,70 @@ fn tstbench_files_reproduce_tstbench_code() {
         }
     }
 }
+
+/// The acceptance through the store, as a user runs it: `import tstbench`, `score --bleu
+/// tstbench`, `table`: ChatGPT's s-BLEU and multi-BLEU equal TSTBench's code to 0.05 BLEU points
+/// in both directions, labelled `tstbench`. A second convention scored beside it is kept apart:
+/// `table --bleu sacre13a` shows sacreBLEU's numbers under sacreBLEU's label, and `export` names
+/// both.
+#[test]
+fn score_bleu_tstbench_then_table_reproduces_tstbench_code() {
+    let Some(root) = anchor::dir("A-Benchmark-of-Text-Style-Transfer") else { return };
+    let exp = expected();
+    let home = tempfile::tempdir().unwrap();
+    let store = home.path().join("s.sqlite");
+    let run = |args: &[&str]| -> Vec<u8> {
+        let out = crate::bin::tstlab(home.path()).arg("--store").arg(&store).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    run(&["import", "tstbench", root.to_str().unwrap()]);
+    run(&["score", "--dataset", "yelp", "--bleu", "tstbench", "--metrics", "s-bleu,multi-bleu"]);
+    // The value of a column for CHATGPT in each direction's table.
+    let cell = |tables: &Value, direction: &str, column: &str| -> f64 {
+        let t = tables.as_array().unwrap().iter().find(|t| t["direction"] == direction).unwrap();
+        let c = t["columns"].as_array().unwrap().iter().position(|c| c == column).unwrap();
+        let row = t["rows"].as_array().unwrap().iter().find(|r| r["system"] == "CHATGPT").unwrap();
+        row["values"][c].as_f64().unwrap()
+    };
+    let tables = crate::bin::json(&run(&["table", "--dataset", "yelp", "--json"]));
+    for t in tables.as_array().unwrap() {
+        assert_eq!((&t["conventions"]["bleu"], &t["conventions"]["bleu_from"]), (&Value::from("tstbench"), &Value::from("stored")));
+        let headers = t["headers"].as_array().unwrap();
+        assert!(headers.contains(&"s-BLEU.tstbench".into()) && headers.contains(&"multi-BLEU.tstbench".into()), "{headers:?}");
+    }
+    for case in exp["tstbench_code"].as_array().unwrap() {
+        let direction = case["direction"].as_str().unwrap();
+        for (what, column) in [("self", "s-bleu"), ("multi", "multi-bleu")] {
+            let got = cell(&tables, direction, column);
+            let want = 100.0 * case["untrained_punkt"][what].as_f64().unwrap();
+            eprintln!("{direction} {column}.tstbench: table {got:.4}, TSTBench's code {want:.4}");
+            assert!((got - want).abs() < 0.05, "{direction} {what}: {got} vs {want}");
+        }
+    }
+    // sacre13a beside it: its own ids, its own numbers under its own label.
+    run(&["score", "--dataset", "yelp", "--metrics", "s-bleu"]);
+    let sacre = crate::bin::json(&run(&["table", "--dataset", "yelp", "--bleu", "sacre13a", "--json"]));
+    let golden = |name: &str| -> f64 {
+        exp["bleu"].as_array().unwrap().iter().find(|c| c["name"] == name).unwrap()["expected"]["sacre13a"].as_f64().unwrap()
+    };
+    for (x, direction) in ["negative->positive", "positive->negative"].iter().enumerate() {
+        let got = cell(&sacre, direction, "s-bleu");
+        let want = golden(&format!("tstbench/yelp/zero/{x}/self"));
+        assert!((got - want).abs() < 1e-9, "{direction}: {got} vs sacreBLEU {want}");
+        assert!((got - cell(&tables, direction, "s-bleu")).abs() > 1.0, "the conventions differ here");
+    }
+    let t0 = &sacre[0];
+    assert_eq!((&t0["conventions"]["bleu"], &t0["conventions"]["bleu_from"]), (&Value::from("sacre13a"), &Value::from("asked")));
+    assert_eq!(t0["conventions"]["bleu_also_stored"], serde_json::json!(["tstbench"]));
+    let text = String::from_utf8(run(&["table", "--dataset", "yelp", "--bleu", "sacre13a"])).unwrap();
+    let header = text.lines().nth(1).unwrap();
+    assert!(header.contains("s-BLEU.sacre13a↑") && !header.contains("tstbench"), "{header}");
+    assert!(text.contains("also stored: tstbench (choose with --bleu)"), "{text}");
+    // Without --bleu the table keeps the convention most BLEU scores are stored in.
+    let csv = String::from_utf8(run(&["table", "--dataset", "yelp", "--format", "csv"])).unwrap();
+    assert!(csv.lines().next().unwrap().contains(",s-BLEU.tstbench,r-BLEU.tstbench,multi-BLEU.tstbench,"), "{csv}");
+    let export = String::from_utf8(run(&["export", "--dataset", "yelp", "--format", "csv"])).unwrap();
+    let head = export.lines().next().unwrap();
+    assert!(head.contains("s-bleu.tstbench") && head.contains("s-bleu.sacre13a") && head.contains("multi-bleu.tstbench"), "{head}");
+}

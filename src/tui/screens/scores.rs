@@ -150,7 +150,15 @@ impl View for Scores {
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         let busy = if sh.loader.busy(Topic::ScoreTable) { " · loading…" } else { "" };
         let title = match self.table() {
-            Some(t) => format!(" Scores · {} · {} ({}/{}){busy} ", t.dataset, t.direction, self.direction + 1, self.tables.len()),
+            Some(t) => format!(
+                " Scores · {} · {} ({}/{}) · BLEU.{} · PPL.{}{busy} ",
+                t.dataset,
+                t.direction,
+                self.direction + 1,
+                self.tables.len(),
+                t.conventions.bleu,
+                t.conventions.ppl_pool.name()
+            ),
             None => format!(" Scores{busy} "),
         };
         let block = theme::pane(title, true);
