@@ -190,6 +190,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Scores, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
     bind!(Scores, [c('x')], Action::StartScoring, "score this dataset (tstbench metrics) as a background job", "score"),
     bind!(Scores, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
+    bind!(Scores, [c('b')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
+    bind!(Scores, [c('p')], Action::CyclePool, "PPL pooling: token or sentence-mean", "PPL pool"),
     bind!(Scores, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
     bind!(Jobs, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
     bind!(Import, [k(K::Enter)], Action::Submit, "start the import", "import"),

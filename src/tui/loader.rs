@@ -38,8 +38,9 @@ pub enum Request {
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
     Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
-    /// The result tables of a dataset (`None`: the first dataset with outputs).
-    ScoreTable { dataset: Option<String> },
+    /// The result tables of a dataset (`None`: the first dataset with outputs) with a BLEU
+    /// convention (`None`: as stored) and a PPL pooling.
+    ScoreTable { dataset: Option<String>, bleu: Option<String>, ppl_pool: crate::metrics::ppl::PplPool },
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -141,7 +142,9 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
-        Request::ScoreTable { dataset } => return score_tables(store, dataset.as_deref()).map_err(|e| format!("{e:#}")),
+        Request::ScoreTable { dataset, bleu, ppl_pool } => {
+            return score_tables(store, dataset.as_deref(), bleu.as_deref(), *ppl_pool).map_err(|e| format!("{e:#}"));
+        }
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
@@ -149,12 +152,13 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
     r.map_err(|e| e.to_string())
 }
 
-fn score_tables(store: &Store, dataset: Option<&str>) -> anyhow::Result<Reply> {
+fn score_tables(store: &Store, dataset: Option<&str>, bleu: Option<&str>, ppl_pool: crate::metrics::ppl::PplPool) -> anyhow::Result<Reply> {
     let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
     let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
         return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
     };
-    let tables = crate::score::table::build_all(store, &name, None)?;
+    let bleu = bleu.map(crate::metrics::family::Convention::parse).transpose()?;
+    let tables = crate::score::table::build_all_with(store, &name, None, &crate::score::table::Options { bleu, ppl_pool })?;
     Ok(Reply::ScoreTable(Box::new((names, name, tables))))
 }
 

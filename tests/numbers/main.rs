@@ -6,3 +6,4 @@ mod anchor;
 mod bin;
 
 mod bleu;
+mod tables;

@@ -1,8 +1,11 @@
 //! Scores: the result table of a dataset direction in TSTBench's layout (built on the loader
-//! thread), sortable by any column; `x` scores the dataset's `tstbench` metrics as a background
-//! job (progress on the Jobs screen), `w` writes the table as Markdown, LaTeX and CSV.
+//! thread), sortable by any column; `b` and `p` choose the BLEU convention and the PPL pooling
+//! (named in the title and the notes), `x` scores the dataset's `tstbench` metrics as a
+//! background job (progress on the Jobs screen), `w` writes the table as Markdown, LaTeX and CSV.
 
 use crate::jobs::Cancelled;
+use crate::metrics::family::Convention;
+use crate::metrics::ppl::PplPool;
 use crate::score::Selection;
 use crate::score::plan::{self, Event, Options};
 use crate::score::table::{Column, Table};
@@ -34,12 +37,16 @@ pub struct Scores {
     pub scroll: usize,
     /// Set once the screen asked for data.
     pub loaded: bool,
+    /// The BLEU convention asked for (an index into `Convention::NAMES`; `None`: as stored).
+    pub bleu: Option<usize>,
+    pub ppl_pool: PplPool,
 }
 
 impl Scores {
     fn request(&mut self, sh: &mut Shared) {
         self.loaded = true;
-        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone() });
+        let bleu = self.bleu.map(|i| Convention::NAMES[i].to_owned());
+        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone(), bleu, ppl_pool: self.ppl_pool });
     }
 
     pub fn table(&self) -> Option<&Table> {
@@ -135,6 +142,21 @@ impl View for Scores {
                 self.dataset = Some(self.datasets[i % self.datasets.len()].clone());
                 self.direction = 0;
                 self.scroll = 0;
+                self.request(sh);
+            }
+            Action::CycleBleu => {
+                self.bleu = match self.bleu {
+                    None => Some(0),
+                    Some(i) if i + 1 < Convention::NAMES.len() => Some(i + 1),
+                    Some(_) => None,
+                };
+                self.request(sh);
+            }
+            Action::CyclePool => {
+                self.ppl_pool = match self.ppl_pool {
+                    PplPool::Token => PplPool::SentenceMean,
+                    PplPool::SentenceMean => PplPool::Token,
+                };
                 self.request(sh);
             }
             Action::StartScoring => return Some(self.start_scoring(sh)),
