@@ -95,10 +95,10 @@ fn contexts(text: &str) -> Vec<(End, String)> {
         let idx = last_whitespace(&text[stop..e.start]);
         let start = if idx != 0 { idx + stop + 1 } else { prev.map_or(0, |p| p.1.0) };
         let word = (start, e.start);
-        if let Some((p, pw)) = prev {
-            if pw.1 <= word.0 {
-                out.push((p, context(&p, pw)));
-            }
+        if let Some((p, pw)) = prev
+            && pw.1 <= word.0
+        {
+            out.push((p, context(&p, pw)));
         }
         prev = Some((e, word));
     }
@@ -141,12 +141,7 @@ fn word(c: &[char], k: usize) -> Option<usize> {
         return None;
     }
     let ends_word = |i: usize| i >= c.len() || space(c[i]) || non_word(c[i]) || multi_char(c, i).is_some();
-    for e in k + 1..=c.len() {
-        if ends_word(e) || (c[e] == ',' && ends_word(e + 1)) {
-            return Some(e - k);
-        }
-    }
-    None
+    (k + 1..=c.len()).find(|&e| ends_word(e) || (c[e] == ',' && ends_word(e + 1))).map(|e| e - k)
 }
 
 /// NLTK's `PunktLanguageVars.word_tokenize` on one line.
