@@ -1,6 +1,6 @@
-//! The result table on DualRL's Yelp anchor files: corpus BLEU columns equal NLTK-convention
-//! corpus BLEU computed straight from the files (sources, outputs, 4 references), and columns
-//! without scores are absent with a reason.
+//! The result table on DualRL's Yelp anchor files: corpus BLEU columns equal corpus BLEU in the
+//! table's convention computed straight from the files (sources, outputs, 4 references), headers
+//! name it, and columns without scores are absent with a reason.
 
 use std::path::{Path, PathBuf};
 use tstlab::import::{self, Options};
@@ -28,8 +28,11 @@ fn dualrl_table_bleu_and_absent_columns() {
     let Some(root) = anchors() else { return };
     let mut store = Store::open_in_memory().unwrap();
     import::import(&mut store, "dualrl", &[root.clone()], &Options::default()).unwrap();
-    let t = table::build(&store, "yelp", "negative->positive").unwrap();
+    // Asked for the NLTK convention (llm-tst-code's).
+    let opts = table::Options { bleu: Some(Convention::nltk()), ..Default::default() };
+    let t = table::build_with(&store, "yelp", "negative->positive", &opts).unwrap();
     assert_eq!(t.rows.len(), 15);
+    assert_eq!((t.header(Column::SBleu), t.conventions.bleu_from.as_str()), ("s-BLEU.nltk".into(), "asked"));
     let row = t.rows.iter().position(|r| r.system == "DualRL").unwrap();
     let hyps = lines(&root.join("outputs/yelp/DualRL/test.0.tsf"));
     let srcs = lines(&root.join("data/yelp/test.0"));
@@ -56,4 +59,12 @@ fn dualrl_table_bleu_and_absent_columns() {
     // The best multi-BLEU is a human rewrite (compared with itself among the references).
     let best = t.best(Column::MultiBleu).unwrap();
     assert!(t.rows[best].system.starts_with("Human"), "{}", t.rows[best].system);
+    // Without BLEU scores stored and without --bleu: sacreBLEU 13a (0-100), said so.
+    let t = table::build(&store, "yelp", "negative->positive").unwrap();
+    assert_eq!((t.conventions.bleu.as_str(), t.conventions.bleu_from.as_str()), ("sacre13a", "default"));
+    assert_eq!(t.header(Column::MultiBleu), "multi-BLEU.sacre13a");
+    let conv = Convention::sacre13a();
+    let m = family::multi_bleu(&conv, &hyps, &per_item).unwrap();
+    assert!((t.value(row, Column::MultiBleu).unwrap() - m).abs() < 1e-9);
+    assert!(t.sources[&Column::MultiBleu].ends_with("nrefs:4|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0"), "{}", t.sources[&Column::MultiBleu]);
 }

@@ -6,7 +6,7 @@
 //! - Outputs: each system's latest run per item, as everywhere.
 //! - Defaults: ACC = the metric of family `acc` (or `style-acc`) with the most defined scores;
 //!   PPL = `d-ppl`, else `g-ppl`, else the first family ending in `ppl`; BLEU = corpus BLEU of
-//!   the texts in the result table's convention ([`table_convention`]), multi-BLEU where an item
+//!   the texts in the result table's convention ([`default_convention`]), multi-BLEU where an item
 //!   of the part has several references, else r-BLEU; PPL pooled as [`PplPooling::best`]
 //!   allows (TSTBench's corpus-words for d-PPL).
 //! - ACC and stored BLEU values are brought to 0-100: times 100 / the config's `scale` when it
@@ -27,9 +27,26 @@ use rusqlite::params;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The BLEU convention of the result table's BLEU columns, hence of Joint by default.
-pub fn table_convention() -> Convention {
-    Convention::nltk()
+/// The BLEU conventions the dataset's stored per-output BLEU scores (`s-bleu.NAME`,
+/// `r-bleu.NAME`, `multi-bleu.NAME`) are in, most scores first (ties: in the order of
+/// `Convention::NAMES`).
+pub fn stored_conventions(keys: &[MetricKey]) -> Vec<&'static str> {
+    let mut counts = [0usize; Convention::NAMES.len()];
+    for k in keys {
+        let Some((fam, label)) = k.metric.rsplit_once('.') else { continue };
+        if let (true, Some(i)) = (["s-bleu", "r-bleu", "multi-bleu"].contains(&fam), Convention::NAMES.iter().position(|x| *x == label)) {
+            counts[i] += k.scores;
+        }
+    }
+    let mut order: Vec<usize> = (0..counts.len()).filter(|&i| counts[i] > 0).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
+    order.into_iter().map(|i| Convention::NAMES[i]).collect()
+}
+
+/// The BLEU convention of the result table's BLEU columns, hence of Joint by default: the one
+/// most of the dataset's stored BLEU scores are in, else `sacre13a`.
+pub fn default_convention(keys: &[MetricKey]) -> Convention {
+    stored_conventions(keys).first().and_then(|n| Convention::parse(n).ok()).unwrap_or_else(Convention::sacre13a)
 }
 
 /// Joint's inputs as users name them (`None`: the default).
@@ -39,6 +56,8 @@ pub struct JointOptions {
     pub acc: Option<String>,
     /// Corpus level: `multi-bleu.nltk`, `r-bleu.sacre13a`, ...; sentence-mean: a stored metric spec.
     pub bleu: Option<String>,
+    /// The convention of corpus BLEU when `bleu` names none (`None`: [`default_convention`]).
+    pub convention: Option<Convention>,
     pub bleu_level: Option<BleuLevel>,
     /// A PPL metric spec (`d-ppl`, `g-ppl@hash`).
     pub ppl: Option<String>,
@@ -104,7 +123,7 @@ pub fn choose(keys: &[MetricKey], opts: &JointOptions) -> Result<(Choice, Vec<St
     let ppl = pick(&opts.ppl, default_ppl(keys))?;
     let bleu = match opts.bleu_level.unwrap_or(BleuLevel::Corpus) {
         BleuLevel::Corpus => Some(match &opts.bleu {
-            None => BleuChoice::Corpus { convention: table_convention(), against: None },
+            None => BleuChoice::Corpus { convention: opts.convention.clone().unwrap_or_else(|| default_convention(keys)), against: None },
             Some(s) => {
                 let (against, convention) = joint::parse_bleu_name(s).ok_or_else(|| {
                     let names: Vec<&str> = joint::conventions().iter().map(Convention::label).collect();
@@ -237,10 +256,12 @@ pub fn percent_factor(key: &MetricKey, values: impl IntoIterator<Item = f64>) ->
 fn dppl_tokenizers(key: &MetricKey) -> HashMap<String, Tokenizer> {
     let config: Value = serde_json::from_str(&key.config_json).unwrap_or_default();
     let Some(styles) = config.get("styles").and_then(Value::as_object) else { return HashMap::new() };
-    styles
-        .iter()
-        .filter_map(|(s, v)| Some((s.clone(), Tokenizer::parse(v.get("tokenizer")?.as_str()?)?)))
-        .collect()
+    styles.keys().filter_map(|s| Some((s.clone(), dppl_tokenizer(&config, s)?))).collect()
+}
+
+/// The tokenizer of the d-PPL LM of `style` in a d-PPL configuration (JSON).
+pub fn dppl_tokenizer(config: &Value, style: &str) -> Option<Tokenizer> {
+    Tokenizer::parse(config.get("styles")?.get(style)?.get("tokenizer")?.as_str()?)
 }
 
 /// One output's perplexity with the counts a corpus pooling needs: from the score's detail, else

@@ -5,7 +5,9 @@ use super::print_json;
 use crate::import::text::TextFile;
 use crate::metrics::bleu::{self, BleuConfig, Smooth};
 use crate::metrics::chrf::{self, ChrfConfig};
+use crate::metrics::family::Convention;
 use crate::metrics::nltk::{self, NltkConfig};
+use crate::metrics::tokenize::Tokenize;
 use crate::metrics::{bench, py, segments_from_streams};
 use anyhow::Context;
 use serde_json::json;
@@ -21,8 +23,8 @@ pub struct MetricArgs {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum Which {
-    /// BLEU as sacreBLEU computes it (or, with --nltk, as NLTK's corpus_bleu in the
-    /// TSTBench / llm-tst-code convention).
+    /// BLEU as sacreBLEU computes it, or in another named convention (--convention nltk,
+    /// tstbench: NLTK's corpus_bleu as llm-tst-code and TSTBench use it).
     Bleu(BleuArgs),
     /// chrF / chrF++ as sacreBLEU computes it.
     Chrf(ChrfArgs),
@@ -69,8 +71,14 @@ pub struct BleuArgs {
     /// Use effective order at corpus level (always on with --sentence, as in sacreBLEU).
     #[arg(long)]
     pub effective_order: bool,
-    /// The NLTK convention instead: lowercased whitespace tokens, corpus_bleu / sentence_bleu
-    /// without smoothing, 0-1 scale. Ignores --tokenize, --smooth and --effective-order.
+    /// A named convention: sacre13a (the default: sacreBLEU, 13a; the options above apply),
+    /// sacrenone (sacreBLEU without tokenization), nltk (llm-tst-code: lower-cased white-space
+    /// tokens, NLTK corpus_bleu / sentence_bleu without smoothing, 0-1) or tstbench (TSTBench:
+    /// lower-cased, white space collapsed, NLTK word_tokenize, NLTK BLEU without smoothing, 0-1).
+    /// nltk and tstbench ignore --tokenize, --smooth and --effective-order.
+    #[arg(long, value_parser = Convention::NAMES, conflicts_with_all = ["tokenize", "nltk"])]
+    pub convention: Option<String>,
+    /// Same as --convention nltk.
     #[arg(long)]
     pub nltk: bool,
 }
@@ -134,8 +142,11 @@ fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
 
 pub fn run(args: MetricArgs) -> anyhow::Result<()> {
     let r = match args.which {
-        Which::Bleu(a) if a.nltk => run_nltk(a),
-        Which::Bleu(a) => run_bleu(a),
+        Which::Bleu(a) => match Convention::parse(a.convention.as_deref().unwrap_or(if a.nltk { "nltk" } else { "sacre13a" })) {
+            Ok(Convention::Nltk(cfg)) => run_nltk(a, cfg),
+            Ok(Convention::Sacrebleu(cfg)) => run_bleu(a, cfg.tokenize),
+            Err(e) => Err(e.into()),
+        },
         Which::Chrf(a) => run_chrf(a),
         Which::Paired(a) => super::metric_paired::run(a),
     };
@@ -175,11 +186,11 @@ fn bleu_json(s: &bleu::BleuScore) -> serde_json::Value {
     })
 }
 
-fn run_bleu(a: BleuArgs) -> anyhow::Result<()> {
+fn run_bleu(a: BleuArgs, convention_tok: Tokenize) -> anyhow::Result<()> {
     let (hyps, streams) = read(&a.files)?;
     let refs = segments_from_streams(&streams);
     let cfg = BleuConfig {
-        tokenize: a.tokenize.parse()?,
+        tokenize: if a.convention.is_some() { convention_tok } else { a.tokenize.parse()? },
         lowercase: a.files.lowercase,
         smooth: Smooth::parse(&a.smooth, a.smooth_value)?,
         effective_order: a.effective_order || a.files.sentence,
@@ -204,29 +215,28 @@ fn run_bleu(a: BleuArgs) -> anyhow::Result<()> {
     }
 }
 
-fn run_nltk(a: BleuArgs) -> anyhow::Result<()> {
+fn run_nltk(a: BleuArgs, cfg: NltkConfig) -> anyhow::Result<()> {
     let (hyps, streams) = read(&a.files)?;
     let refs = segments_from_streams(&streams);
-    // The convention lowercases; --lowercase is implied.
-    let cfg = NltkConfig::default();
-    let label = "BLEU.nltk|lowercase:yes|split:whitespace|weights:0.25x4|smooth:none|scale:0-1";
-    let scores: Vec<f64> = if a.files.sentence {
-        hyps.iter()
-            .zip(&refs)
-            .map(|(h, r)| nltk::sentence_bleu(h, r, &cfg))
-            .collect::<Result<_, _>>()?
+    // The conventions lowercase; --lowercase is implied.
+    let conv = Convention::Nltk(cfg);
+    let name = format!("BLEU.{}", conv.label());
+    let (scores, nrefs): (Vec<f64>, usize) = if a.files.sentence {
+        let s = hyps.iter().zip(&refs).map(|(h, r)| nltk::sentence_bleu(h, r, &cfg)).collect::<Result<_, _>>()?;
+        (s, streams.len())
     } else {
-        vec![nltk::corpus_bleu(&hyps, &refs, &cfg)?]
+        (vec![nltk::corpus_bleu(&hyps, &refs, &cfg)?], streams.len())
     };
+    let signature = conv.signature(&nrefs.to_string());
     if a.files.json {
         let all: Vec<_> = scores
             .iter()
-            .map(|s| json!({"name": "BLEU.nltk", "score": s, "signature": label}))
+            .map(|s| json!({"name": name, "score": s, "signature": signature, "convention": conv.label()}))
             .collect();
         return print_json(&if a.files.sentence { json!(all) } else { all[0].clone() });
     }
     let w = a.files.width.max(4);
-    print_lines(scores.iter().map(|s| format!("{label} = {s:.w$}")))
+    print_lines(scores.iter().map(|s| format!("{name}|{signature} = {s:.w$}")))
 }
 
 fn run_chrf(a: ChrfArgs) -> anyhow::Result<()> {

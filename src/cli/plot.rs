@@ -136,6 +136,7 @@ impl JointInputs {
         JointOptions {
             acc: self.acc.clone(),
             bleu: self.bleu.clone(),
+            convention: None,
             bleu_level: self.bleu_level.as_deref().and_then(BleuLevel::parse),
             ppl: self.ppl.clone(),
             pooling: self.ppl_pooling.as_deref().and_then(PplPooling::parse),

@@ -31,8 +31,12 @@ pub struct ScoreArgs {
     /// BERT-family encoder for BERTScore: folder or installed name.
     #[arg(long, default_value = crate::models::registry::MINILM)]
     pub encoder: String,
-    /// Sentence-level BLEU convention: sacre13a (sacreBLEU sentence_bleu, 0-100) or nltk (0-1).
-    #[arg(long, default_value = "sacre13a", value_parser = ["sacre13a", "nltk"])]
+    /// BLEU convention of the stored per-output values: sacre13a (sacreBLEU sentence_bleu, 13a,
+    /// 0-100), sacrenone (no tokenization), nltk (llm-tst-code: lower-cased white-space tokens,
+    /// NLTK, 0-1) or tstbench (TSTBench: lower-cased, NLTK word_tokenize, NLTK, 0-1). Stored
+    /// under its own metric ids (`s-bleu.tstbench`), so conventions sit side by side; `tstlab
+    /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
+    #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
     /// Print the outcome as JSON.
     #[arg(long)]
@@ -50,7 +54,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
     let opts = Options {
         model: args.model,
         encoder: args.encoder,
-        bleu: if args.bleu == "nltk" { Convention::nltk() } else { Convention::sacre13a() },
+        bleu: Convention::parse(&args.bleu)?,
     };
     let sel = Selection { dataset_id: Some(dataset_id), direction_id, systems: args.systems };
     let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")

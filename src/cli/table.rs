@@ -3,6 +3,8 @@
 //! baseline (paired bootstrap or approximate randomisation, as sacreBLEU's).
 
 use crate::analysis::significance::{Test, TestSpec, DEFAULT_SEED};
+use crate::metrics::family::Convention;
+use crate::metrics::joint::PplPooling;
 use crate::printable::{for_stdout, line, text};
 use crate::score::table::{self, Column};
 use crate::score::table_fmt;
@@ -26,6 +28,16 @@ pub struct TableArgs {
     /// Sort the rows by a column, best first (e.g. Joint, ACC, r-BLEU, PPL); default: by system.
     #[arg(long)]
     pub sort: Option<String>,
+    /// BLEU convention of the BLEU columns (corpus BLEU from the texts, 0-100): sacre13a,
+    /// sacrenone, nltk or tstbench. Default: the convention most of the dataset's stored BLEU
+    /// scores are in (`tstlab score --bleu`), else sacre13a. Headers name it (`s-BLEU.tstbench`).
+    #[arg(long, value_parser = Convention::NAMES)]
+    pub bleu: Option<String>,
+    /// How the PPL column (hence Joint) pools the outputs' perplexities: corpus-words
+    /// (TSTBench: exp(Σ NLL / Σ words)), corpus-tokens (exp(Σ NLL / Σ tokens)) or mean (of the
+    /// outputs' perplexities). Default: the first of these the scores allow. Headers name it.
+    #[arg(long, value_parser = ["corpus-words", "corpus-tokens", "mean"])]
+    pub ppl_pooling: Option<String>,
     /// Write to this file instead of standard output.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -64,9 +76,12 @@ impl SignificanceArgs {
     }
 }
 
-/// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, ...).
+/// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, ...; a convention
+/// after a `.` is allowed: `r-bleu.tstbench`).
 pub fn parse_column(s: &str) -> anyhow::Result<Column> {
-    Column::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s)).ok_or_else(|| {
+    let known = |c: &str| Convention::NAMES.contains(&c) || PplPooling::parse(c).is_some();
+    let name = s.rsplit_once('.').filter(|x| known(x.1)).map_or(s, |x| x.0);
+    Column::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
         let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
         anyhow::anyhow!("no column {s:?}; columns: {}", names.join(", "))
     })
@@ -74,7 +89,8 @@ pub fn parse_column(s: &str) -> anyhow::Result<Column> {
 
 pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
     let sort = args.sort.as_deref().map(parse_column).transpose()?;
-    let mut tables = table::build_all(store, &args.dataset, args.direction.as_deref())?;
+    let opts = table::Options { bleu: args.bleu.as_deref().map(Convention::parse).transpose()?, ppl_pooling: args.ppl_pooling.as_deref().and_then(PplPooling::parse) };
+    let mut tables = table::build_all_with(store, &args.dataset, args.direction.as_deref(), &opts)?;
     if let Some(opts) = args.significance.options() {
         table_sig::attach(store, &mut tables, &opts)?;
     }
@@ -99,7 +115,16 @@ pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
         }
     }
     let out = match format {
-        "json" => crate::printable::json::to_string_pretty(&tables)? + "\n",
+        "json" => {
+            // Each table with its headers as shown (`s-BLEU.tstbench`, `PPL.token`).
+            let mut all = Vec::new();
+            for t in &tables {
+                let mut v = serde_json::to_value(t)?;
+                v["headers"] = serde_json::json!(t.columns.iter().map(|&c| t.header(c)).collect::<Vec<_>>());
+                all.push(v);
+            }
+            crate::printable::json::to_string_pretty(&all)? + "\n"
+        }
         "csv" => table_fmt::csv(&tables)?,
         "md" | "markdown" => tables.iter().map(table_fmt::markdown).collect::<Vec<_>>().join("\n"),
         "latex" | "tex" => tables.iter().map(table_fmt::latex).collect::<Vec<_>>().join("\n"),

@@ -1,12 +1,20 @@
 //! The TST BLEU family (METHODS.md section 3): s-BLEU against the source, r-BLEU against one
 //! (the first) reference, multi-BLEU against all references, g-BLEU = sqrt(s-BLEU * r-BLEU);
-//! each in a named convention: sacreBLEU (0-100) or NLTK as TSTBench / llm-tst-code use it
-//! (0-1; llm-tst-code publishes it times 100).
+//! each in a named convention ([`Convention::NAMES`]):
+//! - `sacre13a` (the default): sacreBLEU, tokenizer 13a, mixed case, exp smoothing, 0-100;
+//! - `sacrenone`: the same without tokenization;
+//! - `nltk` (llm-tst-code): lower-cased, white-space split, NLTK `corpus_bleu` without smoothing,
+//!   0-1 (llm-tst-code publishes it times 100);
+//! - `tstbench` (TSTBench): lower-cased, white space collapsed, NLTK `word_tokenize`, NLTK
+//!   `corpus_bleu` without smoothing, 0-1.
+//!
+//! The name is part of every stored metric id (`r-bleu.tstbench`) and a signature in sacreBLEU's
+//! style says everything else (`Convention::signature`).
 
 use super::MetricError;
 use super::bleu::{self, BleuConfig};
 use super::ngrams::Counts;
-use super::nltk::{self, NltkConfig};
+use super::nltk::{self, NltkConfig, NltkTokenize};
 use super::tokenize::Tokenize;
 
 /// Which BLEU implementation, hence which tokenization and scale.
@@ -20,24 +28,98 @@ pub enum Convention {
 }
 
 impl Convention {
+    /// The names `--bleu` and `--convention` take.
+    pub const NAMES: [&'static str; 4] = ["sacre13a", "sacrenone", "nltk", "tstbench"];
+
     /// sacreBLEU corpus defaults (13a, exp smoothing).
     pub fn sacre13a() -> Self {
         Convention::Sacrebleu(BleuConfig::corpus())
     }
 
-    /// TSTBench / llm-tst-code: lowercased, whitespace split.
+    /// llm-tst-code: lowercased, whitespace split.
     pub fn nltk() -> Self {
         Convention::Nltk(NltkConfig::default())
     }
 
-    /// The name used in metric ids: `sacre13a`, `sacrenone` or `nltk`.
+    /// TSTBench: lowercased, white space collapsed, NLTK `word_tokenize`.
+    pub fn tstbench() -> Self {
+        Convention::Nltk(NltkConfig::tstbench())
+    }
+
+    /// A convention by name (sacreBLEU ones with the corpus defaults).
+    pub fn parse(name: &str) -> Result<Self, MetricError> {
+        match name {
+            "sacre13a" => Ok(Self::sacre13a()),
+            "sacrenone" => Ok(Convention::Sacrebleu(BleuConfig { tokenize: Tokenize::None, ..BleuConfig::corpus() })),
+            "nltk" => Ok(Self::nltk()),
+            "tstbench" => Ok(Self::tstbench()),
+            _ => Err(MetricError::UnknownConvention(name.to_owned())),
+        }
+    }
+
+    /// The convention as sentence-level scores use it: sacreBLEU's `sentence_bleu` defaults
+    /// turn effective order on; NLTK's `sentence_bleu` is `corpus_bleu` of one segment.
+    pub fn for_sentences(&self) -> Self {
+        match self {
+            Convention::Sacrebleu(c) => Convention::Sacrebleu(BleuConfig { effective_order: true, ..*c }),
+            Convention::Nltk(c) => Convention::Nltk(*c),
+        }
+    }
+
+    /// The name used in metric ids: `sacre13a`, `sacrenone`, `nltk` or `tstbench`.
     pub fn label(&self) -> &'static str {
         match self {
             Convention::Sacrebleu(c) => match c.tokenize {
                 Tokenize::T13a => "sacre13a",
                 Tokenize::None => "sacrenone",
             },
-            Convention::Nltk(_) => "nltk",
+            Convention::Nltk(c) => match c.tokenize {
+                NltkTokenize::Split => "nltk",
+                NltkTokenize::Word => "tstbench",
+            },
+        }
+    }
+
+    /// A sacreBLEU-style signature with the number of references (`1`, `4`, `var`), e.g.
+    /// `nrefs:4|case:lc|tok:nltk-word|punkt:untrained|smooth:none|version:nltk-3.10.4`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        match self {
+            Convention::Sacrebleu(c) => c.signature(nrefs),
+            Convention::Nltk(c) => c.signature(nrefs),
+        }
+    }
+
+    /// A text made ready for [`Convention::prepared`], which scores it exactly as this convention
+    /// scores the text itself: for `tstbench` its lower-cased NLTK word tokens joined by spaces
+    /// (so that texts scored many times are tokenized once), else the text.
+    pub fn prepare<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
+        match self {
+            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
+                let mut out = String::new();
+                nltk::nltk_tokens(text, c, &mut out);
+                out.into()
+            }
+            _ => text.into(),
+        }
+    }
+
+    /// The convention that scores [`Convention::prepare`]d texts.
+    pub fn prepared(&self) -> Self {
+        match self {
+            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
+                Convention::Nltk(NltkConfig { lowercase: false, tokenize: NltkTokenize::Split })
+            }
+            c => *c,
+        }
+    }
+
+    /// What the convention is, in a few words.
+    pub fn about(&self) -> &'static str {
+        match self.label() {
+            "sacre13a" => "sacreBLEU, 13a tokens, mixed case, exp smoothing, 0-100",
+            "sacrenone" => "sacreBLEU, no tokenization, mixed case, exp smoothing, 0-100",
+            "nltk" => "NLTK corpus_bleu, lower-cased white-space tokens, no smoothing, 0-1 (llm-tst-code)",
+            _ => "NLTK corpus_bleu, lower-cased, NLTK word_tokenize (untrained Punkt), no smoothing, 0-1 (TSTBench)",
         }
     }
 
@@ -202,5 +284,29 @@ mod tests {
         assert_eq!(g_bleu(s, 100.0), (s * 100.0).sqrt());
         assert_eq!(metric_id("g", &Convention::nltk()), "g-bleu.nltk");
         assert_eq!(Against::FirstReference.pick("s", &[]), None);
+    }
+
+    #[test]
+    fn names_labels_and_signatures() {
+        for name in Convention::NAMES {
+            let c = Convention::parse(name).unwrap();
+            assert_eq!(c.label(), name);
+            assert_eq!(c.for_sentences().label(), name);
+        }
+        assert!(Convention::parse("sacre").unwrap_err().to_string().contains("tstbench"));
+        let v = crate::metrics::NLTK_VERSION;
+        assert_eq!(
+            Convention::tstbench().signature("4"),
+            format!("nrefs:4|case:lc|tok:nltk-word|punkt:untrained|smooth:none|version:nltk-{v}")
+        );
+        assert_eq!(Convention::nltk().signature("1"), format!("nrefs:1|case:lc|tok:split|smooth:none|version:nltk-{v}"));
+        assert!(Convention::sacre13a().for_sentences().signature("1").contains("|eff:yes|tok:13a|"));
+        // Prepared texts score as the texts themselves.
+        let (h, r) = ("He said: \"Don't!\"  It's   GREAT.", "he said \"do n't\" . it is great .");
+        for name in Convention::NAMES {
+            let c = Convention::parse(name).unwrap();
+            let (ph, pr) = (c.prepare(h), c.prepare(r));
+            assert_eq!(c.prepared().sentence(&ph, &[pr.as_ref()]).unwrap(), c.sentence(h, &[r]).unwrap(), "{name}");
+        }
     }
 }

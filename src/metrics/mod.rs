@@ -4,11 +4,13 @@
 //! | module | what |
 //! |---|---|
 //! | `tokenize` | sacreBLEU tokenizers `13a`, `none` |
+//! | `punkt` | Punkt sentence splitting as NLTK's untrained `PunktSentenceTokenizer` |
+//! | `treebank` | NLTK's `word_tokenize`: Punkt sentences, then its improved Treebank word rules |
 //! | `intern` | per-segment token interning |
 //! | `keys` | exact sorted n-gram keys (the counting device) |
 //! | `ngrams` | word n-gram match counts shared by all BLEU conventions |
 //! | `bleu` | sacreBLEU BLEU (corpus, sentence, smoothing, signature) |
-//! | `nltk` | NLTK `corpus_bleu` / `sentence_bleu` convention (TSTBench, llm-tst-code) |
+//! | `nltk` | NLTK `corpus_bleu` / `sentence_bleu` conventions (llm-tst-code, TSTBench) |
 //! | `nlgeval` | nlg-eval BLEU-1..4 (StylePTB) |
 //! | `chrf` | sacreBLEU chrF / chrF++ |
 //! | `family` | s-BLEU, r-BLEU, multi-BLEU, g-BLEU in a named convention |
@@ -27,10 +29,12 @@
 //! | `dppl` | d-PPL: per-style KN LMs, their files, the scorer |
 //!
 //! Conventions are named in every id: `sacre13a` / `sacrenone` (sacreBLEU 2.6.0, 0-100), `nltk`
-//! (TSTBench / llm-tst-code: lowercased, whitespace split, NLTK `corpus_bleu` without smoothing,
-//! 0-1), `nlgeval` (COCO scorer, 0-1). Store metric ids: `s-bleu.sacre13a`, `r-bleu.sacre13a`,
-//! `multi-bleu.sacre13a` (and `.nltk`, `.sacrenone`), `chrf.sacre`, `chrf++.sacre`; corpus-level
-//! g-BLEU is `family::g_bleu` of s-BLEU and r-BLEU in one convention.
+//! (llm-tst-code: lowercased, whitespace split, NLTK `corpus_bleu` without smoothing, 0-1),
+//! `tstbench` (TSTBench: lowercased, white space collapsed, NLTK `word_tokenize`, NLTK
+//! `corpus_bleu` without smoothing, 0-1), `nlgeval` (COCO scorer, 0-1). Store metric ids:
+//! `s-bleu.sacre13a`, `r-bleu.sacre13a`, `multi-bleu.sacre13a` (and `.nltk`, `.tstbench`,
+//! `.sacrenone`), `chrf.sacre`, `chrf++.sacre`; corpus-level g-BLEU is `family::g_bleu` of
+//! s-BLEU and r-BLEU in one convention.
 //!
 //! Every function that mirrors a Python implementation repeats its float operations in the same
 //! order; tests compare with sacreBLEU 2.6.0 on real files (agreement to the last bit, which the
@@ -64,14 +68,20 @@ pub mod ngrams;
 pub mod nlgeval;
 pub mod nltk;
 pub mod ppl;
+pub mod punkt;
 pub mod py;
 pub mod scorers;
 pub mod style_classifier;
 pub mod style_data;
 pub mod tokenize;
+pub mod treebank;
 
 /// The sacreBLEU release whose BLEU and chrF this module reproduces (and names in signatures).
 pub const SACREBLEU_VERSION: &str = "2.6.0";
+
+/// The NLTK release whose `word_tokenize` (`treebank`, `punkt`) and BLEU (`nltk`) this module
+/// reproduces (and names in signatures).
+pub const NLTK_VERSION: &str = "3.10.4";
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum MetricError {
@@ -83,6 +93,8 @@ pub enum MetricError {
     UnknownTokenizer(String),
     #[error("unknown smoothing {0:?} (exp, floor, add-k or none)")]
     UnknownSmoothing(String),
+    #[error("unknown BLEU convention {0:?} (sacre13a, sacrenone, nltk or tstbench)")]
+    UnknownConvention(String),
     #[error("{0}")]
     BadConfig(String),
 }

@@ -1,6 +1,9 @@
-//! BLEU in the NLTK convention of TSTBench and llm-tst-code: `str.lower()`, whitespace split
-//! (`str.split`), `nltk.translate.bleu_score.corpus_bleu` with weights 0.25 x 4 and no smoothing,
-//! on NLTK's 0-1 scale (llm-tst-code multiplies by 100 before publishing).
+//! BLEU in NLTK's conventions: `nltk.translate.bleu_score.corpus_bleu` with weights 0.25 x 4
+//! and no smoothing, on NLTK's 0-1 scale (llm-tst-code multiplies by 100 before publishing), on
+//! tokens made in one of two ways:
+//! - `split` (llm-tst-code): `str.lower()`, then white-space split (`str.split`);
+//! - `word` (TSTBench): `str.lower()`, white space runs collapsed to one space and stripped, then
+//!   NLTK's `word_tokenize` (`super::treebank`; Punkt with untrained parameters, see there).
 //!
 //! Computed as NLTK (3.10) does: per-segment denominators are `max(1, hypothesis n-grams)`; a
 //! corpus without any unigram match scores 0; a zero higher-order precision is replaced by
@@ -9,28 +12,75 @@
 //! empty, else `exp(1 - r/c)`.
 
 use super::ngrams::{Counter, Counts, MAX_ORDER};
-use super::{MetricError, check_refs, py};
+use super::{MetricError, NLTK_VERSION, check_refs, py, treebank};
 use rayon::prelude::*;
 
-/// Options of the NLTK convention; `lowercase` is on in TSTBench and llm-tst-code.
+/// How the NLTK conventions make tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NltkTokenize {
+    /// Python's `str.split()` (llm-tst-code).
+    Split,
+    /// White space collapsed, then `nltk.word_tokenize` (TSTBench).
+    Word,
+}
+
+/// Options of the NLTK conventions; `lowercase` is on in TSTBench and llm-tst-code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct NltkConfig {
     pub lowercase: bool,
+    pub tokenize: NltkTokenize,
 }
 
 impl Default for NltkConfig {
+    /// llm-tst-code's convention: lower-cased, white-space split.
     fn default() -> Self {
-        NltkConfig { lowercase: true }
+        NltkConfig { lowercase: true, tokenize: NltkTokenize::Split }
     }
 }
 
-/// The text the counters split on whitespace: lowercased if asked (into `out`).
-fn nltk_tokens(s: &str, cfg: &NltkConfig, out: &mut String) {
+impl NltkConfig {
+    /// TSTBench's convention: lower-cased, white space collapsed, `word_tokenize`.
+    pub fn tstbench() -> Self {
+        NltkConfig { lowercase: true, tokenize: NltkTokenize::Word }
+    }
+
+    /// The tokenizer's name in signatures: `split` or `nltk-word`.
+    pub fn tok_name(&self) -> &'static str {
+        match self.tokenize {
+            NltkTokenize::Split => "split",
+            NltkTokenize::Word => "nltk-word",
+        }
+    }
+
+    /// A sacreBLEU-style signature, e.g.
+    /// `nrefs:4|case:lc|tok:nltk-word|punkt:untrained|smooth:none|version:nltk-3.10.4`.
+    pub fn signature(&self, nrefs: &str) -> String {
+        let punkt = if self.tokenize == NltkTokenize::Word { "|punkt:untrained" } else { "" };
+        format!(
+            "nrefs:{nrefs}|case:{}|tok:{}{punkt}|smooth:none|version:nltk-{NLTK_VERSION}",
+            if self.lowercase { "lc" } else { "mixed" },
+            self.tok_name()
+        )
+    }
+}
+
+/// The text the counters split on whitespace: lowercased if asked, tokenized (into `out`).
+pub fn nltk_tokens(s: &str, cfg: &NltkConfig, out: &mut String) {
     out.clear();
-    if cfg.lowercase {
-        out.push_str(&py::lower(s));
-    } else {
-        out.push_str(s);
+    let lowered = if cfg.lowercase { py::lower(s) } else { s.into() };
+    match cfg.tokenize {
+        NltkTokenize::Split => out.push_str(&lowered),
+        NltkTokenize::Word => {
+            let mut collapsed = String::with_capacity(lowered.len());
+            py::join_split(&lowered, &mut collapsed);
+            for (i, t) in treebank::word_tokenize(&collapsed).iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                out.push_str(t);
+            }
+        }
     }
 }
 

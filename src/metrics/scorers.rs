@@ -6,7 +6,8 @@
 use super::bleu::{self, BleuConfig};
 use super::chrf::{self, ChrfConfig};
 use super::family::{Against, Convention};
-use super::{SACREBLEU_VERSION, nltk};
+use super::nltk::NltkTokenize;
+use super::{NLTK_VERSION, SACREBLEU_VERSION, nltk};
 use crate::score::{Scorer, Target};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -46,7 +47,7 @@ impl BleuScorer {
 }
 
 impl Scorer for BleuScorer {
-    /// `s-bleu.sacre13a`, `r-bleu.nltk`, `multi-bleu.sacrenone`, ...
+    /// `s-bleu.sacre13a`, `r-bleu.nltk`, `multi-bleu.tstbench`, ...
     fn metric(&self) -> String {
         super::family::metric_id(self.against.prefix(), &self.convention)
     }
@@ -66,6 +67,15 @@ impl Scorer for BleuScorer {
                 "lowercase": c.lowercase,
                 "smooth": c.smooth,
                 "effective_order": c.effective_order,
+            }),
+            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => json!({
+                "convention": "tstbench",
+                "lowercase": c.lowercase,
+                "whitespace": "runs collapsed, stripped",
+                "tokenize": "nltk word_tokenize: punkt (untrained parameters), then NLTKWordTokenizer",
+                "compatible_with": format!("nltk {NLTK_VERSION}"),
+                "weights": [0.25, 0.25, 0.25, 0.25],
+                "smoothing": "none (method0)",
             }),
             Convention::Nltk(c) => json!({
                 "convention": "nltk",

@@ -250,4 +250,27 @@ fn dppl_lms_per_target_style_and_scorer() {
     assert_eq!((o.computed, o.undefined), (140, 0));
     let hash = scorer.config()["styles"]["formal"]["arpa_sha256"].as_str().unwrap().to_owned();
     assert_eq!(hash, formal.arpa_sha256);
+    // The result table pools them: `corpus-tokens` is the LM's corpus perplexity over a system's
+    // outputs (every word and `</s>` once), `corpus-words` the same NLL over the words only
+    // (TSTBench), `mean` the mean of the outputs' values.
+    use crate::metrics::joint::PplPooling;
+    use crate::score::table::{self, Column, Options};
+    let d = s.dataset_id("demo-formality").unwrap();
+    let x = s.direction_id(d, "informal->formal").unwrap();
+    let sel = Selection { dataset_id: Some(d), direction_id: Some(x), systems: vec!["lexicon-swap".into()] };
+    let texts: Vec<String> = crate::score::missing(&s, &sel, "m", "h").unwrap().0.into_iter().map(|t| t.text).collect();
+    let tokens: Vec<Vec<String>> = texts.iter().map(|t| crate::models::words::Tokenizer::Lower.tokens(t)).collect();
+    let corpus = arpa.corpus_perplexity(&tokens);
+    let (words, predicted) = (tokens.iter().map(Vec::len).sum::<usize>() as f64, tokens.iter().map(|t| t.len() + 1).sum::<usize>() as f64);
+    for (pool, want) in [
+        (PplPooling::CorpusTokens, corpus),
+        (PplPooling::CorpusWords, corpus.powf(predicted / words)),
+        (PplPooling::Mean, tokens.iter().map(|t| arpa.perplexity(t)).sum::<f64>() / tokens.len() as f64),
+    ] {
+        let t = table::build_with(&s, "demo-formality", "informal->formal", &Options { bleu: None, ppl_pooling: Some(pool) }).unwrap();
+        let row = t.rows.iter().position(|r| r.system == "lexicon-swap").unwrap();
+        let got = t.value(row, Column::Ppl).unwrap();
+        assert!((got / want - 1.0).abs() < 1e-12, "{pool:?}: {got} vs {want}");
+        assert_eq!(t.header(Column::Ppl), format!("PPL.{}", pool.name()));
+    }
 }

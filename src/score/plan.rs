@@ -135,7 +135,8 @@ pub struct Options {
     pub model: String,
     /// The BERT-family encoder for BERTScore: a folder or an installed model's name.
     pub encoder: String,
-    /// Sentence-level BLEU convention.
+    /// BLEU convention of the per-output (sentence-level) values; sacreBLEU ones are scored with
+    /// `sentence_bleu`'s defaults (effective order).
     pub bleu: Convention,
 }
 
@@ -276,7 +277,7 @@ pub fn build(
     Ok(Ok(match m {
         Metric::Acc => anyhow::bail!("ACC is scored through acc::run"),
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
-        Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu }),
+        Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu.for_sentences() }),
         Metric::Bert(a) => {
             let enc = match loaded.encoder(opts) {
                 Ok(e) => e,

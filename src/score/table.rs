@@ -2,24 +2,29 @@
 //! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus t-PPL, G2 and the
 //! output/reference length ratio (METHODS.md section 3).
 //!
-//! BLEU is corpus BLEU in the table's convention (`analysis::joint_data::table_convention`),
-//! recomputed from the texts, times 100. BERTScore F1 and CoLA are means (times 100) of the
-//! per-output scores. ACC, PPL, Joint and G2 come from `analysis::joint_data` and
-//! `metrics::joint`, the one definition the report, plots and TUI use too: ACC is the share of
-//! outputs in the target style, PPL is d-PPL when scored (TSTBench's n-gram LM on target-style
-//! text), else g-PPL, pooled as named in the notes (TSTBench: exp(Σ NLL / Σ words)),
-//! Joint = (ACC · BLEU / ln PPL)^(1/3) and G2 = sqrt(ACC · BLEU) with BLEU = multi-BLEU when
-//! items have several references, else r-BLEU. t-PPL = sqrt(d-PPL · g-PPL). A column whose
+//! BLEU is corpus BLEU recomputed from the texts in one named convention
+//! (`metrics::family::Convention`), times 100 where it is on 0-1: the one asked for (`--bleu`),
+//! else the one most of the dataset's stored BLEU scores are in (`tstlab score --bleu`), else
+//! `sacre13a` (`analysis::joint_data::default_convention`). BERTScore F1 and CoLA are means
+//! (times 100) of the per-output scores. ACC, PPL, Joint and G2 come from `analysis::joint_data`
+//! and `metrics::joint`, the one definition the report, plots and TUI use too: ACC is the share
+//! of outputs in the target style, PPL is d-PPL when scored (TSTBench's n-gram LM on
+//! target-style text), else g-PPL, pooled as asked (`--ppl-pooling`) or the most faithful way
+//! the scores allow (TSTBench: exp(Σ NLL / Σ words)), Joint = (ACC · BLEU / ln PPL)^(1/3) and
+//! G2 = sqrt(ACC · BLEU) with BLEU = the table's multi-BLEU when items have several references,
+//! else its r-BLEU. t-PPL = sqrt(d-PPL · g-PPL). Headers name the conventions
+//! (`s-BLEU.tstbench`, `PPL.corpus-words`) and the notes give their signatures. A column whose
 //! inputs are missing is absent, with the reason and what to run.
 
 use crate::analysis::data::{self, Names};
 use crate::analysis::joint_data::{self, Choice, JointOptions};
-use crate::metrics::family;
+use crate::metrics::family::{self, Convention};
 use crate::metrics::joint::{self, PplPooling, PplStat};
 use crate::store::{self, Store};
 use rusqlite::OptionalExtension;
+use rayon::prelude::*;
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, PartialOrd, Ord)]
 #[serde(rename_all = "kebab-case")]
@@ -119,9 +124,56 @@ pub struct Table {
     /// Every system against a baseline (`table --significance`; see `table_sig`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub significance: Option<crate::analysis::significance::SignificanceTable>,
+    /// The conventions of the BLEU and PPL columns.
+    pub conventions: Conventions,
+}
+
+/// The conventions a table's BLEU and PPL numbers are in.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Conventions {
+    /// The BLEU convention's name (`sacre13a`, `sacrenone`, `nltk`, `tstbench`).
+    pub bleu: String,
+    /// What it is, in words.
+    pub bleu_about: String,
+    /// Why this one: `asked` (`--bleu`), `stored` (the convention of most stored BLEU scores of
+    /// the dataset) or `default` (no BLEU score stored).
+    pub bleu_from: String,
+    /// The other conventions the dataset has stored BLEU scores in.
+    pub bleu_also_stored: Vec<String>,
+    /// The PPL column's pooling (`corpus-words`, `corpus-tokens`, `mean`; `None`: no PPL).
+    pub ppl_pooling: Option<PplPooling>,
+    /// The pooling of the g-PPL in t-PPL (`None`: no t-PPL).
+    pub tppl_pooling: Option<PplPooling>,
+}
+
+impl Default for Conventions {
+    fn default() -> Self {
+        let c = Convention::sacre13a();
+        Conventions { bleu: c.label().into(), bleu_about: c.about().into(), bleu_from: "default".into(), bleu_also_stored: Vec::new(), ppl_pooling: None, tppl_pooling: None }
+    }
+}
+
+/// What a table is computed with: a BLEU convention (`None`: as stored, see the module header)
+/// and a PPL pooling (`None`: the most faithful the scores allow).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub bleu: Option<Convention>,
+    pub ppl_pooling: Option<PplPooling>,
 }
 
 impl Table {
+    /// A column's header with its convention: `s-BLEU.tstbench`, `PPL.corpus-words`, `ACC`.
+    pub fn header(&self, col: Column) -> String {
+        match col {
+            Column::SBleu | Column::RBleu | Column::MultiBleu => format!("{}.{}", col.name(), self.conventions.bleu),
+            Column::Ppl => match self.conventions.ppl_pooling {
+                Some(p) => format!("{}.{}", col.name(), p.name()),
+                None => col.name().to_owned(),
+            },
+            _ => col.name().to_owned(),
+        }
+    }
+
     pub fn value(&self, row: usize, col: Column) -> Option<f64> {
         let c = self.columns.iter().position(|&x| x == col)?;
         self.rows.get(row)?.values[c]
@@ -203,7 +255,7 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, 
 
 /// Stored per-output values of one metric in one configuration.
 pub(super) struct Scores {
-    config: String,
+    pub(super) config: String,
     pub(super) values: HashMap<i64, (Option<f64>, Option<String>)>,
 }
 
@@ -235,6 +287,20 @@ pub(super) fn scores(store: &Store, direction_id: i64, metric: &str) -> store::R
 fn mean(outs: &[Out], s: &Scores, scale: f64) -> Option<f64> {
     let v: Vec<f64> = outs.iter().filter_map(|o| s.values.get(&o.id).and_then(|x| x.0)).collect();
     (!v.is_empty()).then(|| scale * v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The BLEU convention of a dataset's table and why: asked, else the convention most of its
+/// stored per-output BLEU scores are in, else `sacre13a` (`joint_data::default_convention`).
+pub fn bleu_convention(keys: &[data::MetricKey], asked: Option<Convention>) -> (Convention, Conventions) {
+    let stored = joint_data::stored_conventions(keys);
+    let (conv, from) = match asked {
+        Some(c) => (c, "asked"),
+        None if stored.is_empty() => (joint_data::default_convention(keys), "default"),
+        None => (joint_data::default_convention(keys), "stored"),
+    };
+    let also = stored.iter().filter(|n| **n != conv.label()).map(|n| (*n).to_owned()).collect();
+    let c = Conventions { bleu: conv.label().into(), bleu_about: conv.about().into(), bleu_from: from.into(), bleu_also_stored: also, ppl_pooling: None, tppl_pooling: None };
+    (conv, c)
 }
 
 /// Total whitespace tokens of the outputs over those of their first references.
@@ -284,22 +350,31 @@ fn hint(col: Column, dataset: &str) -> String {
     }
 }
 
-/// The table of one direction of a dataset (`direction`: `source->target`).
+/// The table of one direction of a dataset (`direction`: `source->target`) with the default
+/// options (BLEU as stored, token-pooled PPL).
 pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Table> {
+    build_with(store, dataset, direction, &Options::default())
+}
+
+/// The table of one direction of a dataset in the conventions asked.
+pub fn build_with(store: &Store, dataset: &str, direction: &str, opts: &Options) -> anyhow::Result<Table> {
     let names = Names::load(store, dataset)?;
-    build_with(store, &names, &default_choice(store, &names)?, direction)
+    let (choice, conv, conventions) = choose(store, &names, opts)?;
+    build_dir(store, &names, &choice, &conv, conventions, direction)
 }
 
-/// Joint's inputs in the table: the defaults (`analysis::joint_data`).
-fn default_choice(store: &Store, names: &Names) -> anyhow::Result<Choice> {
-    Ok(joint_data::choose(&data::metric_keys(store, names.dataset_id)?, &JointOptions::default())?.0)
+/// The table's conventions and Joint's inputs: Joint's BLEU in the table's BLEU convention.
+fn choose(store: &Store, names: &Names, opts: &Options) -> anyhow::Result<(Choice, Convention, Conventions)> {
+    let keys = data::metric_keys(store, names.dataset_id)?;
+    let (conv, conventions) = bleu_convention(&keys, opts.bleu.clone());
+    let jo = JointOptions { convention: Some(conv.clone()), pooling: opts.ppl_pooling, ..JointOptions::default() };
+    Ok((joint_data::choose(&keys, &jo)?.0, conv, conventions))
 }
 
-fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) -> anyhow::Result<Table> {
+fn build_dir(store: &Store, names: &Names, choice: &Choice, conv: &Convention, mut conventions: Conventions, direction: &str) -> anyhow::Result<Table> {
     let dataset = names.dataset.as_str();
     let direction_id = store.direction_id(names.dataset_id, direction)?;
     let by_system = outputs(store, direction_id)?;
-    let conv = joint_data::table_convention();
     // Without ACC and PPL there is nothing of Joint's to show: no need to count n-grams twice.
     let part = if choice.acc.is_none() && choice.ppl.is_none() { None } else { joint_data::load(store, names, choice, Some(direction_id))?.pop() };
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
@@ -340,7 +415,7 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
         }
     }
     // t-PPL: the PPL column's d-PPL with g-PPL pooled the best way its scores allow.
-    let g_pooling = stored.get(&Column::TPpl).map(|s| PplPooling::best(s.values.values().filter_map(|(v, d)| v.map(|v| g_stat(v, d.as_deref())))));
+    let g_pooling = stored.get(&Column::TPpl).map(|s| choice.pooling.unwrap_or_else(|| PplPooling::best(s.values.values().filter_map(|(v, d)| v.map(|v| g_stat(v, d.as_deref()))))));
     if !absent.contains_key(&Column::TPpl) {
         if choice.ppl.as_ref().is_some_and(|k| k.metric == "d-ppl") {
             let g = sources.get(&Column::TPpl).cloned().unwrap_or_default();
@@ -358,9 +433,17 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
     } else if max_refs == 1 {
         absent.insert(Column::MultiBleu, "one reference per item: multi-BLEU would equal r-BLEU".into());
     }
-    for c in [Column::SBleu, Column::RBleu, Column::MultiBleu] {
+    let all_refs: Vec<usize> = by_system.values().flatten().map(|o| o.refs.len()).filter(|&n| n > 0).collect();
+    let nrefs_multi = match all_refs.first() {
+        Some(&n) if all_refs.iter().all(|&m| m == n) => n.to_string(),
+        Some(_) => "var".into(),
+        None => "0".into(),
+    };
+    let x100 = if conv.scale() == 1.0 { " x 100" } else { "" };
+    for (c, nrefs) in [(Column::SBleu, "1"), (Column::RBleu, "1"), (Column::MultiBleu, nrefs_multi.as_str())] {
         if !absent.contains_key(&c) {
-            sources.insert(c, format!("corpus BLEU, {} x 100", convention_words(&conv)));
+            let sig = conv.signature(nrefs);
+            sources.insert(c, format!("corpus BLEU.{}{x100}, {sig}", conv.label()));
         }
     }
     let jb = if max_refs > 1 { Column::MultiBleu } else { Column::RBleu };
@@ -383,18 +466,29 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
             *e = (e.0 + scored, e.1 + of, e.2 + 1);
         }
     };
+    let scale = 100.0 / conv.scale();
+    // Each distinct text is tokenized once (sources and references recur for every system).
+    let distinct: HashSet<&str> = by_system
+        .values()
+        .flatten()
+        .flat_map(|o| [o.text.as_str(), o.source.as_str()].into_iter().chain(o.refs.iter().map(String::as_str)))
+        .collect();
+    let prepared: HashMap<&str, String> =
+        distinct.into_par_iter().map(|t| (t, conv.prepare(t).into_owned())).collect();
+    let p = |t: &str| prepared[t].as_str();
+    let on_prepared = conv.prepared();
     for ((system, kind), outs) in &by_system {
         let mut v: HashMap<Column, Option<f64>> = HashMap::new();
-        let texts: Vec<&str> = outs.iter().map(|o| o.text.as_str()).collect();
-        let srcs: Vec<&str> = outs.iter().map(|o| o.source.as_str()).collect();
-        v.insert(Column::SBleu, family::s_bleu(&conv, &texts, &srcs).ok().map(|x| 100.0 * x / conv.scale()));
+        let texts: Vec<&str> = outs.iter().map(|o| p(&o.text)).collect();
+        let srcs: Vec<&str> = outs.iter().map(|o| p(&o.source)).collect();
+        v.insert(Column::SBleu, family::s_bleu(&on_prepared, &texts, &srcs).ok().map(|x| scale * x));
         let with_refs: Vec<&Out> = outs.iter().filter(|o| !o.refs.is_empty()).collect();
         if !with_refs.is_empty() {
-            let t: Vec<&str> = with_refs.iter().map(|o| o.text.as_str()).collect();
-            let r: Vec<&[String]> = with_refs.iter().map(|o| o.refs.as_slice()).collect();
-            v.insert(Column::RBleu, family::r_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x / conv.scale()));
+            let t: Vec<&str> = with_refs.iter().map(|o| p(&o.text)).collect();
+            let r: Vec<Vec<&str>> = with_refs.iter().map(|o| o.refs.iter().map(|r| p(r)).collect()).collect();
+            v.insert(Column::RBleu, family::r_bleu(&on_prepared, &t, &r).ok().map(|x| scale * x));
             if max_refs > 1 {
-                v.insert(Column::MultiBleu, family::multi_bleu(&conv, &t, &r).ok().map(|x| 100.0 * x / conv.scale()));
+                v.insert(Column::MultiBleu, family::multi_bleu(&on_prepared, &t, &r).ok().map(|x| scale * x));
             }
         }
         v.insert(Column::LenRatio, len_ratio(outs));
@@ -438,6 +532,23 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
         .filter(|(c, _)| !absent.contains_key(c))
         .map(|(c, (n, of, systems))| format!("{}: {n} of {of} outputs of {systems} system(s) scored", c.name()))
         .collect();
+    // A pooling asked for that the scores cannot give: absent, with why (never another pooling).
+    if let Some(p) = choice.pooling {
+        let col_idx = |c: Column| Column::ALL.iter().position(|x| *x == c).unwrap_or(0);
+        for (col, metric) in [(Column::Ppl, choice.ppl.as_ref().map_or("PPL", |k| k.metric.as_str())), (Column::TPpl, "g-ppl"), (Column::Joint, "PPL")] {
+            if !rows.is_empty() && !absent.contains_key(&col) && rows.iter().all(|r: &Row| r.values[col_idx(col)].is_none()) {
+                let why = match p {
+                    PplPooling::CorpusWords => "it needs every output's NLL and word count",
+                    PplPooling::CorpusTokens => "it needs every output's NLL and token count",
+                    PplPooling::Mean => "no output has a value",
+                };
+                absent.insert(col, format!("the {metric} scores cannot be pooled {}: {why} (`--ppl-pooling mean` does not)", p.name()));
+                sources.remove(&col);
+            }
+        }
+    }
+    conventions.tppl_pooling = g_pooling.filter(|_| !absent.contains_key(&Column::TPpl));
+    conventions.ppl_pooling = part.as_ref().filter(|_| !absent.contains_key(&Column::Ppl)).map(|p| p.spec.pooling);
     Ok(Table {
         dataset: dataset.to_owned(),
         direction: direction.to_owned(),
@@ -447,6 +558,7 @@ fn build_with(store: &Store, names: &Names, choice: &Choice, direction: &str) ->
         sources,
         partial,
         significance: None,
+        conventions,
     })
 }
 
@@ -455,24 +567,21 @@ fn g_stat(value: f64, detail: Option<&str>) -> PplStat {
     joint_data::ppl_stat(value, detail, || None)
 }
 
-/// How a BLEU convention tokenises, for the notes.
-fn convention_words(conv: &family::Convention) -> String {
-    match conv {
-        family::Convention::Nltk(_) => "NLTK convention (lowercased, whitespace split, no smoothing)".into(),
-        c => format!("{} convention", c.label()),
-    }
+/// The tables of every direction of a dataset (or of one), with the default options.
+pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyhow::Result<Vec<Table>> {
+    build_all_with(store, dataset, direction, &Options::default())
 }
 
-/// The tables of every direction of a dataset (or of one).
-pub fn build_all(store: &Store, dataset: &str, direction: Option<&str>) -> anyhow::Result<Vec<Table>> {
+/// The tables of every direction of a dataset (or of one), all in the same conventions.
+pub fn build_all_with(store: &Store, dataset: &str, direction: Option<&str>, opts: &Options) -> anyhow::Result<Vec<Table>> {
     let id = store.dataset_id(dataset)?;
     let dirs: Vec<String> = match direction {
         Some(d) => vec![d.to_owned()],
         None => store.directions(id)?.into_iter().map(|d| format!("{}->{}", d.source_style, d.target_style)).collect(),
     };
     let names = Names::load(store, dataset)?;
-    let choice = default_choice(store, &names)?;
-    dirs.iter().map(|d| build_with(store, &names, &choice, d)).collect()
+    let (choice, conv, conventions) = choose(store, &names, opts)?;
+    dirs.iter().map(|d| build_dir(store, &names, &choice, &conv, conventions.clone(), d)).collect()
 }
 
 #[cfg(test)]
@@ -496,6 +605,7 @@ mod tests {
             sources: BTreeMap::new(),
             partial: Vec::new(),
             significance: None,
+            conventions: Conventions::default(),
         };
         assert_eq!(t.best(Column::Acc), Some(2));
         assert_eq!(t.best(Column::Ppl), Some(1));

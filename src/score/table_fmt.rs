@@ -17,8 +17,9 @@ pub fn fmt_value(col: Column, v: f64) -> String {
     }
 }
 
-fn header(col: Column) -> String {
-    format!("{}{}", col.name(), col.arrow())
+/// A column's header with its convention and arrow: `s-BLEU.tstbench↑`, `PPL.corpus-tokens↓`.
+fn header(t: &Table, col: Column) -> String {
+    format!("{}{}", t.header(col), col.arrow())
 }
 
 /// Rows of cells (strings) with the best marked by `mark` and significant differences from
@@ -45,10 +46,28 @@ fn cells(t: &Table, absent: &str, mark: &dyn Fn(String) -> String, dagger: &str)
         .collect()
 }
 
-/// Notes: absent columns with their reason, then the source of each column.
+/// The conventions line: which BLEU and why, and the PPL pooling.
+pub fn conventions(t: &Table) -> String {
+    let c = &t.conventions;
+    let why = match c.bleu_from.as_str() {
+        "asked" => "as asked",
+        "stored" => "the convention of the stored BLEU scores",
+        _ => "the default, no BLEU scores stored",
+    };
+    let also = if c.bleu_also_stored.is_empty() {
+        String::new()
+    } else {
+        format!(", also stored: {} (choose with --bleu)", c.bleu_also_stored.join(", "))
+    };
+    let ppl = c.ppl_pooling.map_or(String::new(), |p| format!(" PPL.{}: {}.", p.name(), p.formula()));
+    format!("BLEU.{}: {}; {why}{also}.{ppl}", c.bleu, c.bleu_about)
+}
+
+/// Notes: the conventions, absent columns with their reason, then the source of each column.
 pub fn notes(t: &Table) -> Vec<String> {
-    let mut out: Vec<String> = t.absent.iter().map(|(c, why)| format!("{} absent: {why}", c.name())).collect();
-    out.extend(t.sources.iter().map(|(c, s)| format!("{}: {s}", c.name())));
+    let mut out = vec![conventions(t)];
+    out.extend(t.absent.iter().map(|(c, why)| format!("{} absent: {why}", t.header(*c))));
+    out.extend(t.sources.iter().map(|(c, s)| format!("{}: {s}", t.header(*c))));
     if !t.partial.is_empty() {
         out.push(format!("not shown until fully scored (run tstlab score again): {}", t.partial.join("; ")));
     }
@@ -62,7 +81,7 @@ pub fn notes(t: &Table) -> Vec<String> {
 /// Aligned text for the terminal; `*` marks the best value.
 pub fn text(t: &Table) -> String {
     let mut head = vec!["system".to_owned()];
-    head.extend(t.columns.iter().map(|&c| header(c)));
+    head.extend(t.columns.iter().map(|&c| header(t, c)));
     let body = cells(t, "—", &|s| format!("{s}*"), MARK);
     let width = |i: usize| {
         std::iter::once(&head[i]).chain(body.iter().map(|r| &r[i])).map(|s| s.chars().count()).max().unwrap_or(0)
@@ -99,7 +118,7 @@ pub fn csv(tables: &[Table]) -> anyhow::Result<String> {
     let Some(first) = tables.first() else { return Ok(String::new()) };
     let signed: Vec<Column> = SIGNED.into_iter().filter(|c| first.columns.contains(c)).collect();
     let mut head = vec!["dataset".to_owned(), "direction".into(), "system".into(), "kind".into(), "outputs".into()];
-    head.extend(first.columns.iter().map(|c| c.name().to_owned()));
+    head.extend(first.columns.iter().map(|&c| first.header(c)));
     head.extend(signed.iter().map(|c| format!("{} signature", c.name())));
     // With a significance test: the baseline and a p-value per column that has a better side.
     let sig = tables.iter().any(|t| t.significance.is_some());
@@ -133,7 +152,7 @@ fn md_escape(s: &str) -> String {
 pub fn markdown(t: &Table) -> String {
     let mut out = format!("### {} · {}\n\n| system |", md_escape(&t.dataset), md_escape(&t.direction));
     for &c in &t.columns {
-        out.push_str(&format!(" {} |", header(c)));
+        out.push_str(&format!(" {} |", md_escape(&header(t, c))));
     }
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(t.columns.len()));
@@ -184,7 +203,7 @@ pub fn latex(t: &Table) -> String {
     out.push_str(&format!("\\begin{{tabular}}{{l{}}}\n\\toprule\n", "r".repeat(t.columns.len())));
     out.push_str("System");
     for &c in &t.columns {
-        out.push_str(&format!(" & {}{}", tex_escape(c.name()), arrow(c)));
+        out.push_str(&format!(" & {}{}", tex_escape(&t.header(c)), arrow(c)));
     }
     out.push_str(" \\\\\n\\midrule\n");
     for row in cells(t, "--", &|s| format!("\\textbf{{{s}}}"), "$^\\dagger$") {
@@ -195,8 +214,8 @@ pub fn latex(t: &Table) -> String {
         out.push_str(" \\\\\n");
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
-    let absent: Vec<String> = t.absent.iter().map(|(c, why)| format!("{}: {}", c.name(), why)).collect();
-    let mut caption = format!("{} ({}).", t.dataset, t.direction);
+    let absent: Vec<String> = t.absent.iter().map(|(c, why)| format!("{}: {}", t.header(*c), why)).collect();
+    let mut caption = format!("{} ({}). {}.", t.dataset, t.direction, conventions(t));
     if !absent.is_empty() {
         caption.push_str(&format!(" Absent (--): {}.", absent.join("; ")));
     }
@@ -233,6 +252,7 @@ mod tests {
             sources: BTreeMap::new(),
             partial: Vec::new(),
             significance: None,
+            conventions: crate::score::table::Conventions { ppl_pooling: Some(crate::metrics::joint::PplPooling::CorpusTokens), ..Default::default() },
         }
     }
 
@@ -240,15 +260,18 @@ mod tests {
     fn formats_mark_best_and_absent() {
         let t = table();
         let md = markdown(&t);
-        assert!(md.contains("| system | ACC↑ | CoLA↑ | PPL↓ |"), "{md}");
+        // Headers name their conventions; the notes say which and why.
+        assert!(md.contains("| system | ACC↑ | CoLA↑ | PPL.corpus-tokens↓ |"), "{md}");
+        assert!(md.contains("- BLEU.sacre13a: sacreBLEU, 13a tokens, mixed case, exp smoothing, 0-100; the default, no BLEU scores stored. PPL.corpus-tokens: exp(Σ NLL / Σ predicted tokens)."), "{md}");
         assert!(md.contains("| Style\\_A | **93.2** | — | 119.5 |"), "{md}");
         assert!(md.contains("| B | 50.0 | — | **80.3** |"), "{md}");
         assert!(md.contains("- CoLA absent: no CoLA classifier"), "{md}");
         let tex = latex(&t);
-        assert!(tex.contains("System & ACC$\\uparrow$ & CoLA$\\uparrow$ & PPL$\\downarrow$ \\\\"), "{tex}");
+        assert!(tex.contains("System & ACC$\\uparrow$ & CoLA$\\uparrow$ & PPL.corpus-tokens$\\downarrow$ \\\\"), "{tex}");
         assert!(tex.contains("Style\\_A & \\textbf{93.2} & -- & 119.5 \\\\"), "{tex}");
         assert!(tex.contains("\\textgreater{}"), "{tex}");
         let c = csv(&[t.clone()]).unwrap();
+        assert_eq!(c.lines().next().unwrap(), "dataset,direction,system,kind,outputs,ACC,CoLA,PPL.corpus-tokens");
         assert_eq!(c.lines().nth(1).unwrap(), "yelp,negative->positive,Style_A,system,2,93.2,,119.5");
         let txt = text(&t);
         assert!(txt.contains("93.2*"), "{txt}");

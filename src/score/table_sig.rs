@@ -7,24 +7,22 @@
 //! Units are the source items both the system and the baseline have an output for. Statistics
 //! per output: the BLEU columns the n-gram counts of the table's convention (corpus BLEU is
 //! recomputed per resample); ACC, CoLA and the BERT columns `[value, 1]` (a mean, x 100); PPL
-//! `[NLL, tokens]` when the table pools it at corpus level, else `[value, 1]`; t-PPL, Joint and
-//! G2 the statistics of their inputs side by side, combined per resample as the table combines
-//! them. A column is not tested when the table leaves it absent for either system, or when the
-//! two systems' PPL are pooled differently (said in the notes).
+//! pooled as the table pools it (`Table::conventions`): `[NLL, words]` (corpus-words),
+//! `[NLL, tokens]` (corpus-tokens) or `[value, 1]` (mean); t-PPL, Joint and G2 the statistics of
+//! their inputs side by side, combined per resample as the table combines them (the one
+//! definition, `metrics::joint`). A column is not tested when the table leaves it absent or the
+//! baseline has no value in it (said in the notes).
 
 use super::table::{Column, Table};
-use crate::metrics::joint::{g2, joint};
+use crate::analysis::joint_data;
+use crate::metrics::joint::{g2, joint, PplPooling};
+use crate::models::words::Tokenizer;
 use crate::analysis::significance::{bootstrap_estimate, paired, Draws, SignificanceRow, SignificanceTable, TestSpec, UnitStats};
 use crate::metrics::family::{Against, Convention};
 use crate::metrics::ngrams::{Counts, MAX_ORDER};
 use crate::store::{self, Store};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
-
-/// The table's BLEU convention (see [`super::table::build`]).
-fn convention() -> Convention {
-    Convention::nltk()
-}
 
 /// What to test against what.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,17 +87,10 @@ enum Comp {
     Bleu(Against),
     /// A mean of stored values, x 100.
     Mean(&'static str),
-    /// The table's PPL of a stored metric (corpus or mean, see [`PplMode`]).
+    /// The table's PPL of a stored metric (corpus or mean, see [`PplPooling`]).
     Ppl(&'static str),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum PplMode {
-    /// exp(sum NLL / sum tokens).
-    Corpus,
-    /// Mean of the values.
-    Mean,
-}
 
 impl Comp {
     fn width(self) -> usize {
@@ -112,11 +103,7 @@ impl Comp {
 
 /// The stored metric of a table column (the PPL columns name theirs in the table's sources).
 fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, Combine)> {
-    let ppl = match table.sources.get(&Column::Ppl) {
-        Some(s) if s.starts_with("d-ppl@") => Comp::Ppl("d-ppl"),
-        Some(_) => Comp::Ppl("g-ppl"),
-        None => Comp::Ppl("d-ppl"),
-    };
+    let ppl = Comp::Ppl(ppl_metric(table));
     let jb = if max_refs > 1 { Comp::Bleu(Against::AllReferences) } else { Comp::Bleu(Against::FirstReference) };
     let one = |v: &[f64]| Some(v[0]);
     Some(match col {
@@ -141,38 +128,20 @@ struct Data {
     by_system: BTreeMap<String, BTreeMap<i64, Out>>,
     scores: HashMap<&'static str, Stored>,
     max_refs: usize,
-}
-
-/// `(nll, tokens)` of a stored detail.
-fn nll_tokens(detail: Option<&str>) -> Option<(f64, f64)> {
-    let d: serde_json::Value = serde_json::from_str(detail?).ok()?;
-    Some((d.get("nll")?.as_f64()?, d.get("tokens")?.as_f64()?))
+    /// The table's BLEU convention.
+    conv: Convention,
+    /// The tokenizer of the d-PPL LM of the target style (its word counts), when known.
+    dppl_words: Option<Tokenizer>,
 }
 
 impl Data {
-    /// How the table pools a system's PPL of `metric` (over all its outputs, as the table).
-    fn ppl_mode(&self, system: &str, metric: &str) -> PplMode {
-        let Some(s) = self.scores.get(metric) else { return PplMode::Mean };
-        let outs = &self.by_system[system];
-        let (mut all, mut tokens, mut any) = (true, 0.0, false);
-        for o in outs.values() {
-            let Some((Some(_), detail)) = s.get(&o.id) else { continue };
-            any = true;
-            match nll_tokens(detail.as_deref()) {
-                Some((_, t)) => tokens += t,
-                None => all = false,
-            }
-        }
-        if any && all && tokens > 0.0 { PplMode::Corpus } else { PplMode::Mean }
-    }
-
     /// The statistics of one system's component on the units (items).
-    fn stats(&self, system: &str, comp: Comp, units: &[i64], mode: PplMode) -> UnitStats {
+    fn stats(&self, system: &str, comp: Comp, units: &[i64], mode: PplPooling) -> UnitStats {
         let outs = &self.by_system[system];
         let mut st = UnitStats::new(comp.width());
         match comp {
             Comp::Bleu(against) => {
-                let conv = convention();
+                let conv = &self.conv;
                 let picked: Vec<Option<Vec<&str>>> = units.iter().map(|i| against.pick(&outs[i].source, &outs[i].refs)).collect();
                 let (hyps, refs): (Vec<&str>, Vec<Vec<&str>>) =
                     units.iter().zip(&picked).filter_map(|(i, r)| Some((outs[i].text.as_str(), r.clone()?))).unzip();
@@ -190,10 +159,12 @@ impl Data {
                 let s = self.scores.get(metric);
                 for i in units {
                     let (v, detail) = s.and_then(|s| s.get(&outs[i].id)).cloned().unwrap_or((None, None));
+                    let words = || if metric == "d-ppl" { self.dppl_words.map(|t| t.tokens(&outs[i].text).len()) } else { None };
                     let row = match (v.filter(|v| v.is_finite()), comp, mode) {
-                        (Some(_), Comp::Ppl(_), PplMode::Corpus) => {
-                            let (n, t) = nll_tokens(detail.as_deref()).unwrap_or((0.0, 0.0));
-                            [n, t]
+                        (Some(v), Comp::Ppl(_), PplPooling::CorpusWords | PplPooling::CorpusTokens) => {
+                            let p = joint_data::ppl_stat(v, detail.as_deref(), words);
+                            let count = if mode == PplPooling::CorpusWords { p.words } else { p.tokens };
+                            [p.nll.unwrap_or(0.0), count.unwrap_or(0.0)]
                         }
                         (Some(v), _, _) => [v, 1.0],
                         (None, _, _) => [0.0, 0.0],
@@ -207,7 +178,7 @@ impl Data {
 }
 
 /// A component's value from its summed statistics.
-fn value(comp: Comp, mode: PplMode, sums: &[f64]) -> Option<f64> {
+fn value(conv: &Convention, comp: Comp, mode: PplPooling, sums: &[f64]) -> Option<f64> {
     match comp {
         Comp::Bleu(_) => {
             let c = Counts {
@@ -216,12 +187,12 @@ fn value(comp: Comp, mode: PplMode, sums: &[f64]) -> Option<f64> {
                 correct: std::array::from_fn(|n| sums[2 + n] as u64),
                 total: std::array::from_fn(|n| sums[2 + MAX_ORDER + n] as u64),
             };
-            Some(100.0 * convention().score_counts(&c))
+            Some(100.0 / conv.scale() * conv.score_counts(&c))
         }
         Comp::Mean(_) => (sums[1] > 0.0).then(|| 100.0 * sums[0] / sums[1]),
         Comp::Ppl(_) => match mode {
-            PplMode::Corpus => (sums[1] > 0.0).then(|| (sums[0] / sums[1]).exp()),
-            PplMode::Mean => (sums[1] > 0.0).then(|| sums[0] / sums[1]),
+            PplPooling::CorpusWords | PplPooling::CorpusTokens => (sums[1] > 0.0).then(|| (sums[0] / sums[1]).exp()),
+            PplPooling::Mean => (sums[1] > 0.0).then(|| sums[0] / sums[1]),
         },
     }
 }
@@ -243,7 +214,17 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
         }
     }
     let max_refs = by_system.values().flat_map(|o| o.values()).map(|o| o.refs.len()).max().unwrap_or(0);
-    let data = Data { by_system, scores, max_refs };
+    let conv = Convention::parse(&table.conventions.bleu)?;
+    // d-PPL's word counts come from its LM's tokenizer, as the table's (see `joint_data`).
+    let target = table.direction.split_once("->").map_or("", |d| d.1);
+    let dppl_words = match super::table::scores(store, direction_id, "d-ppl")? {
+        Some(s) => {
+            let config: Option<String> = store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [&s.config], |r| r.get(0)).ok();
+            config.and_then(|c| serde_json::from_str(&c).ok()).and_then(|c| joint_data::dppl_tokenizer(&c, target))
+        }
+        None => None,
+    };
+    let data = Data { by_system, scores, max_refs, conv, dppl_words };
     let col_idx = |c: Column| table.columns.iter().position(|x| *x == c);
     let row_of = |name: &str| table.rows.iter().find(|r| r.system == name);
     let base_row = row_of(&opts.baseline);
@@ -265,10 +246,6 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
             has.then(|| comps(c, table, data.max_refs).map(|(v, f)| (c, v, f))).flatten()
         })
         .collect();
-    // How the table's Joint pools its PPL, as resampling names it.
-    let joint_mode = table.sources.get(&Column::Joint).and_then(|sig| {
-        sig.split('|').find_map(|p| p.strip_prefix("pool:")).map(|p| if p == "mean" { PplMode::Mean } else { PplMode::Corpus })
-    });
     let systems: Vec<&str> = table.rows.iter().map(|r| r.system.as_str()).filter(|s| *s != opts.baseline).collect();
     let base_items: Vec<i64> = data.by_system[&opts.baseline].keys().copied().collect();
     let draws_all = Draws::new(opts.spec, base_items.len());
@@ -277,9 +254,9 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
     let baseline_estimates = cols
         .iter()
         .map(|(_, comps, combine)| {
-            let modes: Vec<PplMode> = comps.iter().map(|c| mode_of(&data, &opts.baseline, *c)).collect();
+            let modes: Vec<PplPooling> = comps.iter().map(|c| mode_of(table, *c)).collect();
             let st = concat(comps.iter().zip(&modes).map(|(c, m)| data.stats(&opts.baseline, *c, &base_items, *m)));
-            let f = scorer(comps, &modes, *combine);
+            let f = scorer(&data.conv, comps, &modes, *combine);
             if opts.spec.test == crate::analysis::significance::Test::Bs { bootstrap_estimate(&est_draws, &st, &f) } else { None }
         })
         .collect();
@@ -298,19 +275,10 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
                 .iter()
                 .map(|(c, comps, combine)| {
                     row_of(sys).and_then(|r| r.values[col_idx(*c)?])?;
-                    let mb: Vec<PplMode> = comps.iter().map(|x| mode_of(&data, &opts.baseline, *x)).collect();
-                    let ms: Vec<PplMode> = comps.iter().map(|x| mode_of(&data, sys, *x)).collect();
-                    if mb != ms {
-                        row_notes.push(format!("{sys} {}: PPL pooled differently from the baseline's (corpus vs mean), not tested", c.name()));
-                        return None;
-                    }
-                    if *c == Column::Joint && joint_mode.is_some_and(|want| comps.iter().zip(&ms).any(|(x, m)| matches!(x, Comp::Ppl(_)) && *m != want)) {
-                        row_notes.push(format!("{sys} Joint: PPL not pooled as the table's Joint pools it, not tested"));
-                        return None;
-                    }
-                    let b = concat(comps.iter().zip(&mb).map(|(x, m)| data.stats(&opts.baseline, *x, &units, *m)));
-                    let s = concat(comps.iter().zip(&ms).map(|(x, m)| data.stats(sys, *x, &units, *m)));
-                    paired(draws, &b, &s, &scorer(comps, &mb, *combine))
+                    let modes: Vec<PplPooling> = comps.iter().map(|x| mode_of(table, *x)).collect();
+                    let b = concat(comps.iter().zip(&modes).map(|(x, m)| data.stats(&opts.baseline, *x, &units, *m)));
+                    let s = concat(comps.iter().zip(&modes).map(|(x, m)| data.stats(sys, *x, &units, *m)));
+                    paired(draws, &b, &s, &scorer(&data.conv, comps, &modes, *combine))
                 })
                 .collect();
             (SignificanceRow { system: sys.to_owned(), units: units.len(), outcomes }, row_notes)
@@ -335,7 +303,8 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
 }
 
 /// Whether resampling recomputes a Joint or G2 the way the table computed it (from the inputs
-/// its signature names); the other columns always are.
+/// its signature names: corpus BLEU in the table's convention, the PPL column); the other
+/// columns always are.
 fn resampled_like_table(col: Column, table: &Table) -> Result<(), String> {
     if !matches!(col, Column::Joint | Column::G2) {
         return Ok(());
@@ -343,26 +312,32 @@ fn resampled_like_table(col: Column, table: &Table) -> Result<(), String> {
     let sig = table.sources.get(&col).map(String::as_str).unwrap_or_default();
     let field = |k: &str| sig.split('|').find_map(|p| p.strip_prefix(k).and_then(|r| r.strip_prefix(':')));
     let bleu = field("bleu").unwrap_or_default();
-    if field("level") != Some("corpus") || !bleu.ends_with(".nltk") {
-        return Err(format!("its BLEU is {bleu} at level {}; resampling recomputes corpus BLEU in the nltk convention", field("level").unwrap_or("?")));
+    let conv = &table.conventions.bleu;
+    if field("level") != Some("corpus") || !bleu.ends_with(&format!(".{conv}")) {
+        return Err(format!("its BLEU is {bleu} at level {}; resampling recomputes corpus BLEU in the table's convention ({conv})", field("level").unwrap_or("?")));
     }
-    if col == Column::Joint {
-        let ppl = field("ppl").unwrap_or_default();
-        let table_ppl = table.sources.get(&Column::Ppl).map(String::as_str).unwrap_or_default();
-        let same_metric = ppl.split('@').next().is_some_and(|m| table_ppl.starts_with(m));
-        match field("pool") {
-            Some("corpus-tokens" | "mean") if same_metric => {}
-            Some(pool) => return Err(format!("its PPL is {ppl} pooled {pool}; resampling pools the PPL column's values over tokens or as a mean")),
-            None => return Err("the table names no PPL pooling".into()),
-        }
+    let pool = table.conventions.ppl_pooling.map(PplPooling::name);
+    if col == Column::Joint && field("pool") != pool {
+        return Err(format!("its PPL is pooled {}, the PPL column {}", field("pool").unwrap_or("?"), pool.unwrap_or("not at all")));
     }
     Ok(())
 }
 
-fn mode_of(data: &Data, system: &str, comp: Comp) -> PplMode {
+/// How the table pools a PPL component: the PPL column's metric as that column, the other
+/// (g-PPL in t-PPL) as t-PPL does.
+fn mode_of(table: &Table, comp: Comp) -> PplPooling {
     match comp {
-        Comp::Ppl(m) => data.ppl_mode(system, m),
-        _ => PplMode::Mean,
+        Comp::Ppl(m) if ppl_metric(table) == m => table.conventions.ppl_pooling.unwrap_or(PplPooling::Mean),
+        Comp::Ppl(_) => table.conventions.tppl_pooling.unwrap_or(PplPooling::Mean),
+        _ => PplPooling::Mean,
+    }
+}
+
+/// The stored metric of the table's PPL column.
+fn ppl_metric(table: &Table) -> &'static str {
+    match table.sources.get(&Column::Ppl) {
+        Some(s) if s.starts_with("g-ppl@") => "g-ppl",
+        _ => "d-ppl",
     }
 }
 
@@ -372,13 +347,14 @@ fn concat(parts: impl Iterator<Item = UnitStats>) -> UnitStats {
 }
 
 /// The column's score from the summed statistics of its components.
-fn scorer(comps: &[Comp], modes: &[PplMode], combine: Combine) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
-    let comps: Vec<(Comp, PplMode)> = comps.iter().copied().zip(modes.iter().copied()).collect();
+fn scorer(conv: &Convention, comps: &[Comp], modes: &[PplPooling], combine: Combine) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
+    let conv = conv.clone();
+    let comps: Vec<(Comp, PplPooling)> = comps.iter().copied().zip(modes.iter().copied()).collect();
     move |sums: &[f64]| {
         let mut vals = Vec::with_capacity(comps.len());
         let mut at = 0;
         for (c, m) in &comps {
-            vals.push(value(*c, *m, &sums[at..at + c.width()])?);
+            vals.push(value(&conv, *c, *m, &sums[at..at + c.width()])?);
             at += c.width();
         }
         combine(&vals)

@@ -99,6 +99,10 @@ pub enum Action {
     StartScoring,
     /// Scores: write the tables as Markdown, LaTeX and CSV.
     WriteTable,
+    /// Scores: the next BLEU convention of the BLEU columns (as stored, then each by name).
+    CycleBleu,
+    /// Scores: the next PPL pooling.
+    CyclePool,
     /// Browse or Compare: open the launch form of a local transfer run.
     LaunchTransfer,
     /// Compare: regenerate the selected output of a local run; keep the new one.

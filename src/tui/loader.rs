@@ -15,6 +15,7 @@ use crate::analysis::matrix::Against;
 use crate::analysis::meta::MetaReport;
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
+use crate::metrics::joint::PplPooling;
 use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, Store};
 use std::collections::VecDeque;
 use std::path::Path;
@@ -39,9 +40,11 @@ pub enum Request {
     Cell(Box<CellQuery>),
     /// Trade-off points of two metrics.
     Tradeoff { dataset: String, x: Box<MetricKey>, y: Box<MetricKey> },
-    /// The result tables of a dataset (`None`: the first dataset with outputs), each system
-    /// tested against `baseline` when one is given (paired bootstrap, sacreBLEU's defaults).
-    ScoreTable { dataset: Option<String>, baseline: Option<String> },
+    /// The result tables of a dataset (`None`: the first dataset with outputs) with a BLEU
+    /// convention (`None`: as stored) and a PPL pooling (`None`: the best the scores allow),
+    /// each system tested against `baseline` when one is given (paired bootstrap, sacreBLEU's
+    /// defaults).
+    ScoreTable { dataset: Option<String>, bleu: Option<String>, ppl_pooling: Option<PplPooling>, baseline: Option<String> },
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -145,8 +148,8 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
                 .map(|r| Reply::Cell { query: q.clone(), report: Box::new(r) })
                 .map_err(|e| e.to_string());
         }
-        Request::ScoreTable { dataset, baseline } => {
-            return score_tables(store, dataset.as_deref(), baseline.as_deref()).map_err(|e| format!("{e:#}"));
+        Request::ScoreTable { dataset, bleu, ppl_pooling, baseline } => {
+            return score_tables(store, dataset.as_deref(), bleu.as_deref(), *ppl_pooling, baseline.as_deref()).map_err(|e| format!("{e:#}"));
         }
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
@@ -155,12 +158,13 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
     r.map_err(|e| e.to_string())
 }
 
-fn score_tables(store: &Store, dataset: Option<&str>, baseline: Option<&str>) -> anyhow::Result<Reply> {
+fn score_tables(store: &Store, dataset: Option<&str>, bleu: Option<&str>, ppl_pooling: Option<PplPooling>, baseline: Option<&str>) -> anyhow::Result<Reply> {
     let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
     let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
         return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
     };
-    let mut tables = crate::score::table::build_all(store, &name, None)?;
+    let bleu = bleu.map(crate::metrics::family::Convention::parse).transpose()?;
+    let mut tables = crate::score::table::build_all_with(store, &name, None, &crate::score::table::Options { bleu, ppl_pooling })?;
     if let Some(b) = baseline {
         use crate::analysis::significance::{Test, TestSpec};
         let opts = crate::score::table_sig::SigOptions { baseline: b.to_owned(), spec: TestSpec::new(Test::Bs), alpha: 0.05 };

@@ -1,5 +1,6 @@
 //! Numbers (issue 15): named conventions, one Joint, imported judgments as campaigns,
-//! correlation options and significance tests. One test binary, a module per area.
+//! correlation options and significance tests, checked on real files. One test binary, a
+//! module per area.
 
 #[path = "../anchor/mod.rs"]
 mod anchor;
@@ -8,8 +9,10 @@ mod bin;
 #[path = "../common/mod.rs"]
 mod common;
 
+mod bleu;
 mod correlation;
 mod joint;
 mod judgments;
 mod significance;
+mod tables;
 mod tui;

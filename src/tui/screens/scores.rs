@@ -1,11 +1,14 @@
 //! Scores: the result table of a dataset direction in TSTBench's layout (built on the loader
-//! thread), sortable by any column; `b` tests every system against a baseline (paired
+//! thread), sortable by any column; `B` and `p` choose the BLEU convention and the PPL pooling
+//! (named in the title and the notes); `b` tests every system against a baseline (paired
 //! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` scores the dataset's
 //! `tstbench` metrics as a background job (progress on the Jobs screen), `w` writes the table
 //! as Markdown, LaTeX and CSV.
 
 use crate::analysis::significance::MARK;
 use crate::jobs::Cancelled;
+use crate::metrics::family::Convention;
+use crate::metrics::joint::PplPooling;
 use crate::score::Selection;
 use crate::score::plan::{self, Event, Options};
 use crate::score::table::{Column, Table};
@@ -39,12 +42,17 @@ pub struct Scores {
     pub loaded: bool,
     /// The baseline of the significance markers (`None`: no test).
     pub baseline: Option<String>,
+    /// The BLEU convention asked for (an index into `Convention::NAMES`; `None`: as stored).
+    pub bleu: Option<usize>,
+    /// The PPL pooling asked for (`None`: the best the scores allow).
+    pub ppl_pooling: Option<PplPooling>,
 }
 
 impl Scores {
     fn request(&mut self, sh: &mut Shared) {
         self.loaded = true;
-        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone(), baseline: self.baseline.clone() });
+        let bleu = self.bleu.map(|i| Convention::NAMES[i].to_owned());
+        sh.loader.request(Request::ScoreTable { dataset: self.dataset.clone(), bleu, ppl_pooling: self.ppl_pooling, baseline: self.baseline.clone() });
     }
 
     pub fn table(&self) -> Option<&Table> {
@@ -159,6 +167,22 @@ impl View for Scores {
                 self.scroll = 0;
                 self.request(sh);
             }
+            Action::CycleBleu => {
+                self.bleu = match self.bleu {
+                    None => Some(0),
+                    Some(i) if i + 1 < Convention::NAMES.len() => Some(i + 1),
+                    Some(_) => None,
+                };
+                self.request(sh);
+            }
+            Action::CyclePool => {
+                let all = PplPooling::ALL;
+                self.ppl_pooling = match self.ppl_pooling {
+                    None => Some(all[0]),
+                    Some(p) => all.iter().position(|x| *x == p).and_then(|i| all.get(i + 1)).copied(),
+                };
+                self.request(sh);
+            }
             Action::StartScoring => return Some(self.start_scoring(sh)),
             Action::WriteTable => return Some(self.write()),
             Action::NextBaseline => return Some(self.next_baseline(sh)),
@@ -174,11 +198,13 @@ impl View for Scores {
         let busy = if sh.loader.busy(Topic::ScoreTable) { " · loading…" } else { "" };
         let title = match self.table() {
             Some(t) => format!(
-                " Scores · {} · {} ({}/{}){}{busy} ",
+                " Scores · {} · {} ({}/{}) · BLEU.{}{}{}{busy} ",
                 t.dataset,
                 t.direction,
                 self.direction + 1,
                 self.tables.len(),
+                t.conventions.bleu,
+                t.conventions.ppl_pooling.map_or(String::new(), |p| format!(" · PPL.{}", p.name())),
                 self.baseline.as_ref().map_or(String::new(), |b| format!(" · {MARK} vs {b}"))
             ),
             None => format!(" Scores{busy} "),
