@@ -362,3 +362,22 @@ fn the_threaded_loader_drives_the_same_app() {
     app.handle(Action::Quit);
     assert!(app.quit);
 }
+
+/// At 80 columns the result table scrolls sideways so that the selected column is on screen.
+#[test]
+fn scores_columns_follow_the_selection_at_80_columns() {
+    let mut app = demo_app();
+    press(&mut app, KeyCode::Char('7'));
+    let head = |app: &mut App| text(&render(app, 80, 24)).lines().nth(2).unwrap_or_default().to_owned();
+    let first = head(&mut app);
+    assert!(first.contains("ACC") && !first.contains("Joint"), "{first}");
+    for _ in 0..11 {
+        press(&mut app, KeyCode::Right);
+    }
+    let last = head(&mut app);
+    assert!(last.contains("Joint") && last.contains("G2") && !last.contains("ACC") && last.contains("system ‹"), "{last}");
+    for _ in 0..11 {
+        press(&mut app, KeyCode::Left);
+    }
+    assert_eq!(head(&mut app), first);
+}

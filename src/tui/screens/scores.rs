@@ -247,8 +247,16 @@ impl View for Scores {
             .map(|(i, c)| cells.iter().map(|r| r[i].chars().count()).chain([c.name().chars().count() + 3]).max().unwrap_or(4))
             .collect();
         let selected = Column::ALL[self.column];
-        let mut head = vec![Span::styled(format!("{:<name_w$}", "system"), theme::LABEL)];
-        for (i, c) in t.columns.iter().enumerate() {
+        // Columns scroll sideways so that the selected one is always on screen.
+        let avail = (body.width as usize).saturating_sub(name_w);
+        let sel_i = t.columns.iter().position(|c| *c == selected).unwrap_or(0);
+        let mut first = 0;
+        while first < sel_i && widths[first..=sel_i].iter().map(|w| w + 1).sum::<usize>() > avail {
+            first += 1;
+        }
+        let system = if first > 0 { format!("system ‹{first}") } else { "system".into() };
+        let mut head = vec![Span::styled(format!("{:<name_w$}", theme::fit(&system, name_w)), theme::LABEL)];
+        for (i, c) in t.columns.iter().enumerate().skip(first) {
             let sorted = if self.sort == Some(*c) { "▾" } else { "" };
             let text = format!(" {:>w$}", format!("{}{}{sorted}", c.name(), c.arrow()), w = widths[i]);
             let style = if *c == selected { theme::SELECTED } else { theme::LABEL };
@@ -260,7 +268,7 @@ impl View for Scores {
         let scroll = self.scroll.min(t.rows.len().saturating_sub(rows_h));
         for (ri, (r, row)) in t.rows.iter().zip(&cells).enumerate().skip(scroll).take(rows_h) {
             let mut spans = vec![Span::raw(format!("{:<name_w$}", theme::fit(&label(r), name_w)))];
-            for (i, cell) in row.iter().enumerate() {
+            for (i, cell) in row.iter().enumerate().skip(first) {
                 let text = format!(" {cell:>w$}", w = widths[i]);
                 let style = if best[i] == Some(ri) {
                     theme::OK.add_modifier(Modifier::BOLD)
