@@ -9,7 +9,7 @@ use crate::analysis::significance::{bootstrap_estimate, paired, Draws, Estimate,
 use crate::import::text::TextFile;
 use crate::metrics::bleu::{self, BleuConfig};
 use crate::metrics::chrf::{self, ChrfConfig};
-use crate::metrics::ngrams::{Counts, MAX_ORDER};
+use crate::metrics::ngrams::Counts;
 use crate::metrics::{py, segments_from_streams};
 use crate::printable::Safe;
 use serde_json::json;
@@ -82,11 +82,9 @@ impl Metric {
     fn stats(&self, hyps: &[String], refs: &[Vec<&str>]) -> anyhow::Result<UnitStats> {
         Ok(match self {
             Metric::Bleu(cfg) => {
-                let mut st = UnitStats::new(2 + 2 * MAX_ORDER);
+                let mut st = UnitStats::new(Counts::ROW);
                 for c in bleu::corpus_counts(hyps, refs, cfg)? {
-                    let mut row = vec![c.hyp_len as f64, c.ref_len as f64];
-                    row.extend(c.correct.iter().chain(&c.total).map(|&x| x as f64));
-                    st.push(&row);
+                    st.push(&c.row());
                 }
                 st
             }
@@ -108,12 +106,7 @@ impl Metric {
     fn score(&self, sums: &[f64]) -> Option<f64> {
         Some(match self {
             Metric::Bleu(cfg) => {
-                let c = Counts {
-                    hyp_len: sums[0] as u64,
-                    ref_len: sums[1] as u64,
-                    correct: std::array::from_fn(|n| sums[2 + n] as u64),
-                    total: std::array::from_fn(|n| sums[2 + MAX_ORDER + n] as u64),
-                };
+                let c = Counts::from_row(sums);
                 bleu::score_counts(&c, cfg, String::new()).score
             }
             Metric::Chrf(cfg) => {

@@ -24,6 +24,28 @@ pub struct Counts {
     pub total: [u64; MAX_ORDER],
 }
 
+impl Counts {
+    /// The length of [`Counts::row`].
+    pub const ROW: usize = 2 + 2 * MAX_ORDER;
+
+    /// The counts as one row of numbers (lengths, matches, totals), to sum over resamples.
+    pub fn row(&self) -> Vec<f64> {
+        let mut r = vec![self.hyp_len as f64, self.ref_len as f64];
+        r.extend(self.correct.iter().chain(&self.total).map(|&x| x as f64));
+        r
+    }
+
+    /// The counts of a (summed) [`Counts::row`].
+    pub fn from_row(r: &[f64]) -> Counts {
+        Counts {
+            hyp_len: r[0] as u64,
+            ref_len: r[1] as u64,
+            correct: std::array::from_fn(|n| r[2 + n] as u64),
+            total: std::array::from_fn(|n| r[2 + MAX_ORDER + n] as u64),
+        }
+    }
+}
+
 impl std::ops::AddAssign for Counts {
     fn add_assign(&mut self, o: Counts) {
         self.hyp_len += o.hyp_len;

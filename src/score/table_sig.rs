@@ -19,7 +19,7 @@ use crate::metrics::joint::{g2, joint, PplPooling};
 use crate::models::words::Tokenizer;
 use crate::analysis::significance::{bootstrap_estimate, paired, Draws, SignificanceRow, SignificanceTable, TestSpec, UnitStats};
 use crate::metrics::family::{Against, Convention};
-use crate::metrics::ngrams::{Counts, MAX_ORDER};
+use crate::metrics::ngrams::Counts;
 use crate::store::{self, Store};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -95,7 +95,7 @@ enum Comp {
 impl Comp {
     fn width(self) -> usize {
         match self {
-            Comp::Bleu(_) => 2 + 2 * MAX_ORDER,
+            Comp::Bleu(_) => Counts::ROW,
             Comp::Mean(_) | Comp::Ppl(_) => 2,
         }
     }
@@ -149,10 +149,7 @@ impl Data {
                 let mut it = counts.into_iter();
                 for r in &picked {
                     let c = if r.is_some() { it.next().unwrap_or_default() } else { Counts::default() };
-                    let mut row = vec![c.hyp_len as f64, c.ref_len as f64];
-                    row.extend(c.correct.iter().map(|&x| x as f64));
-                    row.extend(c.total.iter().map(|&x| x as f64));
-                    st.push(&row);
+                    st.push(&c.row());
                 }
             }
             Comp::Mean(metric) | Comp::Ppl(metric) => {
@@ -181,13 +178,7 @@ impl Data {
 fn value(conv: &Convention, comp: Comp, mode: PplPooling, sums: &[f64]) -> Option<f64> {
     match comp {
         Comp::Bleu(_) => {
-            let c = Counts {
-                hyp_len: sums[0] as u64,
-                ref_len: sums[1] as u64,
-                correct: std::array::from_fn(|n| sums[2 + n] as u64),
-                total: std::array::from_fn(|n| sums[2 + MAX_ORDER + n] as u64),
-            };
-            Some(100.0 / conv.scale() * conv.score_counts(&c))
+            Some(100.0 / conv.scale() * conv.score_counts(&Counts::from_row(sums)))
         }
         Comp::Mean(_) => (sums[1] > 0.0).then(|| 100.0 * sums[0] / sums[1]),
         Comp::Ppl(_) => match mode {
