@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/stats_agreement_refs.rs, written to agreement_refs.json.
+"""Reference values for tests/it/stats_agreement_refs.rs, written to agreement_refs.json.
 
 * Fleiss' kappa: the 10-subject, 5-category, 14-rater worked example (Wikipedia "Fleiss'
   kappa"; published kappa 0.210), computed with statsmodels.stats.inter_rater.fleiss_kappa.

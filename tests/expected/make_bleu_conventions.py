@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Expected values of tstlab's three BLEU conventions and of NLTK's word_tokenize on real files,
-for tests/numbers/bleu.rs, plus the numbers TSTBench's own BLEU evaluation gives on its released
+for tests/it/numbers/bleu.rs, plus the numbers TSTBench's own BLEU evaluation gives on its released
 ChatGPT Yelp outputs (the acceptance check of `tstlab score --bleu tstbench`).
 
 Run from the project root with the reference implementations installed (in a venv or --user):

@@ -1,4 +1,4 @@
-"""Logits of the tiny random sequence-classification folders that tests/hf_classifier.rs writes,
+"""Logits of the tiny random sequence-classification folders that tests/it/hf_classifier.rs writes,
 computed by transformers' own forward on the same files.
 
     TSTLAB_WRITE_TINY_CLS=/tmp/tiny-cls cargo test --release --test hf_classifier

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference agreement and rank values for tests/numbers/judgments.rs, written to
+"""Reference agreement and rank values for tests/it/numbers/judgments.rs, written to
 judgment_refs.json, from eval-formality-transfer's human scores (chatgpt/content.src.json,
 style.json, fluency.json: 80 sources x 9 systems, annotators human_1 and human_2, 0-100).
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Expected sacreBLEU scores on real data files, for tests/sacrebleu_parity.rs.
+"""Expected sacreBLEU scores on real data files, for tests/it/sacrebleu_parity.rs.
 
 Run from the project root with sacreBLEU 2.6.0 installed (`python3 -m pip install sacrebleu==2.6.0`)
 and the anchors at ../shared/anchors:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/numbers/significance.rs: sacreBLEU's paired significance tests on
+"""Reference values for tests/it/numbers/significance.rs: sacreBLEU's paired significance tests on
 DualRL's Yelp outputs (../shared/anchors/DualRL), run by sacreBLEU itself.
 
 BLEU: the command line, `sacrebleu REF... -i BASELINE SYSTEM... --paired-bs|--paired-ar -f json`

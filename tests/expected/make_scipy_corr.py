@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference correlations for tests/stats_anchor_corr.rs, computed with scipy.
+"""Reference correlations for tests/it/stats_anchor_corr.rs, computed with scipy.
 
 Reads ../shared/anchors/eval-formality-transfer/chatgpt/*.json (JSON Lines: one source per
 line, rows 0-39 informal->formal, 40-79 formal->informal; 9 systems each) and writes

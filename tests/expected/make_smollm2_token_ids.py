@@ -1,4 +1,4 @@
-"""Reference token ids for SmolLM2-135M-Instruct (GGUF), for tests/models_real.rs.
+"""Reference token ids for SmolLM2-135M-Instruct (GGUF), for tests/it/models_real.rs.
 
 Builds the tokenizer in Python from the GGUF metadata, independently of tstlab: the `gguf`
 package reads tokenizer.ggml.tokens/merges/token_type, and the `tokenizers` package assembles

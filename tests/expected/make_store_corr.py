@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/analysis_anchor.rs: every metric column of eval-formality-transfer
+"""Reference values for tests/it/analysis_anchor.rs: every metric column of eval-formality-transfer
 against every human aspect, as `tstlab correlate` computes them from a store the
 eval-formality importer filled, computed here with scipy from the raw anchor JSON.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/numbers/correlation.rs: Williams' test of whether two metrics'
+"""Reference values for tests/it/numbers/correlation.rs: Williams' test of whether two metrics'
 Pearson correlations with the same human scores differ, on eval-formality-transfer's real data
 (../shared/anchors/eval-formality-transfer/chatgpt), computed here from the raw JSON with scipy.
 

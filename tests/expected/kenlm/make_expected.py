@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference values for tests/ngram_lm_kenlm.rs, made with KenLM's own binaries.
+"""Reference values for tests/it/ngram_lm_kenlm.rs, made with KenLM's own binaries.
 
 KenLM is not part of tstlab. To rebuild its binaries (Debian):
     apt-get install libboost-program-options-dev libboost-system-dev libboost-thread-dev \

@@ -1,0 +1,147 @@
+//! `tstlab metric` and `tstlab bench metrics` as a user runs them.
+
+use std::path::Path;
+
+use crate::anchor;
+
+use crate::bin;
+use bin::tstlab;
+
+/// The same text lines as sacreBLEU's command line prints (`-f text`), recorded by
+/// tests/expected/make_sacrebleu.py.
+#[test]
+fn prints_what_the_sacrebleu_cli_prints() {
+    let Some(root) = anchor::dir("") else { return };
+    let home = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/sacrebleu.json");
+    let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let runs = expected["cli"].as_array().unwrap();
+    assert_eq!(runs.len(), 5);
+    for run in runs {
+        let mut args: Vec<String> = vec!["metric".into()];
+        args.extend(
+            run["tstlab"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned()),
+        );
+        args.extend([
+            "--hyp".into(),
+            root.join(run["hyp"].as_str().unwrap()).display().to_string(),
+        ]);
+        for r in run["refs"].as_array().unwrap() {
+            args.extend(["--ref".into(), root.join(r.as_str().unwrap()).display().to_string()]);
+        }
+        let out = tstlab(home.path()).args(&args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let got = String::from_utf8(out.stdout).unwrap();
+        let want: Vec<&str> = run["stdout"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| l.as_str().unwrap())
+            .collect();
+        let got: Vec<&str> = got.lines().take(want.len()).collect();
+        assert_eq!(got, want, "tstlab {}", args.join(" "));
+    }
+    // The metric commands never create a store.
+    assert!(!home.path().join("tstlab.sqlite").exists());
+}
+
+#[test]
+fn tolerant_reading_and_clear_errors() {
+    let home = tempfile::tempdir().unwrap();
+    let d = home.path();
+    std::fs::write(
+        d.join("hyp.txt"),
+        "\u{feff}the cat sat on the mat .\r\na dog ran in the park\r\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("hyp_plain.txt"),
+        "the cat sat on the mat .\na dog ran in the park\n",
+    )
+    .unwrap();
+    std::fs::write(d.join("ref.txt"), "the cat sat on a mat .\na dog ran in a park").unwrap();
+    std::fs::write(d.join("short.txt"), "one line\n").unwrap();
+    let score = |hyp: &str| -> serde_json::Value {
+        let out = tstlab(d)
+            .args(["metric", "bleu", "--json", "--hyp"])
+            .arg(d.join(hyp))
+            .arg("--ref")
+            .arg(d.join("ref.txt"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    // BOM and CRLF change nothing.
+    let (a, b) = (score("hyp.txt"), score("hyp_plain.txt"));
+    assert_eq!(a, b);
+    let want = tstlab::metrics::bleu::corpus_bleu(
+        &["the cat sat on the mat .", "a dog ran in the park"],
+        &[["the cat sat on a mat ."], ["a dog ran in a park"]],
+        &tstlab::metrics::bleu::BleuConfig::corpus(),
+    )
+    .unwrap();
+    assert_eq!(a["score"].as_f64().unwrap(), want.score);
+    assert_eq!(a["hyp_len"], 13);
+    // The NLTK convention: lowercased whitespace tokens, corpus_bleu, 0-1.
+    let out = tstlab(d)
+        .args(["metric", "bleu", "--nltk", "--json", "--hyp"])
+        .arg(d.join("hyp.txt"))
+        .arg("--ref")
+        .arg(d.join("ref.txt"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let want = tstlab::metrics::nltk::corpus_bleu(
+        &["the cat sat on the mat .", "a dog ran in the park"],
+        &[["the cat sat on a mat ."], ["a dog ran in a park"]],
+        &tstlab::metrics::nltk::NltkConfig::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        (v["name"].as_str(), v["score"].as_f64()),
+        (Some("BLEU.nltk"), Some(want))
+    );
+    // A line-count mismatch names both files and both counts.
+    let out = tstlab(d)
+        .args(["metric", "chrf", "--hyp"])
+        .arg(d.join("hyp.txt"))
+        .arg("--ref")
+        .arg(d.join("short.txt"))
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("hyp.txt has 2 lines") && err.contains("short.txt has 1"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_metrics_runs_and_writes_pairs() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join("pairs");
+    let out = tstlab(home.path())
+        .args(["bench", "metrics", "--pairs", "300", "--write"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    for row in [
+        "corpus BLEU 13a",
+        "sentence BLEU 13a",
+        "corpus chrF2 ",
+        "corpus chrF2++",
+    ] {
+        assert!(text.contains(row), "{text}");
+    }
+    let hyps = std::fs::read_to_string(dir.join("hyp.txt")).unwrap();
+    assert_eq!(hyps.lines().count(), 300);
+}

@@ -1,0 +1,120 @@
+//! Tests on the real SmolLM2-135M-Instruct GGUF under `paths::models_dir()`; each prints a
+//! message and returns when the model is not installed.
+
+use candle_core::{D, Device, Tensor};
+use std::path::PathBuf;
+use tstlab::models::gguf::GgufFile;
+use tstlab::models::tokenizer::{ChatMessage, Tokenizer};
+
+fn model_path() -> Option<PathBuf> {
+    let p = tstlab::models::default_model_path();
+    if p.exists() {
+        Some(p)
+    } else {
+        eprintln!("skipped: {} is not installed (tstlab models install)", p.display());
+        None
+    }
+}
+
+const INSTRUCTION: &str =
+    "Rewrite the following sentence, maintain the content and change the sentiment of the sentence from negative to positive:";
+
+#[test]
+fn f32_forward_matches_quantized_llama() {
+    let Some(path) = model_path() else { return };
+    let dev = Device::Cpu;
+    let mut g = GgufFile::open(&path).unwrap();
+    let tok = Tokenizer::from_gguf(&g).unwrap();
+    let ids = tok
+        .encode_chat(&[ChatMessage::user(&format!("{INSTRUCTION} the staff was rude and the food was cold ."))])
+        .unwrap();
+    let model = g.load_llama(&dev).unwrap();
+    let mut reference = g.load_quantized_reference(&dev).unwrap();
+    let input = Tensor::new(ids.as_slice(), &dev).unwrap().unsqueeze(0).unwrap();
+    let want = reference.forward(&input, 0).unwrap().squeeze(0).unwrap();
+    let got = model.forward_reference(&ids).unwrap();
+    let got = got.get(ids.len() - 1).unwrap();
+    let (w, gv): (Vec<f32>, Vec<f32>) = (want.to_vec1().unwrap(), got.to_vec1().unwrap());
+    let argmax = |v: &[f32]| v.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+    let (mw, mg) = (w.iter().sum::<f32>() / w.len() as f32, gv.iter().sum::<f32>() / gv.len() as f32);
+    let cov: f32 = w.iter().zip(&gv).map(|(a, b)| (a - mw) * (b - mg)).sum();
+    let var_w: f32 = w.iter().map(|a| (a - mw).powi(2)).sum();
+    let var_g: f32 = gv.iter().map(|b| (b - mg).powi(2)).sum();
+    let corr = cov / (var_w.sqrt() * var_g.sqrt());
+    let max_diff = w.iter().zip(&gv).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    eprintln!("corr {corr}, max |diff| {max_diff}, argmax {} vs {}", argmax(&w), argmax(&gv));
+    assert_eq!(argmax(&w), argmax(&gv));
+    assert!(corr > 0.995, "correlation {corr}");
+    let _ = D::Minus1;
+}
+
+/// Token ids agree with the reference made by tests/expected/make_smollm2_token_ids.py.
+#[test]
+fn gguf_tokenizer_matches_reference_ids() {
+    let Some(path) = model_path() else { return };
+    let g = GgufFile::open(&path).unwrap();
+    let tok = Tokenizer::from_gguf(&g).unwrap();
+    let expected: serde_json::Value =
+        serde_json::from_str(include_str!("../expected/smollm2_token_ids.json")).unwrap();
+    for (name, case) in expected["texts"].as_object().unwrap() {
+        let text = case["text"].as_str().unwrap();
+        let want: Vec<u32> = case["ids"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as u32).collect();
+        assert_eq!(tok.encode(text).unwrap(), want, "{name}");
+        if !text.contains("<|") {
+            assert_eq!(tok.decode(&want).unwrap(), text, "{name} round trip");
+        }
+    }
+    // The rendered chat prompt: the template's default system message, no extra BOS.
+    let chat = expected["texts"]["chat_prompt"]["text"].as_str().unwrap();
+    let sentence = "the pasta was bland and the sauce tasted like it came from a can .";
+    let rendered = tok.render_chat(&[ChatMessage::user(&format!("{INSTRUCTION} {sentence}"))]);
+    assert_eq!(rendered, chat);
+    let ids = tok.encode(&rendered).unwrap();
+    assert_eq!(ids[0], 1, "starts with <|im_start|>");
+    assert_eq!(tok.token_to_id("<|im_start|>"), Some(1));
+    assert_eq!(tok.token_to_id("<|im_end|>"), Some(2));
+    assert_eq!(tok.eos_id(), Some(2));
+    assert!(tok.stop_ids().contains(&2) && tok.stop_ids().contains(&0));
+    assert!(tok.chat_source().contains("GGUF"), "{}", tok.chat_source());
+    assert_eq!(tok.decode_with_special(&ids).unwrap(), chat);
+}
+
+fn normalise(s: &str) -> String {
+    s.to_lowercase().chars().filter(|c| c.is_alphanumeric()).collect()
+}
+
+/// The real model rewrites negative sentences: non-empty, no chat tokens, not an echo of the
+/// source or of the instruction, on the same topic; batched results equal one-by-one results.
+#[test]
+fn real_model_rewrites_negative_sentences() {
+    use std::sync::atomic::AtomicBool;
+    use tstlab::models::{GenParams, Generator, Prompt, StopReason};
+    let Some(path) = model_path() else { return };
+    let g = Generator::load(&path).unwrap();
+    let info = g.info();
+    assert_eq!((info.architecture.as_str(), info.layers, info.vocab_size, info.context_length), ("llama", 30, 49152, 8192));
+    assert!((134_000_000..136_000_000).contains(&info.parameters), "{}", info.parameters);
+    let cases = [
+        ("the food was cold and the staff were rude .", "food"),
+        ("the hotel room was dirty and the sheets smelled musty .", "room"),
+    ];
+    let prompts: Vec<Prompt> = cases.iter().map(|(s, _)| Prompt::user(&format!("{INSTRUCTION} {s}"))).collect();
+    let params = GenParams { max_new_tokens: 40, batch_size: 8, ..GenParams::default() };
+    let mut batched = vec![None; cases.len()];
+    g.generate(&prompts, &params, &AtomicBool::new(false), |i, r| batched[i] = Some(r)).unwrap();
+    for (i, (src, topic)) in cases.iter().enumerate() {
+        let r = batched[i].clone().unwrap();
+        eprintln!("{src} -> {:?} ({:?})", r.text, r.stop_reason);
+        assert_eq!(r.stop_reason, StopReason::EndOfTurn);
+        assert!(!r.text.trim().is_empty());
+        assert!(!r.text.contains("<|") && !r.text.contains("assistant\n"), "{:?}", r.text);
+        assert_ne!(normalise(&r.text), normalise(src), "an echo of the source");
+        assert!(!r.text.contains("Rewrite the following"), "{:?}", r.text);
+        assert!(r.text.to_lowercase().contains(topic), "{:?} lost the topic", r.text);
+        assert_eq!(r.new_tokens, r.tokens.len());
+    }
+    let one = GenParams { batch_size: 1, ..params };
+    let mut single = vec![None; cases.len()];
+    g.generate(&prompts, &one, &AtomicBool::new(false), |i, r| single[i] = Some(r)).unwrap();
+    assert_eq!(batched, single);
+}

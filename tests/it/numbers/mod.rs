@@ -1,0 +1,12 @@
+//! Numbers (issue 15): named conventions, one Joint, imported judgments as campaigns,
+//! correlation options and significance tests, checked on real files. One test binary, a
+//! module per area.
+
+
+mod bleu;
+mod correlation;
+mod joint;
+mod judgments;
+mod significance;
+mod tables;
+mod tui;
