@@ -3,7 +3,7 @@
 //!
 //! Reading a report: [`cell`] picks one number (with its interval and counts) for a part
 //! (one direction, overall, or pooled) and a level. Overall system level is the mean over the
-//! directions (METHODS.md section 5); overall sample and dataset levels pool the directions.
+//! directions (docs/METHODS.md, Meta-evaluation); overall sample and dataset levels pool them.
 //! The pooled part has every level on all directions together (the system level from
 //! per-system means over all directions), the row some papers report instead of the mean.
 

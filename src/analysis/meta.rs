@@ -1,4 +1,4 @@
-//! Metric-vs-human meta-evaluation at three levels (METHODS.md section 5), per direction and
+//! Metric-vs-human meta-evaluation, 3 levels (docs/METHODS.md, Meta-evaluation), per direction and
 //! overall, with seeded bootstrap intervals.
 //!
 //! Input: one [`MetaRow`] per output (direction, source, system, metric value, human value).
@@ -22,7 +22,7 @@
 //! - dataset: one `corr` over all complete outputs in scope.
 //!
 //! **Overall**: `pooled` computes every level on all directions together (sources of
-//! different directions are different sources). For the system level METHODS.md asks for
+//! different directions are different sources). For the system level docs/METHODS.md gives
 //! the mean over directions: `system_mean_of_directions` is the mean of the per-direction
 //! values over the directions where they are defined.
 //!

@@ -1,4 +1,4 @@
-//! The TST BLEU family (METHODS.md section 3): s-BLEU against the source, r-BLEU against one
+//! The TST BLEU family (docs/METHODS.md, BLEU): s-BLEU against the source, r-BLEU against one
 //! (the first) reference, multi-BLEU against all references, g-BLEU = sqrt(s-BLEU * r-BLEU);
 //! each in a named convention ([`Convention::NAMES`]):
 //! - `sacre13a` (the default): sacreBLEU, tokenizer 13a, mixed case, exp smoothing, 0-100;

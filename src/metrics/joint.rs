@@ -17,7 +17,7 @@
 //! - PPL: one corpus perplexity of a KenLM model, `10^(-Σ log10 P(sentence) / Σ words)`: the
 //!   log-probabilities include the end of sentence, the word count does not.
 //!
-//! Scale: ACC and BLEU in 0-100 as in the paper's tables (METHODS.md's example: ACC 93.2,
+//! Scale: ACC and BLEU in 0-100 as in the paper's tables (docs/METHODS.md, Joint and G2: ACC 93.2,
 //! multi-BLEU 49.3, PPL 119.5 -> 9.9); ln is the natural log. The script applies the formula to
 //! the 0-1 values NLTK and scikit-learn return, which is 100^(-2/3) (about 0.046) times that.
 //! t-PPL = sqrt(d-PPL · g-PPL) (the duel-ranking paper; llm-tst-code's `gm_ppl`).
@@ -396,7 +396,7 @@ mod tests {
 
     #[test]
     fn the_papers_example_by_hand() {
-        // METHODS.md section 3 (TSTBench): ACC 93.2, multi-BLEU 49.3, PPL 119.5 -> 9.9.
+        // docs/METHODS.md, Joint and G2 (TSTBench): ACC 93.2, multi-BLEU 49.3, PPL 119.5 -> 9.9.
         // By hand: ln 119.5 = 4.78332; 93.2 * 49.3 = 4594.76; / 4.78332 = 960.58; cbrt = 9.8668.
         let j = joint(93.2, 49.3, 119.5).unwrap();
         assert!((j - 9.8668).abs() < 5e-5, "{j}");

@@ -1,5 +1,5 @@
 //! LLM as judge with the local model: a score 0-100 per output and dimension, one request each,
-//! with the prompts of `assets/judge/` (content preservation: the METHODS.md prompt word for
+//! with the prompts of `assets/judge/` (content preservation: the docs/METHODS.md prompt word for
 //! word; style strength, fluency and the combined `overall` prompt: analogues, see
 //! `assets/judge/README.md`).
 //!

@@ -6,7 +6,7 @@
 //!   to its item's dialogue context (the chat template with the context as the user turn; only
 //!   the reply's tokens are scored). Higher is better. Items without a context are undefined.
 //!
-//! t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3) is `metrics::joint::t_ppl`, shown in the
+//! t-PPL = sqrt(d-PPL * g-PPL) (docs/METHODS.md, PPL) is `metrics::joint::t_ppl`, shown in the
 //! result table; its PPL column is d-PPL when scored, else g-PPL.
 
 use crate::models::lm_score::{Nll, TextLm};

@@ -1,6 +1,6 @@
 //! The result table of a dataset direction in TSTBench's layout: one row per system with ACC,
 //! s-/r-/multi-BLEU, s-/r-/multi-BERT, CoLA, PPL and Joint, plus t-PPL, G2 and the
-//! output/reference length ratio (METHODS.md section 3).
+//! output/reference length ratio (docs/METHODS.md: PPL, Joint and G2, Length ratio).
 //!
 //! BLEU is corpus BLEU recomputed from the texts in one named convention
 //! (`metrics::family::Convention`), times 100 where it is on 0-1: the one asked for (`--bleu`),

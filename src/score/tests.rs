@@ -78,7 +78,7 @@ fn selection_by_direction_and_system() {
     assert!(todo.iter().all(|t| t.system == "copy" && t.text == t.source && !t.references.is_empty()));
 }
 
-/// t-PPL = sqrt(d-PPL * g-PPL) (METHODS.md section 3) and the PPL column, pooled the most
+/// t-PPL = sqrt(d-PPL * g-PPL) (docs/METHODS.md, PPL) and the PPL column, pooled the most
 /// faithful way the scores allow or as asked: d-PPL's token counts come through its LM's
 /// tokenizer (words, and `</s>` as a predicted token), g-PPL's from the stored details. A pooling
 /// the scores cannot give is absent, never shown pooled another way.

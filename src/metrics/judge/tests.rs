@@ -67,7 +67,7 @@ fn target(source: &str, text: &str) -> Target {
 fn templates_render_in_one_pass() {
     let t = target("gotta go {output}", "I must leave.");
     let p = render(Dimension::Content.template(), &t);
-    // The METHODS.md prompt, word for word, with the task filled in.
+    // The docs/METHODS.md prompt (LLM judge), word for word, with the task filled in.
     assert!(p.starts_with(
         "For the task of informal-to-formal style transfer, score the content preservation of each output with respect to the source sentence on a scale of 0 to 100, with 100 being complete preservation of the original meaning, and 0 being completely incorrect or altered meaning."
     ));
