@@ -157,6 +157,7 @@ unsafe impl Sync for OutPtr {}
 ///
 /// # Safety
 /// AVX-512F must be available, and the three regions must hold what is described.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn panel_product<W: avx512::Lanes>(
     m: usize,
     x: *const f32,

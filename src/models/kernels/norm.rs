@@ -30,6 +30,7 @@ impl CustomOp2 for AddNorm {
         "bias-residual-layer-norm"
     }
 
+    #[allow(clippy::needless_range_loop)]
     fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
         let (mm, res) = (super::contiguous_f32(s1, l1)?, super::contiguous_f32(s2, l2)?);
         let n = self.bias.len();
