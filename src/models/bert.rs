@@ -3,15 +3,17 @@
 //! candle-transformers' `BertModel` returns only the last layer and ignores RoBERTa's position
 //! offset, so this file has its own small forward pass (the weight layout of Hugging Face's
 //! `BertModel`/`RobertaModel`). Layer `k` is `hidden_states[k]` in transformers' terms: 0 is the
-//! embedding output, `num_hidden_layers` the last layer; only the first `k` layers are run.
+//! embedding output, `num_hidden_layers` the last layer; only the first `k` layers are run. On
+//! the CPU the attention, bias + GELU and bias + residual + LayerNorm run as fused kernels
+//! (`super::kernels`) unless `set_fused_kernels(false)`.
 //!
 //! A folder holds `config.json`, `model.safetensors` (or `pytorch_model.bin`, read by candle's
 //! pickle reader) and `tokenizer.json`. RoBERTa folders: positions start at `pad_token_id + 1`
 //! and the byte-level pre-tokenizer adds a prefix space, as bert_score does.
 
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Device, Layout, Shape, Tensor};
+use super::kernels::{activation, attention, norm::AddNorm};
+use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
-use rayon::prelude::*;
 use serde::Deserialize;
 use sha2::Digest;
 use std::collections::HashMap;
@@ -120,169 +122,6 @@ impl Norm {
     }
 }
 
-/// `LayerNorm(mm + bias + residual)` in one pass over the rows (CPU kernel, see `AddNorm`).
-struct AddNorm {
-    bias: Vec<f32>,
-    gamma: Vec<f32>,
-    beta: Vec<f32>,
-    eps: f32,
-}
-
-impl AddNorm {
-    fn new(dense: &Dense, norm: &Norm) -> candle_core::Result<AddNorm> {
-        Ok(AddNorm {
-            bias: dense.b.to_vec1()?,
-            gamma: norm.weight.to_vec1()?,
-            beta: norm.bias.to_vec1()?,
-            eps: norm.eps,
-        })
-    }
-}
-
-fn contiguous_f32<'a>(s: &'a CpuStorage, l: &Layout) -> candle_core::Result<&'a [f32]> {
-    let data = s.as_slice::<f32>()?;
-    match l.contiguous_offsets() {
-        Some((a, b)) => Ok(&data[a..b]),
-        None => candle_core::bail!("expected a contiguous tensor"),
-    }
-}
-
-impl CustomOp2 for AddNorm {
-    fn name(&self) -> &'static str {
-        "bias-residual-layer-norm"
-    }
-
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let (mm, res) = (contiguous_f32(s1, l1)?, contiguous_f32(s2, l2)?);
-        let n = self.bias.len();
-        if mm.len() != res.len() || mm.len() % n != 0 {
-            candle_core::bail!("add-norm: shapes {:?} and {:?} for width {n}", l1.shape(), l2.shape());
-        }
-        let mut out = vec![0f32; mm.len()];
-        out.par_chunks_mut(n).zip(mm.par_chunks(n).zip(res.par_chunks(n))).for_each(|(o, (m, r))| {
-            for i in 0..n {
-                o[i] = m[i] + self.bias[i] + r[i];
-            }
-            let mean = o.iter().map(|&v| f64::from(v)).sum::<f64>() / n as f64;
-            let var = o.iter().map(|&v| (f64::from(v) - mean).powi(2)).sum::<f64>() / n as f64;
-            let (mean, inv) = (mean as f32, (1.0 / (var + f64::from(self.eps)).sqrt()) as f32);
-            for i in 0..n {
-                o[i] = (o[i] - mean) * inv * self.gamma[i] + self.beta[i];
-            }
-        });
-        Ok((CpuStorage::F32(out), l1.shape().clone()))
-    }
-}
-
-/// Multi-head self-attention from the fused `x . [Wq Wk Wv]` product `[b * l, 3h]` (bias not yet
-/// added) to the context `[b * l, h]`, one sequence per task: keys beyond a sequence's length
-/// are skipped, which is what the additive padding mask does in the candle-op path.
-struct Attention<'a> {
-    bias: &'a [f32],
-    heads: usize,
-    lengths: &'a [usize],
-    l: usize,
-}
-
-impl CustomOp1 for Attention<'_> {
-    fn name(&self) -> &'static str {
-        "bert-self-attention"
-    }
-
-    fn cpu_fwd(&self, s: &CpuStorage, layout: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let qkv = contiguous_f32(s, layout)?;
-        let (l, h3) = (self.l, self.bias.len());
-        let h = h3 / 3;
-        let hd = h / self.heads;
-        if qkv.len() != self.lengths.len() * l * h3 || h % self.heads != 0 {
-            candle_core::bail!("attention: shape {:?} for {} sequences of {l}", layout.shape(), self.lengths.len());
-        }
-        let scale = 1.0 / (hd as f32).sqrt();
-        let mut out = vec![0f32; qkv.len() / 3];
-        out.par_chunks_mut(l * h).zip(qkv.par_chunks(l * h3)).zip(self.lengths.par_iter()).for_each(|((o, x), &n)| {
-            let mut m: Vec<f32> = x.to_vec();
-            for row in m.chunks_mut(h3) {
-                for (v, b) in row.iter_mut().zip(self.bias) {
-                    *v += b;
-                }
-            }
-            let mut p = vec![0f32; n];
-            for head in 0..self.heads {
-                let (qo, ko, vo) = (head * hd, h + head * hd, 2 * h + head * hd);
-                for t in 0..l {
-                    let q = &m[t * h3 + qo..t * h3 + qo + hd];
-                    let mut max = f32::NEG_INFINITY;
-                    for (s, ps) in p.iter_mut().enumerate() {
-                        let k = &m[s * h3 + ko..s * h3 + ko + hd];
-                        *ps = q.iter().zip(k).map(|(a, b)| a * b).sum::<f32>() * scale;
-                        max = max.max(*ps);
-                    }
-                    let mut z = 0f32;
-                    for ps in p.iter_mut() {
-                        *ps = (*ps - max).exp();
-                        z += *ps;
-                    }
-                    let dst = &mut o[t * h + qo..t * h + qo + hd];
-                    for (s, ps) in p.iter().enumerate() {
-                        let w = ps / z;
-                        let v = &m[s * h3 + vo..s * h3 + vo + hd];
-                        for (d, vv) in dst.iter_mut().zip(v) {
-                            *d += w * vv;
-                        }
-                    }
-                }
-            }
-        });
-        Ok((CpuStorage::F32(out), Shape::from((self.lengths.len() * l, h))))
-    }
-}
-
-/// `gelu(mm + bias)` with the erf form (Hugging Face's "gelu"), one pass in parallel.
-struct BiasGelu;
-
-/// erf in f32 by the rational approximation Eigen and XLA use for float (inputs clamped to
-/// [-4, 4]); |error| < 5e-7, and it vectorizes, unlike a libm call per element.
-#[inline(always)]
-pub fn erf_f32(x: f32) -> f32 {
-    let x = x.max(-4.0).min(4.0);
-    let x2 = x * x;
-    let mut p = -2.726_142_3e-10_f32;
-    p = p * x2 + 2.770_681_4e-8;
-    p = p * x2 + -2.101_024e-6;
-    p = p * x2 + -5.692_506_4e-5;
-    p = p * x2 + -7.349_906_3e-4;
-    p = p * x2 + -2.954_600_1e-3;
-    p = p * x2 + -1.609_603_3e-2;
-    let mut q = -1.456_607_2e-5_f32;
-    q = q * x2 + -2.133_740_6e-4;
-    q = q * x2 + -1.682_827e-3;
-    q = q * x2 + -7.373_329_2e-3;
-    q = q * x2 + -1.426_474e-2;
-    x * p / q
-}
-
-impl CustomOp2 for BiasGelu {
-    fn name(&self) -> &'static str {
-        "bias-gelu-erf"
-    }
-
-    fn cpu_fwd(&self, s1: &CpuStorage, l1: &Layout, s2: &CpuStorage, l2: &Layout) -> candle_core::Result<(CpuStorage, Shape)> {
-        let (mm, bias) = (contiguous_f32(s1, l1)?, contiguous_f32(s2, l2)?);
-        let n = bias.len();
-        if n == 0 || mm.len() % n != 0 {
-            candle_core::bail!("bias-gelu: shape {:?} with a bias of {n}", l1.shape());
-        }
-        let mut out = vec![0f32; mm.len()];
-        out.par_chunks_mut(n).zip(mm.par_chunks(n)).for_each(|(o, m)| {
-            for i in 0..n {
-                let v = m[i] + bias[i];
-                o[i] = 0.5 * v * (1.0 + erf_f32(v * std::f32::consts::FRAC_1_SQRT_2));
-            }
-        });
-        Ok((CpuStorage::F32(out), l1.shape().clone()))
-    }
-}
-
 /// A linear layer kept as `[in, out]` for `x[n, in] . w`.
 struct Dense {
     w: Tensor,
@@ -309,7 +148,7 @@ struct Layer {
     inter: Dense,
     out: Dense,
     out_norm: Norm,
-    // The same weights as fused CPU kernels.
+    // The same weights for the fused CPU kernels (`super::kernels`).
     attn_add_norm: AddNorm,
     out_add_norm: AddNorm,
 }
@@ -336,8 +175,8 @@ impl Layer {
         Ok(Layer {
             qkv_bias: qkv.b.to_vec1()?,
             qkv,
-            attn_add_norm: AddNorm::new(&attn_out, &attn_norm)?,
-            out_add_norm: AddNorm::new(&out, &out_norm)?,
+            attn_add_norm: AddNorm::new(&attn_out.b, &attn_norm.weight, &attn_norm.bias, attn_norm.eps)?,
+            out_add_norm: AddNorm::new(&out.b, &out_norm.weight, &out_norm.bias, out_norm.eps)?,
             attn_out,
             attn_norm,
             inter: Dense::load(&vb.pp("intermediate").pp("dense"), h, c.intermediate_size)?,
@@ -361,15 +200,14 @@ impl Layer {
         fused: bool,
     ) -> candle_core::Result<Tensor> {
         if fused {
-            let attention = Attention { bias: &self.qkv_bias, heads, lengths, l };
-            let ctx = x.matmul(&self.qkv.w)?.apply_op1_no_bwd(&attention)?;
-            let x = ctx.matmul(&self.attn_out.w)?.apply_op2_no_bwd(&x.contiguous()?, &self.attn_add_norm)?;
+            let ctx = attention::encoder(&x.matmul(&self.qkv.w)?, &self.qkv_bias, heads, lengths, l)?;
+            let x = self.attn_add_norm.forward(&ctx.matmul(&self.attn_out.w)?, x)?;
             let inter = match act {
-                Act::GeluErf => x.matmul(&self.inter.w)?.apply_op2_no_bwd(&self.inter.b, &BiasGelu)?,
+                Act::GeluErf => activation::bias_gelu(&x.matmul(&self.inter.w)?, &self.inter.b)?,
                 Act::GeluTanh => self.inter.forward(&x)?.gelu()?,
                 Act::Relu => self.inter.forward(&x)?.relu()?,
             };
-            return inter.matmul(&self.out.w)?.apply_op2_no_bwd(&x, &self.out_add_norm);
+            return self.out_add_norm.forward(&inter.matmul(&self.out.w)?, &x);
         }
         // Plain candle ops (any device).
         let h = x.dim(1)?;
@@ -862,18 +700,4 @@ pub fn sentence_vectors(encoder: &BertEncoder, texts: &[&str]) -> Result<Vec<Arc
     let enc = encoder.token_embeddings(&unique, encoder.num_layers())?;
     let vecs: Vec<Arc<Vec<f32>>> = enc.iter().map(|e| Arc::new(mean_normalized(e))).collect();
     Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn erf_approximation_is_close() {
-        let mut worst = 0f64;
-        for i in -800_000..=800_000 {
-            let x = i as f32 / 100_000.0;
-            let exact = candle_core::cpu::erf::erf_f64(f64::from(x));
-            worst = worst.max((f64::from(super::erf_f32(x)) - exact).abs());
-        }
-        assert!(worst < 5e-7, "{worst}");
-    }
 }

@@ -2,9 +2,9 @@
 //!
 //! Built for batched generation on a CPU where dense matmuls are an order of magnitude faster
 //! than quantized ones: weights are dequantized at load, q/k/v and gate/up are fused into one
-//! matmul each. With AVX-512 the weights are packed as f16 for [`matmul`] and attention, the
-//! MLP gate and the attention layout run as CPU kernels ([`fused`], `ToPadded`); elsewhere
-//! (other CPUs, GPUs) candle's ops do the same work (see [`Weight`]).
+//! matmul each. This file says what the architecture computes; how (the AVX-512 packed matmul,
+//! the attention, the MLP gate and the padded layout moves, or candle's ops where those do not
+//! apply) is in [`super::kernels`].
 //!
 //! A forward [`Step`] takes *packed* tokens (only real tokens, no padding) through the linear
 //! layers, and a *padded* layout only for attention: every row of a [`KvCache`] gets `width` new
@@ -15,7 +15,8 @@
 //! [`Llama::forward_reference`] is an independent plain implementation (no cache, no packing)
 //! used by the tests.
 
-use super::{ModelError, Result, fused, matmul};
+use super::kernels::{self, activation, attention, layout::{self, PadLayout}, matmul::Linear};
+use super::{ModelError, Result};
 use candle_core::{D, DType, Device, Tensor};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -75,13 +76,13 @@ impl LlamaConfig {
 struct Layer {
     attn_norm: Tensor,
     /// q, k and v stacked: `(heads + 2 kv_heads) * head_dim` outputs
-    wqkv: Weight,
+    wqkv: Linear,
     bqkv: Option<Tensor>,
-    wo: Weight,
+    wo: Linear,
     mlp_norm: Tensor,
     /// gate, then up: `2 * intermediate` outputs
-    w_gate_up: Weight,
-    w_down: Weight,
+    w_gate_up: Linear,
+    w_down: Linear,
 }
 
 /// A llama-family model with f32 weights.
@@ -91,7 +92,7 @@ pub struct Llama {
     embed: Tensor,
     layers: Vec<Layer>,
     norm: Tensor,
-    lm_head: Weight,
+    lm_head: Linear,
     /// `[context, head_dim / 2]`
     cos: Tensor,
     sin: Tensor,
@@ -229,10 +230,8 @@ pub struct Step {
     to_packed: Tensor,
     /// The same on the host (for the CPU layout kernels).
     slots: Arc<Vec<u32>>,
-    /// `[rows, 1, group * width, len + width]`, 0 or -inf (host copy for the CPU kernel).
-    mask_host: Arc<Vec<f32>>,
-    /// The same on the device (not built on the CPU).
-    mask: Option<Tensor>,
+    /// `[rows, 1, group * width, len + width]`, 0 or -inf.
+    mask: attention::Mask,
     /// Packed index of the last token of each row with tokens, in row order.
     last: Vec<Option<usize>>,
     /// Number of tokens of each row.
@@ -318,12 +317,7 @@ impl Step {
             to_padded: Tensor::new(to_padded.as_slice(), dev)?,
             to_packed: Tensor::new(to_packed.as_slice(), dev)?,
             slots: Arc::new(to_packed),
-            mask: if dev.is_cpu() {
-                None
-            } else {
-                Some(Tensor::from_slice(&mask, (cache.rows, 1, group * width, t_end), dev)?)
-            },
-            mask_host: Arc::new(mask),
+            mask: attention::Mask::new(mask, cache.rows, group * width, t_end, dev)?,
             last,
             counts: rows.iter().map(|(t, _)| t.len()).collect(),
         })
@@ -375,7 +369,7 @@ impl Llama {
             let q = get(&format!("{p}.self_attn.q_proj.weight"), &[h * hd, d])?;
             let k = get(&format!("{p}.self_attn.k_proj.weight"), &[kv * hd, d])?;
             let v = get(&format!("{p}.self_attn.v_proj.weight"), &[kv * hd, d])?;
-            let wqkv = Weight::new(Tensor::cat(&[&q, &k, &v], 0)?)?;
+            let wqkv = Linear::new(Tensor::cat(&[&q, &k, &v], 0)?)?;
             let bqkv = if cfg.qkv_bias {
                 let q = get(&format!("{p}.self_attn.q_proj.bias"), &[h * hd])?;
                 let k = get(&format!("{p}.self_attn.k_proj.bias"), &[kv * hd])?;
@@ -384,11 +378,11 @@ impl Llama {
             } else {
                 None
             };
-            let wo = Weight::new(get(&format!("{p}.self_attn.o_proj.weight"), &[d, h * hd])?)?;
+            let wo = Linear::new(get(&format!("{p}.self_attn.o_proj.weight"), &[d, h * hd])?)?;
             let gate = get(&format!("{p}.mlp.gate_proj.weight"), &[inter, d])?;
             let up = get(&format!("{p}.mlp.up_proj.weight"), &[inter, d])?;
-            let w_gate_up = Weight::new(Tensor::cat(&[&gate, &up], 0)?)?;
-            let w_down = Weight::new(get(&format!("{p}.mlp.down_proj.weight"), &[d, inter])?)?;
+            let w_gate_up = Linear::new(Tensor::cat(&[&gate, &up], 0)?)?;
+            let w_down = Linear::new(get(&format!("{p}.mlp.down_proj.weight"), &[d, inter])?)?;
             layers.push(Layer {
                 attn_norm: get(&format!("{p}.input_layernorm.weight"), &[d])?,
                 wqkv,
@@ -405,7 +399,7 @@ impl Llama {
         } else {
             embed.clone()
         };
-        let lm_head = Weight::new(lm_head)?;
+        let lm_head = Linear::new(lm_head)?;
         let (cos, sin) = rope_tables(&cfg, device)?;
         Ok(Llama { cfg, device: device.clone(), embed, layers, norm, lm_head, cos, sin, parameters, candle_layout: false })
     }
@@ -420,9 +414,9 @@ impl Llama {
     /// the CPU kernels), or `AVX-512` (the attention and MLP-gate kernels only, weights unpacked
     /// with `TSTLAB_CANDLE_MATMUL`). Greedy outputs can differ between paths in the last bits.
     pub fn kernels(&self) -> Option<&'static str> {
-        if matches!(self.lm_head, Weight::Packed(_)) {
+        if self.lm_head.is_packed() {
             Some("AVX-512, f16 weights")
-        } else if self.device.is_cpu() && matmul::available() {
+        } else if self.device.is_cpu() && kernels::avx512() {
             Some("AVX-512")
         } else {
             None
@@ -469,7 +463,7 @@ impl Llama {
         let mut x = self.embed.index_select(&step.tokens, 0)?;
         for (li, layer) in self.layers.iter().enumerate() {
             let a = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
-            let mut qkv = mm(&a, &layer.wqkv)?;
+            let mut qkv = layer.wqkv.forward(&a)?;
             if let Some(b) = &layer.bqkv {
                 qkv = qkv.broadcast_add(b)?;
             }
@@ -480,33 +474,25 @@ impl Llama {
             let k = self.rope(&k, &cos, &sin)?;
 
             if self.device.is_cpu() && !self.candle_layout {
-                // The same moves in one pass each (candle's strided copies were a tenth of a
-                // decode step).
-                let layout = |group| PadLayout { slots: step.slots.clone(), w, kv, group, hd };
-                let pad = |t: &Tensor, col0: usize, group: usize| -> Result<Tensor> {
-                    Ok(t.apply_op1_no_bwd(&ToPadded { layout: layout(group), rows, col0 })?)
-                };
+                // The padded layout by the CPU kernels (one pass each).
+                let kv_layout = PadLayout::new(step.slots.clone(), w, kv, 1, hd);
+                let q_layout = PadLayout::new(step.slots.clone(), w, kv, group, hd);
                 let qkv_cols = qkv.dim(1)?;
-                let k_pad = pad(&k.reshape((n, kv * hd))?, 0, 1)?;
-                let v_pad = pad(&qkv.contiguous()?, qkv_cols - kv * hd, 1)?;
+                let k_pad = layout::to_padded(&k.reshape((n, kv * hd))?, &kv_layout, rows, 0)?;
+                let v_pad = layout::to_padded(&qkv.contiguous()?, &kv_layout, rows, qkv_cols - kv * hd)?;
                 cache.k[li].slice_set(&k_pad, 2, cache.len)?;
                 cache.v[li].slice_set(&v_pad, 2, cache.len)?;
-                let q_pad = pad(&q.reshape((n, h * hd))?, 0, group)?;
-                let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
-                let y = y.apply_op1_no_bwd(&FromPadded(layout(group)))?;
-                x = (x + mm(&y, &layer.wo)?)?;
+                let q_pad = layout::to_padded(&q.reshape((n, h * hd))?, &q_layout, rows, 0)?;
+                let y = attention::padded(&q_pad, &cache.k[li], &cache.v[li], t_end, &step.mask, scale)?;
+                let y = layout::from_padded(&y, &q_layout)?;
+                x = (x + layer.wo.forward(&y)?)?;
             } else {
                 x = self.attend_generic(&x, layer, li, step, cache, (&q, &k, &v), scale)?;
             }
             let a = candle_nn::ops::rms_norm(&x, &layer.mlp_norm, eps)?;
-            let gu = mm(&a, &layer.w_gate_up)?;
-            let inter = c.intermediate_size;
-            let m = if gu.device().is_cpu() && matmul::available() {
-                gu.apply_op1_no_bwd(&fused::SiluMul)?
-            } else {
-                (candle_nn::ops::silu(&gu.narrow(1, 0, inter)?)? * gu.narrow(1, inter, inter)?)?
-            };
-            x = (x + mm(&m, &layer.w_down)?)?;
+            let gu = layer.w_gate_up.forward(&a)?;
+            let m = activation::silu_mul(&gu, c.intermediate_size)?;
+            x = (x + layer.w_down.forward(&m)?)?;
         }
         cache.len = t_end;
         for (r, row) in cache.valid.iter_mut().enumerate() {
@@ -550,20 +536,20 @@ impl Llama {
             .permute((0, 2, 3, 1, 4))?
             .contiguous()?
             .reshape((rows, kv, group * w, hd))?;
-        let y = attention(&q_pad, &cache.k[li], &cache.v[li], t_end, step, scale)?;
+        let y = attention::padded(&q_pad, &cache.k[li], &cache.v[li], t_end, &step.mask, scale)?;
         let y = y
             .reshape((rows, kv, group, w, hd))?
             .permute((0, 3, 1, 2, 4))?
             .contiguous()?
             .reshape((rows * w, h * hd))?
             .index_select(&step.to_packed, 0)?;
-        Ok((x + mm(&y, &layer.wo)?)?)
+        Ok((x + layer.wo.forward(&y)?)?)
     }
 
     /// Logits `[rows, vocab]` of hidden states `[rows, hidden]` (final norm, then the head).
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
         let x = candle_nn::ops::rms_norm(hidden, &self.norm, self.cfg.rms_norm_eps as f32)?;
-        mm(&x, &self.lm_head)
+        Ok(self.lm_head.forward(&x)?)
     }
 
     fn rope(&self, x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {
@@ -619,7 +605,7 @@ impl Llama {
         let mut x = self.embed.index_select(&ids, 0)?;
         for layer in &self.layers {
             let a = rms(&x, &layer.attn_norm)?;
-            let mut qkv = mm(&a, &layer.wqkv)?;
+            let mut qkv = layer.wqkv.forward(&a)?;
             if let Some(b) = &layer.bqkv {
                 qkv = qkv.broadcast_add(b)?;
             }
@@ -640,366 +626,17 @@ impl Llama {
                 outs.push(p.matmul(&vh)?);
             }
             let y = Tensor::cat(&outs, 1)?; // [t, h*hd]
-            x = (x + mm(&y, &layer.wo)?)?;
+            x = (x + layer.wo.forward(&y)?)?;
             let a = rms(&x, &layer.mlp_norm)?;
-            let gu = mm(&a, &layer.w_gate_up)?;
+            let gu = layer.w_gate_up.forward(&a)?;
             let inter = c.intermediate_size;
             let g = gu.narrow(1, 0, inter)?;
             let silu = (&g * candle_nn::ops::sigmoid(&g)?)?;
             let x_mlp = (silu * gu.narrow(1, inter, inter)?)?;
-            x = (x + mm(&x_mlp, &layer.w_down)?)?;
+            x = (x + layer.w_down.forward(&x_mlp)?)?;
         }
-        mm(&rms(&x, &self.norm)?, &self.lm_head)
+        Ok(self.lm_head.forward(&rms(&x, &self.norm)?)?)
     }
-}
-
-/// Where packed tokens go in the padded attention layout `[rows, kv, group * w, hd]`: head
-/// `g * group + gi` of the token in slot `(r, j)` is row `r`, kv head `g`, position `gi * w + j`.
-struct PadLayout {
-    /// Padded slot `r * w + j` of each packed token.
-    slots: Arc<Vec<u32>>,
-    w: usize,
-    kv: usize,
-    group: usize,
-    hd: usize,
-}
-
-impl PadLayout {
-    /// (packed token, head, offset of its `hd` values in the padded layout), for every token
-    /// and head.
-    fn moves(&self) -> impl Iterator<Item = (usize, usize, usize)> + '_ {
-        let (w, kv, group, hd) = (self.w, self.kv, self.group, self.hd);
-        self.slots.iter().enumerate().flat_map(move |(t, &slot)| {
-            let (r, j) = (slot as usize / w, slot as usize % w);
-            (0..kv * group).map(move |head| {
-                let (g, gi) = (head / group, head % group);
-                (t, head, ((r * kv + g) * group * w + gi * w + j) * hd)
-            })
-        })
-    }
-}
-
-/// Packed rows `[n, cols]` (columns `col0..` hold `kv * group` heads of `hd`) into the padded
-/// layout of `rows` rows ([`PadLayout`]). Slots without a token are zero.
-struct ToPadded {
-    layout: PadLayout,
-    rows: usize,
-    col0: usize,
-}
-
-impl candle_core::CustomOp1 for ToPadded {
-    fn name(&self) -> &'static str {
-        "tstlab-to-padded"
-    }
-
-    fn cpu_fwd(&self, s: &candle_core::CpuStorage, l: &candle_core::Layout) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        let candle_core::CpuStorage::F32(x) = s else { candle_core::bail!("to-padded: f32 only") };
-        let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("to-padded: input must be contiguous") };
-        let (n, cols) = l.shape().dims2()?;
-        let PadLayout { w, kv, group, hd, .. } = self.layout;
-        if n != self.layout.slots.len() || self.col0 + kv * group * hd > cols {
-            candle_core::bail!("to-padded: shape mismatch")
-        }
-        let x = &x[a..b];
-        let mut out = vec![0f32; self.rows * kv * group * w * hd];
-        for (t, head, dst) in self.layout.moves() {
-            let src = t * cols + self.col0 + head * hd;
-            out[dst..dst + hd].copy_from_slice(&x[src..src + hd]);
-        }
-        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((self.rows, kv, group * w, hd))))
-    }
-}
-
-/// The inverse of [`ToPadded`] (all heads, `col0` 0): `[rows, kv, group * w, hd]` to `[n, kv * group * hd]`.
-struct FromPadded(PadLayout);
-
-impl candle_core::CustomOp1 for FromPadded {
-    fn name(&self) -> &'static str {
-        "tstlab-from-padded"
-    }
-
-    fn cpu_fwd(&self, s: &candle_core::CpuStorage, l: &candle_core::Layout) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        let candle_core::CpuStorage::F32(y) = s else { candle_core::bail!("from-padded: f32 only") };
-        let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("from-padded: input must be contiguous") };
-        let (rows, kv, gw, hd) = l.shape().dims4()?;
-        let PadLayout { ref slots, w, group, .. } = self.0;
-        if kv != self.0.kv || hd != self.0.hd || gw != group * w || slots.iter().any(|&s| s as usize >= rows * w) {
-            candle_core::bail!("from-padded: shape mismatch")
-        }
-        let y = &y[a..b];
-        let heads = kv * group;
-        let mut out = vec![0f32; slots.len() * heads * hd];
-        for (t, head, src) in self.0.moves() {
-            let dst = (t * heads + head) * hd;
-            out[dst..dst + hd].copy_from_slice(&y[src..src + hd]);
-        }
-        Ok((candle_core::CpuStorage::F32(out), candle_core::Shape::from((slots.len(), heads * hd))))
-    }
-}
-
-/// Attention of padded queries `q [rows, kv, group * width, hd]` over the first `t_end` slots
-/// of the caches `[rows, kv, capacity, hd]` under the step's mask; `[rows, kv, group*width, hd]`.
-/// On the CPU one parallel kernel (candle's batched matmul would make thousands of tiny gemm
-/// calls per layer); elsewhere candle ops.
-fn attention(q: &Tensor, k: &Tensor, v: &Tensor, t_end: usize, step: &Step, scale: f64) -> Result<Tensor> {
-    if q.device().is_cpu() {
-        let op = CpuAttention { t_end, scale: scale as f32, mask: step.mask_host.clone() };
-        return Ok(q.apply_op3_no_bwd(k, v, &op)?);
-    }
-    let mask = step.mask.as_ref().ok_or_else(|| ModelError::Params("step mask missing".into()))?;
-    let kk = k.narrow(2, 0, t_end)?;
-    let vv = v.narrow(2, 0, t_end)?;
-    let att = (q.matmul(&kk.t()?)? * scale)?.broadcast_add(mask)?;
-    let att = candle_nn::ops::softmax_last_dim(&att)?;
-    Ok(att.matmul(&vv)?)
-}
-
-/// Up to this many queries per key/value head score the keys one dot product at a time
-/// (copying the keys into panels costs more than it saves).
-const DIRECT_QUERIES: usize = 8;
-
-struct CpuAttention {
-    t_end: usize,
-    scale: f32,
-    mask: Arc<Vec<f32>>,
-}
-
-impl candle_core::CustomOp3 for CpuAttention {
-    fn name(&self) -> &'static str {
-        "tstlab-attention"
-    }
-
-    fn cpu_fwd(
-        &self,
-        q: &candle_core::CpuStorage,
-        lq: &candle_core::Layout,
-        k: &candle_core::CpuStorage,
-        lk: &candle_core::Layout,
-        v: &candle_core::CpuStorage,
-        lv: &candle_core::Layout,
-    ) -> candle_core::Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        use candle_core::CpuStorage as S;
-        use rayon::prelude::*;
-        let (S::F32(q), S::F32(k), S::F32(v)) = (q, k, v) else {
-            candle_core::bail!("attention: f32 only")
-        };
-        let slice = |s: &'_ [f32], l: &candle_core::Layout| -> candle_core::Result<std::ops::Range<usize>> {
-            match l.contiguous_offsets() {
-                Some((a, b)) => Ok(a..b.min(s.len())),
-                None => candle_core::bail!("attention: inputs must be contiguous"),
-            }
-        };
-        let q = &q[slice(q, lq)?];
-        let k = &k[slice(k, lk)?];
-        let v = &v[slice(v, lv)?];
-        let (rows, kv, gw, hd) = lq.shape().dims4()?;
-        let (_, _, cap, _) = lk.shape().dims4()?;
-        let t_end = self.t_end;
-        let mask = &self.mask[..];
-        if mask.len() != rows * gw * t_end || t_end > cap {
-            candle_core::bail!("attention: mask/cache shape mismatch")
-        }
-        let mut out = vec![0f32; rows * kv * gw * hd];
-        let simd = simd_available();
-        let packed = matmul::available() && hd.is_multiple_of(matmul::NR);
-        out.par_chunks_mut(gw * hd).enumerate().for_each(|(rh, out)| {
-            let r = rh / kv;
-            let job = AttendJob {
-                q: &q[rh * gw * hd..(rh + 1) * gw * hd],
-                k: &k[rh * cap * hd..rh * cap * hd + t_end * hd],
-                v: &v[rh * cap * hd..rh * cap * hd + t_end * hd],
-                mask: &mask[r * gw * t_end..(r + 1) * gw * t_end],
-                gw,
-                hd,
-                t_end,
-                scale: self.scale,
-            };
-            if packed {
-                // SAFETY: AVX-512F is available and hd is a multiple of the panel width.
-                unsafe { attend_avx512(&job, out) };
-                return;
-            }
-            #[cfg(target_arch = "x86_64")]
-            if simd {
-                // SAFETY: the CPU has AVX2 and FMA (checked by `simd_available`).
-                unsafe { attend_avx2(&job, out) };
-                return;
-            }
-            let _ = simd;
-            attend(&job, out);
-        });
-        Ok((candle_core::CpuStorage::F32(out), lq.shape().clone()))
-    }
-}
-
-/// The attention of one (row, key/value head): `gw` query vectors over `t_end` slots.
-struct AttendJob<'a> {
-    q: &'a [f32],
-    k: &'a [f32],
-    v: &'a [f32],
-    mask: &'a [f32],
-    gw: usize,
-    hd: usize,
-    t_end: usize,
-    scale: f32,
-}
-
-fn simd_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static SIMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *SIMD.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// [`attend`] compiled for AVX2 (the default x86-64 target has only SSE2).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn attend_avx2(job: &AttendJob, out: &mut [f32]) {
-    attend(job, out)
-}
-
-/// [`attend`] with AVX-512: scores `q · kᵀ` as plain dot products for a few queries (decoding),
-/// else on the packed-matmul kernel against the keys copied into panels of [`matmul::NR`]
-/// (prefill); then `p · v` on the packed kernel straight from the cache rows.
-///
-/// # Safety
-/// AVX-512F must be available and `hd` a multiple of [`matmul::NR`].
-unsafe fn attend_avx512(job: &AttendJob, out: &mut [f32]) {
-    const NR: usize = matmul::NR;
-    let (gw, hd, t_end) = (job.gw, job.hd, job.t_end);
-    let t_pad = t_end.div_ceil(NR) * NR;
-    let mut scores = vec![0f32; gw * t_pad];
-    if gw <= DIRECT_QUERIES {
-        // SAFETY: gw query rows and t_end key rows of hd values, gw x t_end scores.
-        unsafe { matmul::dots(gw, job.q.as_ptr(), hd, hd, job.k.as_ptr(), hd, t_end, scores.as_mut_ptr(), t_pad) };
-    } else {
-        // Keys into panels, then the packed kernel.
-        let mut kt = vec![0f32; hd * t_pad];
-        for (p, panel) in kt.chunks_exact_mut(hd * NR).enumerate() {
-            matmul::fill_panel(panel, job.k, t_end, hd, p, |x| x);
-        }
-        for p in 0..t_pad / NR {
-            // SAFETY: gw query rows of hd, an hd x NR panel, gw x NR scores at stride t_pad.
-            unsafe {
-                matmul::panel_product(gw, job.q.as_ptr(), hd, hd, kt[p * hd * NR..].as_ptr(), NR, scores[p * NR..].as_mut_ptr(), t_pad)
-            };
-        }
-    }
-    for i in 0..gw {
-        let s = &mut scores[i * t_pad..i * t_pad + t_end];
-        let mrow = &job.mask[i * t_end..(i + 1) * t_end];
-        let mut max = f32::NEG_INFINITY;
-        for (s, &m) in s.iter_mut().zip(mrow) {
-            *s = *s * job.scale + m;
-            max = max.max(*s);
-        }
-        s.iter_mut().for_each(|s| *s -= max);
-        fused::exp_in_place(s);
-        let sum: f32 = s.iter().sum();
-        let inv = if sum > 0.0 { 1.0 / sum } else { 0.0 };
-        s.iter_mut().for_each(|s| *s *= inv);
-    }
-    for p in 0..hd / NR {
-        // SAFETY: gw rows of t_end weights at stride t_pad, t_end value rows of hd (a column
-        // panel at offset p*NR), gw x NR outputs at stride hd.
-        unsafe {
-            matmul::panel_product(gw, scores.as_ptr(), t_pad, t_end, job.v[p * NR..].as_ptr(), hd, out[p * NR..].as_mut_ptr(), hd)
-        };
-    }
-}
-
-#[inline(always)]
-fn attend(job: &AttendJob, out: &mut [f32]) {
-    let (hd, t_end) = (job.hd, job.t_end);
-    let mut scores = vec![0f32; t_end];
-    for i in 0..job.gw {
-        let qi = &job.q[i * hd..(i + 1) * hd];
-        let mrow = &job.mask[i * t_end..(i + 1) * t_end];
-        let mut max = f32::NEG_INFINITY;
-        for (t, s) in scores.iter_mut().enumerate() {
-            if mrow[t] == f32::NEG_INFINITY {
-                *s = f32::NEG_INFINITY;
-                continue;
-            }
-            *s = dot(qi, &job.k[t * hd..(t + 1) * hd]) * job.scale + mrow[t];
-            max = max.max(*s);
-        }
-        let mut sum = 0f32;
-        for s in scores.iter_mut() {
-            *s = if *s == f32::NEG_INFINITY { 0.0 } else { (*s - max).exp() };
-            sum += *s;
-        }
-        let o = &mut out[i * hd..(i + 1) * hd];
-        if sum > 0.0 {
-            let inv = 1.0 / sum;
-            for (t, &p) in scores.iter().enumerate() {
-                if p != 0.0 {
-                    let w = p * inv;
-                    for (o, &x) in o.iter_mut().zip(&job.v[t * hd..(t + 1) * hd]) {
-                        *o += w * x;
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// A dot product in 16 independent lanes (vectorises without fast-math).
-#[inline(always)]
-fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut acc = [0f32; 16];
-    let (ca, cb) = (a.chunks_exact(16), b.chunks_exact(16));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..16 {
-            acc[l] += x[l] * y[l];
-        }
-    }
-    let mut s: f32 = acc.iter().sum();
-    for (x, y) in ra.iter().zip(rb) {
-        s += x * y;
-    }
-    s
-}
-
-/// A weight matrix in the layout its matmul is fastest with. With AVX-512 on the CPU: packed
-/// for [`matmul::PackedMatrix`]. Otherwise for candle's gemm (measured with AVX-512 kernels,
-/// 2 threads, 50 to 900 rows): a wide matrix (many outputs: the MLP's gate/up, the vocabulary
-/// head) as loaded, `[out, in]`, used transposed; a narrow one transposed once at load to
-/// `[in, out]`. At 50 rows the wrong layout costs a third to a half.
-enum Weight {
-    Packed(matmul::PackedMatrix),
-    /// `[out, in]`
-    OutIn(Tensor),
-    /// `[in, out]`
-    InOut(Tensor),
-}
-
-impl Weight {
-    const WIDE: usize = 2048;
-
-    /// From a `[out, in]` tensor.
-    fn new(w: Tensor) -> Result<Weight> {
-        Ok(if w.device().is_cpu() && matmul::enabled() {
-            Weight::Packed(matmul::PackedMatrix::from_tensor(&w)?)
-        } else if w.dim(0)? >= Weight::WIDE {
-            Weight::OutIn(w)
-        } else {
-            Weight::InOut(w.t()?.contiguous()?)
-        })
-    }
-}
-
-/// `x [n, in]` times the weight: `[n, out]`.
-fn mm(x: &Tensor, w: &Weight) -> Result<Tensor> {
-    Ok(match w {
-        Weight::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&matmul::PackedMatmul(p))?,
-        Weight::OutIn(w) => x.matmul(&w.t()?)?,
-        Weight::InOut(w) => x.matmul(w)?,
-    })
 }
 
 fn rope_tables(cfg: &LlamaConfig, device: &Device) -> Result<(Tensor, Tensor)> {

@@ -8,8 +8,9 @@
 //! - `hf.rs`: reading a Hugging Face folder (config.json, *.safetensors, tokenizer.json).
 //! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json; chat templates.
 //! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
-//! - `fused.rs`: AVX-512 element-wise kernels of the llama forward (SiLU-gated product, exp).
-//! - `matmul.rs`: the AVX-512 packed-weight matmul of the llama forward's linear layers.
+//! - `kernels/`: the CPU kernels the model files call (AVX-512 packed matmul, attention, the
+//!   SiLU gate, vector exp, padded layout moves; BERT's fused attention, GELU and LayerNorm),
+//!   each with its tests; `kernels/mod.rs` says which is chosen when.
 //! - `generate.rs`: the batched generator (`Generator`), prefix sharing, stop rules.
 //! - `lm_score.rs`: log-likelihood of texts (g-PPL, NLL appropriateness), batched.
 //! - `sampling.rs`: greedy and temperature/top-p sampling with per-sequence seeded RNGs.
@@ -25,15 +26,14 @@ pub mod bert;
 pub mod classify;
 pub mod device;
 pub mod embed_classifier;
-pub mod fused;
 pub mod generate;
 pub mod gguf;
 pub mod hf;
 pub mod hf_classifier;
 pub mod install;
+pub mod kernels;
 pub mod llama;
 pub mod lm_score;
-pub mod matmul;
 pub mod ngram_classifier;
 pub mod ngram_lm;
 pub mod registry;

@@ -1,4 +1,5 @@
-//! `x · Wᵀ` on the CPU with AVX-512 for the llama forward's linear layers.
+//! `x · Wᵀ` on the CPU with AVX-512 for the llama forward's linear layers, and [`Linear`], the
+//! weight in the layout its matmul is fastest with.
 //!
 //! The weight is packed once into panels of [`NR`] outputs, `k`-major inside a panel, stored
 //! as f16 (half the memory traffic; the products and sums are f32), so the inner loop loads and
@@ -9,7 +10,7 @@
 //! other rows of the call (batched equals one-by-one, bit for bit). On the 2-core development
 //! machine `tstlab bench transfer --batch 50` ran about twice as fast with it as with candle's
 //! f32 gemm (`TSTLAB_CANDLE_MATMUL=1`). CPUs without AVX-512F keep candle's matmul (see
-//! [`available`]).
+//! [`super::avx512`]).
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Shape, Tensor};
 use rayon::prelude::*;
@@ -21,21 +22,52 @@ const MR: usize = 12;
 /// Rows per pass over the panels (their inputs stay in the L2 cache).
 const ROW_CHUNK: usize = 120;
 
-/// Whether the packed kernel can run here (x86-64 with AVX-512F, checked once at run time).
-pub fn available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        static AVX512: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-        *AVX512.get_or_init(|| is_x86_feature_detected!("avx512f"))
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    false
-}
-
-/// Whether the llama forward packs its weights: [`available`], unless the environment variable
+/// Whether linear layers pack their weights: [`super::avx512`], unless the environment variable
 /// `TSTLAB_CANDLE_MATMUL` is set (to compare with candle's gemm in `tstlab bench transfer`).
 pub fn enabled() -> bool {
-    available() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
+    super::avx512() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
+}
+
+/// A weight matrix in the layout its matmul is fastest with. With AVX-512 on the CPU: packed
+/// for [`PackedMatrix`]. Otherwise for candle's gemm (measured with AVX-512 kernels, 2 threads,
+/// 50 to 900 rows): a wide matrix (many outputs: the MLP's gate/up, the vocabulary head) as
+/// loaded, `[out, in]`, used transposed; a narrow one transposed once at load to `[in, out]`.
+/// At 50 rows the wrong layout costs a third to a half.
+pub enum Linear {
+    Packed(PackedMatrix),
+    /// `[out, in]`
+    OutIn(Tensor),
+    /// `[in, out]`
+    InOut(Tensor),
+}
+
+impl Linear {
+    const WIDE: usize = 2048;
+
+    /// From a `[out, in]` tensor.
+    pub fn new(w: Tensor) -> candle_core::Result<Linear> {
+        Ok(if w.device().is_cpu() && enabled() {
+            Linear::Packed(PackedMatrix::from_tensor(&w)?)
+        } else if w.dim(0)? >= Linear::WIDE {
+            Linear::OutIn(w)
+        } else {
+            Linear::InOut(w.t()?.contiguous()?)
+        })
+    }
+
+    /// Whether the weight is packed for the AVX-512 matmul.
+    pub fn is_packed(&self) -> bool {
+        matches!(self, Linear::Packed(_))
+    }
+
+    /// `x [n, in]` times the weight: `[n, out]`.
+    pub fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        match self {
+            Linear::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&PackedMatmul(p)),
+            Linear::OutIn(w) => x.matmul(&w.t()?),
+            Linear::InOut(w) => x.matmul(w),
+        }
+    }
 }
 
 /// A `[n, k]` weight (`n` outputs of `k` inputs) packed for [`PackedMatrix::matmul`].
@@ -63,9 +95,10 @@ impl PackedMatrix {
         Ok(PackedMatrix::pack(&v, n, k))
     }
 
-    /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`. Panics without AVX-512F (see [`available`]).
+    /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`. Panics without AVX-512F (see
+    /// [`super::avx512`]).
     pub fn matmul(&self, x: &[f32], m: usize) -> Vec<f32> {
-        assert!(available(), "the packed matmul needs AVX-512F");
+        assert!(super::avx512(), "the packed matmul needs AVX-512F");
         let (n, k) = (self.n, self.k);
         assert_eq!(x.len(), m * k, "input of {} values is not {m} x {k}", x.len());
         if m == 0 || n == 0 {
@@ -124,6 +157,7 @@ unsafe impl Sync for OutPtr {}
 ///
 /// # Safety
 /// AVX-512F must be available, and the three regions must hold what is described.
+#[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn panel_product<W: avx512::Lanes>(
     m: usize,
     x: *const f32,
@@ -289,6 +323,7 @@ impl CustomOp1 for PackedMatmul<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::models::kernels::test_values as values;
 
     fn reference(x: &[f32], w: &[f32], m: usize, n: usize, k: usize) -> Vec<f64> {
         let mut y = vec![0f64; m * n];
@@ -300,21 +335,9 @@ mod tests {
         y
     }
 
-    fn values(len: usize, seed: u64) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..len)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s % 20_001) as f32 / 10_000.0 - 1.0
-            })
-            .collect()
-    }
-
     #[test]
     fn equals_the_plain_product_with_f16_weights_for_odd_shapes() {
-        if !available() {
+        if !crate::models::kernels::avx512() {
             eprintln!("skipped: no AVX-512F on this CPU (the packed matmul is not used here)");
             return;
         }
@@ -331,7 +354,7 @@ mod tests {
 
     #[test]
     fn a_row_gives_the_same_bits_alone_or_in_a_batch() {
-        if !available() {
+        if !crate::models::kernels::avx512() {
             eprintln!("skipped: no AVX-512F on this CPU");
             return;
         }
@@ -343,5 +366,38 @@ mod tests {
             let one = p.matmul(&x[i * k..(i + 1) * k], 1);
             assert_eq!(one, all[i * n..(i + 1) * n].to_vec(), "row {i}");
         }
+    }
+
+    #[test]
+    fn every_linear_layout_gives_the_plain_product() {
+        let (m, n, k) = (7, 2050, 19);
+        let x = values(m * k, 3);
+        let w = values(n * k, 4);
+        let dev = candle_core::Device::Cpu;
+        let xt = Tensor::from_vec(x.clone(), (m, k), &dev).unwrap();
+        let wt = Tensor::from_vec(w.clone(), (n, k), &dev).unwrap();
+        let mut layouts = vec![Linear::OutIn(wt.clone()), Linear::InOut(wt.t().unwrap().contiguous().unwrap())];
+        if crate::models::kernels::avx512() {
+            layouts.push(Linear::Packed(PackedMatrix::from_tensor(&wt).unwrap()));
+        }
+        // The packed weight is f16; candle's layouts keep f32.
+        let with_f16 = reference(&x, &w, m, n, k);
+        let w16: Vec<f32> = w.iter().map(|&v| half::f16::from_f32(v).to_f32()).collect();
+        let mut with_f32 = vec![0f64; m * n];
+        for i in 0..m {
+            for j in 0..n {
+                with_f32[i * n + j] = (0..k).map(|t| x[i * k + t] as f64 * w[j * k + t] as f64).sum();
+            }
+        }
+        assert!(w16 != w, "the test weights must not be exact in f16");
+        for l in &layouts {
+            let y = l.forward(&xt).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap();
+            let want = if l.is_packed() { &with_f16 } else { &with_f32 };
+            for (i, (a, b)) in y.iter().zip(want).enumerate() {
+                assert!((*a as f64 - b).abs() <= 1e-5 * (1.0 + b.abs()), "packed {} at {i}: {a} vs {b}", l.is_packed());
+            }
+        }
+        // n >= 2048 is wide: kept as loaded.
+        assert!(matches!(Linear::new(wt).unwrap(), Linear::Packed(_) | Linear::OutIn(_)));
     }
 }
