@@ -19,3 +19,6 @@ pub mod models;
 pub mod store;
 pub mod transfer;
 pub mod tui;
+
+#[cfg(test)]
+mod layers;
