@@ -5,7 +5,7 @@
 /// Layers from the ground up; within a layer, a module may use the ones listed before it.
 const LAYERS: &[(&str, &[&str])] = &[
     ("ground", &["input", "printable", "paths", "store", "jobs"]),
-    ("foundations", &["diff", "plot", "models"]),
+    ("foundations", &["diff", "plot", "stats", "models"]),
     ("domain", &["human", "transfer", "metrics"]),
     ("data in", &["import", "demo"]),
     ("analysis", &["analysis"]),
@@ -16,8 +16,6 @@ const LAYERS: &[(&str, &[&str])] = &[
 /// Known violations, each with why it is still here. The test fails on any violation not listed
 /// and on a listed one that no longer occurs, so this list only shrinks. The goal is empty.
 const ALLOWED: &[(&str, &str, &str)] = &[
-    // `human/` aggregates and agreement use bootstrap, correlation and meta rows of `analysis`.
-    ("human", "analysis", "pure statistics live in analysis, above human"),
 ];
 
 #[cfg(test)]

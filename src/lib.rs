@@ -9,6 +9,7 @@ pub mod paths;
 pub mod plot;
 pub mod printable;
 pub mod score;
+pub mod stats;
 pub mod cli;
 pub mod demo;
 pub mod diff;

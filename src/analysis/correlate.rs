@@ -7,13 +7,13 @@
 //! The pooled part has every level on all directions together (the system level from
 //! per-system means over all directions), the row some papers report instead of the mean.
 
-use super::bootstrap::Interval;
-use super::corr::CorrKind;
+use crate::stats::bootstrap::Interval;
+use crate::stats::corr::CorrKind;
 use super::data::{self, HumanValues, MetricKey, Names, Values};
 use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation, Undefined};
 use super::orient::Orientations;
 use super::scope::Scope;
-use crate::analysis::bootstrap::BootstrapSpec;
+use crate::stats::bootstrap::BootstrapSpec;
 use crate::store::Store;
 use rayon::prelude::*;
 use serde::Serialize;

@@ -13,9 +13,9 @@
 //! significance.{md,csv}                             for --significance BASELINE
 //! ```
 
-use super::bootstrap::BootstrapSpec;
+use crate::stats::bootstrap::BootstrapSpec;
 use super::case;
-use super::corr::CorrKind;
+use crate::stats::corr::CorrKind;
 use super::conventions::Conventions;
 use super::correlate::{self, best, correlate, part_name, part_slug, CorrOptions, Entry, Level, Part, Target};
 use super::data::{self, io_err, MetricKey, Names, Result};
@@ -29,7 +29,7 @@ use super::significance::SignificanceTable;
 use super::report_tables as rt;
 use super::tables::{md_escape, num};
 use super::tradeoff::{tradeoff_data, Grouping};
-use crate::human::aggregate::human_vs_metric_ranks;
+use crate::analysis::meta::human_vs_metric_ranks;
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 

@@ -16,8 +16,8 @@
 //! imported campaign counts in the means and alpha even when its annotator did not rate
 //! every system of the item (ranks need every system).
 
-use crate::analysis::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
-use crate::analysis::corr::average_ranks;
+use crate::stats::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
+use crate::stats::corr::average_ranks;
 use crate::human::aggregate::{
     average_rank_table, bradley_terry_report, likert_means, BtOptions, LikertJudgment, RankJudgment, Scope,
 };
