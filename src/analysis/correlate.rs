@@ -286,10 +286,15 @@ pub fn part_name(names: &Names, part: Part) -> String {
     }
 }
 
+/// A file-name-safe form of a label.
+pub fn slug(s: &str) -> String {
+    s.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
+}
+
 /// A file-name form of a part: `overall`, `pooled` or `source-to-target`.
 pub fn part_slug(names: &Names, part: Part) -> String {
     match part {
-        Part::Direction(id) => super::report::slug(&names.direction(id).replace("->", "-to-")),
+        Part::Direction(id) => slug(&names.direction(id).replace("->", "-to-")),
         other => part_name(names, other),
     }
 }
