@@ -25,8 +25,6 @@ const ALLOWED_PAIRS: &[(&str, &str, &str)] = &[
     ("models::install", "models::registry", "registry hashes files with install::sha256_file"),
     // A campaign carries its `Imported` origin; `imported` builds on the campaign's types.
     ("human::campaign", "human::imported", "campaign types and imported origins are split across two files"),
-    // `imported.rs`'s tests compute results of imported campaigns.
-    ("human::imported", "human::results", "results read the imported origin; imported's tests read results"),
     // Issue 18 point 2 (one `Screen` trait) removes these: the app, its actions and key table
     // and the screens all name each other.
     ("tui::action", "tui::app", "the app dispatches actions that name the app's state"),
