@@ -23,8 +23,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 const ALLOWED_PAIRS: &[(&str, &str, &str)] = &[
     // Gone with branch re-crates (commit 2dad9ae): registry hashes through `input::sha256`.
     ("models::install", "models::registry", "registry hashes files with install::sha256_file"),
-    // A campaign carries its `Imported` origin; `imported` builds on the campaign's types.
-    ("human::campaign", "human::imported", "campaign types and imported origins are split across two files"),
     // Issue 18 point 2 (one `Screen` trait) removes these: the app, its actions and key table
     // and the screens all name each other.
     ("tui::action", "tui::app", "the app dispatches actions that name the app's state"),

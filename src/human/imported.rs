@@ -12,33 +12,10 @@
 //! Sealing again after a re-import rebuilds all of this from the stored judgments: it is
 //! idempotent.
 
-pub use crate::human::campaign::Error;
-use crate::human::campaign::{Definition, Mode, Result};
+pub use crate::human::campaign::{Error, Imported};
+use crate::human::campaign::{parse_imported, Definition, Mode, Result};
 use crate::store::Writer;
 use rusqlite::{OptionalExtension, params};
-use serde::{Deserialize, Serialize};
-
-/// Where an imported campaign came from (the campaign's `imported` column).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Imported {
-    /// The import format (`lijuncen`, `eval-formality`, `passeul`, `tstbench`, `judgments`).
-    pub format: String,
-    /// The files or folders read.
-    pub from: Vec<String>,
-    /// The values' scale as the files give it (`1-5`, `0-100`, `1-5, mean of 3 workers`).
-    pub scale: String,
-    /// Why agreement is undefined, when the files do not tell annotators apart.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agreement_undefined: Option<String>,
-    /// The ratings are published per system without their items (in `system_ratings`).
-    #[serde(default)]
-    pub system_level: bool,
-}
-
-/// Reads a campaign's `imported` column.
-pub fn parse(json: Option<&str>) -> Result<Option<Imported>> {
-    Ok(json.map(serde_json::from_str).transpose()?)
-}
 
 /// The mode that fits the values `lo..=hi` of a campaign whose files give no mode: likert when
 /// every value is on 1-5, else slider.
@@ -152,7 +129,7 @@ pub fn seal(w: &mut Writer<'_>, campaign_id: i64, mode: Option<Mode>, aspects: &
 /// into the same campaign), without repeats.
 pub fn merged_from(w: &Writer<'_>, campaign_id: i64, more: &[String]) -> Result<Vec<String>> {
     let stored: Option<String> = w.tx().query_row("SELECT imported FROM campaigns WHERE id = ?1", [campaign_id], |r| r.get(0))?;
-    let mut from = parse(stored.as_deref()).ok().flatten().map(|i| i.from).unwrap_or_default();
+    let mut from = parse_imported(stored.as_deref()).ok().flatten().map(|i| i.from).unwrap_or_default();
     for m in more {
         if !from.contains(m) {
             from.push(m.clone());
