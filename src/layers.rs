@@ -42,6 +42,15 @@ mod tests {
         LAYERS.iter().enumerate().find_map(|(l, (_, mods))| mods.iter().position(|m| *m == module).map(|p| (l, p)))
     }
 
+    /// `src/` and every `.rs` file under it, sorted.
+    fn sources() -> (PathBuf, Vec<PathBuf>) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        files.sort();
+        (src, files)
+    }
+
     fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
@@ -63,32 +72,9 @@ mod tests {
         }
     }
 
-    /// The top-level modules a line of code names through `crate::` (comments skipped).
-    fn named(line: &str) -> Vec<String> {
-        let code = line.trim_start();
-        if code.starts_with("//") {
-            return Vec::new();
-        }
-        let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
-        let mut out = Vec::new();
-        for (at, _) in code.match_indices("crate::") {
-            let rest = &code[at + "crate::".len()..];
-            if let Some(group) = rest.strip_prefix('{') {
-                let group = group.split('}').next().unwrap_or("");
-                out.extend(group.split(',').map(|item| ident(item.trim())).filter(|s| !s.is_empty()));
-            } else {
-                out.push(ident(rest));
-            }
-        }
-        out
-    }
-
     #[test]
     fn imports_point_only_downward() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
-        files.sort();
+        let (src, files) = sources();
         // (from, to) -> the file:line places that use it
         let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
         let mut unknown = Vec::new();
@@ -100,8 +86,9 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(file).unwrap();
+            let me = module_path(rel);
             for (n, line) in text.lines().enumerate() {
-                for to in named(line) {
+                for to in paths(line, &me).into_iter().filter_map(|p| p.into_iter().next()) {
                     if to != from && rank(&to).is_some() {
                         edges.entry((from.clone(), to)).or_default().push(format!("src/{}:{}", rel.display(), n + 1));
                     }
@@ -196,9 +183,7 @@ mod tests {
 
     #[test]
     fn no_two_files_use_each_other() {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut files = Vec::new();
-        rust_files(&src, &mut files);
+        let (src, files) = sources();
         let modules: BTreeMap<Vec<String>, PathBuf> = files
             .iter()
             .filter_map(|f| {
@@ -247,6 +232,7 @@ mod tests {
         assert_eq!(paths("use crate::models::registry::ModelSpec;", &me), [s(&["models", "registry", "ModelSpec"])]);
         assert_eq!(paths("use super::{bert, device::Device};", &me), [s(&["models", "bert"]), s(&["models", "device", "Device"])]);
         assert_eq!(paths("let x = \"·\"; use super::super::store;", &me), [s(&["store"])]);
+        assert_eq!(paths("use crate::{store, input::Opened};", &me), [s(&["store"]), s(&["input", "Opened"])]);
         assert!(paths("/// see crate::score", &me).is_empty());
         assert!(paths("use tstlab::crate_name::x; $crate::printable", &me).is_empty());
     }
@@ -259,13 +245,5 @@ mod tests {
                 assert!(seen.insert(*m), "`{m}` is listed twice in LAYERS");
             }
         }
-    }
-
-    #[test]
-    fn named_reads_paths_and_groups() {
-        assert_eq!(named("use crate::score::{Scorer, Target};"), ["score"]);
-        assert_eq!(named("    let x = crate::demo::build(&mut s);"), ["demo"]);
-        assert_eq!(named("use crate::{store, input::Opened};"), ["store", "input"]);
-        assert!(named("//! see [`crate::score::Scorer`]").is_empty());
     }
 }
