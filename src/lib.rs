@@ -9,6 +9,7 @@ pub mod paths;
 pub mod plot;
 pub mod printable;
 pub mod score;
+pub mod stats;
 pub mod cli;
 pub mod demo;
 pub mod diff;
@@ -19,3 +20,6 @@ pub mod models;
 pub mod store;
 pub mod transfer;
 pub mod tui;
+
+#[cfg(test)]
+mod layers;

@@ -3,7 +3,7 @@
 //! value exist:
 //!
 //! - **Paired bootstrap over sources** (every level and method): the sources are resampled
-//!   within each direction as for the intervals ([`super::bootstrap::for_each_resample`]), both
+//!   within each direction as for the intervals ([`crate::stats::bootstrap::for_each_resample`]), both
 //!   metrics are evaluated on the same resample, and the difference A - B is kept. The 95%
 //!   percentile interval of the difference, and a one-sided p-value for "the metric ahead in
 //!   the data is ahead": `(c + 1) / (n + 1)`, `c` the resamples where it is not ahead
@@ -20,8 +20,8 @@
 //!
 //! Values are oriented as everywhere ([`super::meta`]): a lower-is-better metric is negated.
 
-use super::bootstrap::{for_each_resample, percentile_interval, BootstrapSpec, Interval};
-use super::corr::{corr, CorrKind};
+use crate::stats::bootstrap::{for_each_resample, percentile_interval, BootstrapSpec, Interval};
+use crate::stats::corr::{corr, CorrKind};
 use super::correlate::{Level, Part};
 use super::data::{MetricKey, Values};
 use super::meta::{dataset_values, prepare, replicate, system_means, Data, MetaOptions, MetaRow, Orientation, Undefined};

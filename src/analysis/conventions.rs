@@ -10,8 +10,8 @@
 //! (`all`, `only=A+B`, `except=REF`), `outputs` (`all` or the kinds left out, with the counts
 //! of empty and refused outputs), `bs` and `seed` (bootstrap intervals), `version`.
 
-use super::bootstrap::BootstrapSpec;
-use super::corr::CorrKind;
+use crate::stats::bootstrap::BootstrapSpec;
+use crate::stats::corr::CorrKind;
 use super::correlate::Level;
 use super::meta::Undefined;
 use super::scope::ScopeSummary;

@@ -7,13 +7,13 @@
 //! The pooled part has every level on all directions together (the system level from
 //! per-system means over all directions), the row some papers report instead of the mean.
 
-use super::bootstrap::Interval;
-use super::corr::CorrKind;
+use crate::stats::bootstrap::Interval;
+use crate::stats::corr::CorrKind;
 use super::data::{self, HumanValues, MetricKey, Names, Values};
 use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation, Undefined};
 use super::orient::Orientations;
 use super::scope::Scope;
-use crate::analysis::bootstrap::BootstrapSpec;
+use crate::stats::bootstrap::BootstrapSpec;
 use crate::store::Store;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -286,10 +286,15 @@ pub fn part_name(names: &Names, part: Part) -> String {
     }
 }
 
+/// A file-name-safe form of a label.
+pub fn slug(s: &str) -> String {
+    s.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
+}
+
 /// A file-name form of a part: `overall`, `pooled` or `source-to-target`.
 pub fn part_slug(names: &Names, part: Part) -> String {
     match part {
-        Part::Direction(id) => super::report::slug(&names.direction(id).replace("->", "-to-")),
+        Part::Direction(id) => slug(&names.direction(id).replace("->", "-to-")),
         other => part_name(names, other),
     }
 }

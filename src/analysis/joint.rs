@@ -6,7 +6,7 @@
 //! (paired), so intervals of different systems are comparable. The point estimate is the pool
 //! of all items, the very number the result table shows.
 
-use super::bootstrap::{bootstrap_many, BootstrapSpec, Interval};
+use crate::stats::bootstrap::{bootstrap_many, BootstrapSpec, Interval};
 use super::joint_data::PartStats;
 use crate::metrics::joint::Pooled;
 use serde::Serialize;

@@ -3,7 +3,7 @@
 //! numbers come from [`super::joint_data`] and [`crate::metrics::joint`], as the result
 //! table's do: the same choice of inputs gives the result table's Joint here.
 
-use super::bootstrap::{BootstrapSpec, Interval};
+use crate::stats::bootstrap::{BootstrapSpec, Interval};
 use super::data::{self, Names};
 use super::joint::estimate;
 use super::joint_data::{self, Choice};

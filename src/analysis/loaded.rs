@@ -2,8 +2,8 @@
 //! heatmap matrix of a dataset, the bootstrap details of one cell, and trade-off points with
 //! each system's Joint.
 
-use super::bootstrap::BootstrapSpec;
-use super::corr::CorrKind;
+use crate::stats::bootstrap::BootstrapSpec;
+use crate::stats::corr::CorrKind;
 use super::data::{self, MetricKey, Names, Result};
 use super::joint_data::{self, JointOptions};
 use super::joint_table::{joint_table, JointTable};

@@ -1,7 +1,7 @@
 //! Heatmap matrices: every metric against every human aspect (or every metric), one
 //! meta-evaluation report per cell; a view picks the part (direction or overall) and level.
 
-use super::corr::CorrKind;
+use crate::stats::corr::CorrKind;
 use super::correlate::{cell, method_name, part_name, parts, Cell, Level, Part};
 use super::data::{self, MetricKey, Names, Values};
 use super::meta::{meta_evaluate, MetaOptions, MetaReport, Orientation, Undefined};

@@ -31,14 +31,14 @@
 //! sources); systems are fixed. Every level, direction and the overall values are recomputed
 //! from the same resamples (system means are recomputed from the resampled sources). Sample
 //! level resamples the per-source correlations computed once. Percentile intervals; see
-//! [`crate::analysis::bootstrap`].
+//! [`crate::stats::bootstrap`].
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::bootstrap::{bootstrap_strata, BootstrapSpec, Interval};
-use super::corr::{corr, CorrKind};
+use crate::stats::bootstrap::{bootstrap_strata, BootstrapSpec, Interval};
+use crate::stats::corr::{average_ranks, corr, kendall_tau_b, CorrKind};
 
 /// One output: its direction, source and system ids and the two scores (`None` = missing).
 #[derive(Clone, Debug, PartialEq)]
@@ -451,6 +451,51 @@ fn mean_of_directions(dirs: &[DirectionLevels]) -> MeanOfDirections {
     }
 }
 
+/// Human and metric ranks of the systems of one source (Table 9 form).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SampleRanks {
+    pub direction: i64,
+    pub source: i64,
+    /// System ids, ascending; the rank vectors are aligned with it.
+    pub systems: Vec<i64>,
+    /// 1 = best by the human value; ties share the average rank.
+    pub human_rank: Vec<f64>,
+    /// 1 = best by the metric; ties share the average rank.
+    pub metric_rank: Vec<f64>,
+    /// Kendall tau-b between the two rankings (`None` if undefined).
+    pub tau_b: Option<f64>,
+}
+
+/// For each source, the rank of each system by the human value and by the metric (rows
+/// missing either value are left out). Orientation says which way each value points, e.g.
+/// `LowerIsBetter` for a human mean rank or a PPL.
+pub fn human_vs_metric_ranks(rows: &[MetaRow], metric: Orientation, human: Orientation) -> Vec<SampleRanks> {
+    /// (system, metric, human) per (direction, source).
+    type BySource = BTreeMap<(i64, i64), Vec<(i64, f64, f64)>>;
+    let mut by_source = BySource::new();
+    for r in rows {
+        if let (Some(m), Some(h)) = (r.metric, r.human)
+            && m.is_finite()
+            && h.is_finite()
+        {
+            by_source.entry((r.direction, r.source)).or_default().push((r.system, m, h));
+        }
+    }
+    by_source
+        .into_iter()
+        .map(|((direction, source), mut v)| {
+            v.sort_by_key(|e| e.0);
+            // rank 1 = best: rank ascending of the negated "higher is better" value.
+            let neg_m: Vec<f64> = v.iter().map(|e| -metric.sign() * e.1).collect();
+            let neg_h: Vec<f64> = v.iter().map(|e| -human.sign() * e.2).collect();
+            let metric_rank = average_ranks(&neg_m);
+            let human_rank = average_ranks(&neg_h);
+            let tau_b = kendall_tau_b(&metric_rank, &human_rank);
+            SampleRanks { direction, source, systems: v.iter().map(|e| e.0).collect(), human_rank, metric_rank, tau_b }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -509,7 +554,7 @@ mod tests {
         assert_eq!((r.pooled.sample.mean, r.pooled.sample.sources_undefined), (Some(0.0), 1));
         let pm = [3.0, 5.0 / 3.0, 2.0];
         let ph = [4.0 / 3.0, 3.0, 2.5];
-        assert_eq!(r.pooled.system.corr, crate::analysis::corr::pearson(&pm, &ph));
+        assert_eq!(r.pooled.system.corr, crate::stats::corr::pearson(&pm, &ph));
         // pairs: (10,20) m down h up: no; (10,30) m down h up: no; (20,30) m up h down: no.
         assert_eq!(r.pooled.system.pairs_agreeing, 0);
         assert_eq!(r.pooled.dataset.outputs, 8);
@@ -587,5 +632,18 @@ mod tests {
         assert!(a.system_mean_of_directions.corr_ci.is_some());
         o.bootstrap = Some(BootstrapSpec::new(300, 43));
         assert_ne!(meta_evaluate(&rows, &o).pooled.dataset.ci, a.pooled.dataset.ci);
+    }
+
+    #[test]
+    fn human_vs_metric_ranks_per_source() {
+        let r = |source, system, metric: f64, human: f64| MetaRow { direction: 1, source, system, metric: Some(metric), human: Some(human) };
+        // human = mean rank (lower better), metric = PPL (lower better).
+        let rows = vec![r(1, 30, 50.0, 1.0), r(1, 10, 20.0, 2.5), r(1, 20, 20.0, 2.5), r(2, 10, 1.0, 1.0)];
+        let s = human_vs_metric_ranks(&rows, Orientation::LowerIsBetter, Orientation::LowerIsBetter);
+        assert_eq!(s[0].systems, vec![10, 20, 30]);
+        assert_eq!(s[0].human_rank, vec![2.5, 2.5, 1.0]);
+        assert_eq!(s[0].metric_rank, vec![1.5, 1.5, 3.0]);
+        assert_eq!(s[0].tau_b, Some(-1.0));
+        assert_eq!((s[1].human_rank.clone(), s[1].tau_b), (vec![1.0], None));
     }
 }

@@ -1,13 +1,11 @@
-//! Statistics on plain numbers (correlations, metric-vs-human meta-evaluation, the seeded
-//! percentile bootstrap, Joint intervals) and the store-side analysis built on them: rows
+//! Analysis on top of `crate::stats` (correlations, the seeded percentile bootstrap):
+//! metric-vs-human meta-evaluation, significance, Joint intervals, and the store-side analysis: rows
 //! from the store, correlation tables, heatmap matrices, trade-off points, the Joint table,
 //! case studies and report folders.
 
-pub mod bootstrap;
 pub mod case;
 pub mod compare;
 pub mod conventions;
-pub mod corr;
 pub mod correlate;
 pub mod data;
 pub mod joint;
@@ -23,3 +21,6 @@ pub mod scope;
 pub mod significance;
 pub mod tables;
 pub mod tradeoff;
+
+/// Moved down to `crate::stats`; re-exported so `analysis::bootstrap` and `analysis::corr` paths keep working.
+pub use crate::stats::{bootstrap, corr};

@@ -13,11 +13,11 @@
 //! significance.{md,csv}                             for --significance BASELINE
 //! ```
 
-use super::bootstrap::BootstrapSpec;
+use crate::stats::bootstrap::BootstrapSpec;
 use super::case;
-use super::corr::CorrKind;
+use crate::stats::corr::CorrKind;
 use super::conventions::Conventions;
-use super::correlate::{self, best, correlate, part_name, part_slug, CorrOptions, Entry, Level, Part, Target};
+use super::correlate::{self, best, correlate, part_name, part_slug, slug, CorrOptions, Entry, Level, Part, Target};
 use super::data::{self, io_err, MetricKey, Names, Result};
 use super::joint_data::{self, JointOptions};
 use super::joint_table::{self, JointTable};
@@ -29,7 +29,7 @@ use super::significance::SignificanceTable;
 use super::report_tables as rt;
 use super::tables::{md_escape, num};
 use super::tradeoff::{tradeoff_data, Grouping};
-use crate::human::aggregate::human_vs_metric_ranks;
+use crate::analysis::meta::human_vs_metric_ranks;
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 
@@ -108,11 +108,6 @@ pub fn default_tradeoff(keys: &[MetricKey]) -> (Option<MetricKey>, Option<Metric
         .or_else(|| find(&|f| f == "multi-bleu"))
         .or_else(|| find(&|f| f.contains("bertscore") || f == "r-bert" || f == "multi-bert"));
     (x, y)
-}
-
-/// A file-name-safe form of a label.
-pub fn slug(s: &str) -> String {
-    s.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
 }
 
 pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptions) -> Result<ReportSummary> {

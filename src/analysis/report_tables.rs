@@ -1,10 +1,10 @@
 //! The tables of a report: correlations per aspect, Joint, trade-off points, and human vs
 //! metric ranks per sample (the duel-ranking paper's Table 9 form).
 
-use super::bootstrap::Interval;
+use crate::stats::bootstrap::Interval;
 use super::conventions::Conventions;
 use super::correlate::{cell, method_symbol, part_name, parts, Entry, Level};
-use super::corr::CorrKind;
+use crate::stats::corr::CorrKind;
 use super::data::Names;
 use super::joint_table::JointTable;
 use super::meta::{MetaReport, Orientation};
@@ -12,7 +12,7 @@ use super::orient::word;
 use super::significance::{SignificanceTable, MARK};
 use super::tables::{latex_escape, md_escape, num, Table};
 use super::tradeoff::TradeoffData;
-use crate::human::aggregate::SampleRanks;
+use crate::analysis::meta::SampleRanks;
 use std::collections::BTreeMap;
 
 fn with_ci(v: Option<f64>, ci: Option<Interval>) -> String {

@@ -37,7 +37,7 @@ pub enum CampaignCommand {
     Results {
         name: String,
         /// Bootstrap resamples for the intervals.
-        #[arg(long, default_value_t = crate::analysis::bootstrap::DEFAULT_RESAMPLES)]
+        #[arg(long, default_value_t = crate::stats::bootstrap::DEFAULT_RESAMPLES)]
         resamples: usize,
         #[arg(long)]
         json: bool,

@@ -2,7 +2,7 @@
 
 use super::print_json;
 use crate::printable::Safe;
-use crate::metrics::acc::{self, AccScorer};
+use crate::metrics::acc::AccScorer;
 use crate::metrics::style_classifier::{self, Accuracy, Kind, Manifest, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::models::embed_classifier::SentenceEncoder;
@@ -324,7 +324,7 @@ fn score(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
     let mut scorer = open(store, &a.which)?;
     let dataset_id = store.dataset_id(&a.which.dataset)?;
     let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
-    let outcome = acc::run(store, &mut scorer, &sel, &AtomicBool::new(false), &mut progress("acc"))?;
+    let outcome = crate::score::run_acc(store, &mut scorer, &sel, &AtomicBool::new(false), &mut progress("acc"))?;
     let rows = super::score_table::rows(store, dataset_id, "acc", &outcome.config_hash)?;
     if a.which.json {
         return print_json(&serde_json::json!({"outcome": outcome, "rows": rows}));

@@ -4,10 +4,10 @@
 //! correlations differ (paired bootstrap over sources, Williams' test).
 
 use super::{fit, print_json};
-use crate::analysis::bootstrap::{BootstrapSpec, Interval};
+use crate::stats::bootstrap::{BootstrapSpec, Interval};
 use crate::analysis::compare::{self, CompareOptions, Comparison, Side};
 use crate::analysis::conventions::Conventions;
-use crate::analysis::corr::CorrKind;
+use crate::stats::corr::CorrKind;
 use crate::analysis::correlate::{
     self, best, cell, correlate, method_name, method_symbol, part_name, parts, CorrOptions, Entry, Level, Part, Target,
 };

@@ -1,7 +1,7 @@
 //! `tstlab plot heatmap|tradeoff|joint`: figures as PNG or SVG (by the file extension).
 
 use super::correlate::{pick_dataset, Resampling};
-use crate::analysis::bootstrap::BootstrapSpec;
+use crate::stats::bootstrap::BootstrapSpec;
 use crate::analysis::correlate::{self, Level, Part};
 use crate::analysis::data::{self, MetricKey, Names};
 use crate::analysis::joint_data::{self, JointOptions};

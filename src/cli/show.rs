@@ -1,6 +1,7 @@
 use super::{fit, print_json};
 use crate::diff;
 use crate::printable::{line, text};
+use crate::score::table_fmt::fmt_score;
 use crate::store::Store;
 
 #[derive(Debug, clap::Args)]
@@ -81,14 +82,4 @@ pub fn render(d: &crate::store::ItemDetail) -> String {
         s += "(* human rewrite)\n";
     }
     s
-}
-
-/// A score with four significant digits.
-pub fn fmt_score(v: f64) -> String {
-    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
-        format!("{v:.3e}")
-    } else {
-        let digits = (3 - v.abs().log10().floor().max(0.0) as i32).max(0) as usize;
-        format!("{v:.digits$}")
-    }
 }

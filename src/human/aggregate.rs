@@ -1,6 +1,6 @@
 //! Aggregation of human judgments: duel-ranking average ranks (Table 8 form), Bradley-Terry
-//! strengths and win rates, Likert means with the identical-output penalty, and human vs
-//! metric ranks per sample (Table 9 form).
+//! strengths and win rates, Likert means with the identical-output penalty. Human vs metric
+//! ranks per sample (Table 9 form) are `analysis::meta::human_vs_metric_ranks`.
 //!
 //! Systems are indices `0..n_systems` (the caller maps system ids); other ids are `i64`. A
 //! judgment whose `ranks` length is not `n_systems` is a programming error and panics.
@@ -20,9 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::bootstrap::{bootstrap_many, BootstrapSpec, Interval};
-use crate::analysis::corr::{average_ranks, kendall_tau_b};
-use crate::analysis::meta::{MetaRow, Orientation};
+use crate::stats::bootstrap::{bootstrap_many, BootstrapSpec, Interval};
 
 pub type Id = i64;
 
@@ -406,51 +404,6 @@ pub fn likert_means(js: &[LikertJudgment], n_systems: usize, direction: Option<I
                 let penalised_mean = (overall_aspect == Some(aspect) && n > 0).then(|| pen / n as f64);
                 LikertMean { system, aspect, ratings: n, mean, penalised_mean }
             })
-        })
-        .collect()
-}
-
-/// Human and metric ranks of the systems of one source (Table 9 form).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SampleRanks {
-    pub direction: Id,
-    pub source: Id,
-    /// System ids, ascending; the rank vectors are aligned with it.
-    pub systems: Vec<Id>,
-    /// 1 = best by the human value; ties share the average rank.
-    pub human_rank: Vec<f64>,
-    /// 1 = best by the metric; ties share the average rank.
-    pub metric_rank: Vec<f64>,
-    /// Kendall tau-b between the two rankings (`None` if undefined).
-    pub tau_b: Option<f64>,
-}
-
-/// For each source, the rank of each system by the human value and by the metric (rows
-/// missing either value are left out). Orientation says which way each value points, e.g.
-/// `LowerIsBetter` for a human mean rank or a PPL.
-pub fn human_vs_metric_ranks(rows: &[MetaRow], metric: Orientation, human: Orientation) -> Vec<SampleRanks> {
-    /// (system, metric, human) per (direction, source).
-    type BySource = BTreeMap<(Id, Id), Vec<(Id, f64, f64)>>;
-    let mut by_source = BySource::new();
-    for r in rows {
-        if let (Some(m), Some(h)) = (r.metric, r.human)
-            && m.is_finite()
-            && h.is_finite()
-        {
-            by_source.entry((r.direction, r.source)).or_default().push((r.system, m, h));
-        }
-    }
-    by_source
-        .into_iter()
-        .map(|((direction, source), mut v)| {
-            v.sort_by_key(|e| e.0);
-            // rank 1 = best: rank ascending of the negated "higher is better" value.
-            let neg_m: Vec<f64> = v.iter().map(|e| -metric.sign() * e.1).collect();
-            let neg_h: Vec<f64> = v.iter().map(|e| -human.sign() * e.2).collect();
-            let metric_rank = average_ranks(&neg_m);
-            let human_rank = average_ranks(&neg_h);
-            let tau_b = kendall_tau_b(&metric_rank, &human_rank);
-            SampleRanks { direction, source, systems: v.iter().map(|e| e.0).collect(), human_rank, metric_rank, tau_b }
         })
         .collect()
 }

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::bootstrap::{bootstrap, BootstrapSpec, Interval};
-use crate::analysis::corr::{average_ranks, kendall_tau_b};
+use crate::stats::bootstrap::{bootstrap, BootstrapSpec, Interval};
+use crate::stats::corr::{average_ranks, kendall_tau_b};
 use crate::human::aggregate::{average_ranks_in, Id, LikertJudgment, RankJudgment, Scope};
 
 /// Kendall's coefficient of concordance W with tie correction, for `m` raters (rows) each

@@ -18,7 +18,6 @@
 //! items (`repeats`) is shown a second time later, marked as a repeat; every showing has its
 //! own random display order of the systems.
 
-use crate::human::imported::{self, Imported};
 use crate::store::{self, Store, Writer};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -88,6 +87,28 @@ impl Mode {
             Mode::Slider => (0.0, 100.0),
         }
     }
+}
+
+/// Where an imported campaign came from (the campaign's `imported` column).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Imported {
+    /// The import format (`lijuncen`, `eval-formality`, `passeul`, `tstbench`, `judgments`).
+    pub format: String,
+    /// The files or folders read.
+    pub from: Vec<String>,
+    /// The values' scale as the files give it (`1-5`, `0-100`, `1-5, mean of 3 workers`).
+    pub scale: String,
+    /// Why agreement is undefined, when the files do not tell annotators apart.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement_undefined: Option<String>,
+    /// The ratings are published per system without their items (in `system_ratings`).
+    #[serde(default)]
+    pub system_level: bool,
+}
+
+/// Reads a campaign's `imported` column.
+pub fn parse_imported(json: Option<&str>) -> Result<Option<Imported>> {
+    Ok(json.map(serde_json::from_str).transpose()?)
 }
 
 /// What a campaign is; stored as the campaign's `config` and compared on import.
@@ -393,7 +414,7 @@ pub fn load(store: &Store, name: &str) -> Result<Campaign> {
     let systems = st
         .query_map([id], |r| Ok(CampaignSystem { id: r.get(0)?, name: r.get(1)? }))?
         .collect::<Result<Vec<_>, _>>()?;
-    let imported = imported::parse(imported.as_deref())?;
+    let imported = parse_imported(imported.as_deref())?;
     Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems, read_only, imported })
 }
 

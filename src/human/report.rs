@@ -2,7 +2,7 @@
 //! screen shows one per tab). Names and texts from the store are made terminal-safe here
 //! (`printable`), so both front ends show them the same way.
 
-use crate::analysis::bootstrap::Interval;
+use crate::stats::bootstrap::Interval;
 use crate::human::campaign::Mode;
 use crate::human::results::{Disagreement, Results};
 use crate::printable::{line, Safe};

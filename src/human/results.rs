@@ -16,8 +16,8 @@
 //! imported campaign counts in the means and alpha even when its annotator did not rate
 //! every system of the item (ranks need every system).
 
-use crate::analysis::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
-use crate::analysis::corr::average_ranks;
+use crate::stats::bootstrap::{BootstrapSpec, Interval, DEFAULT_RESAMPLES};
+use crate::stats::corr::average_ranks;
 use crate::human::aggregate::{
     average_rank_table, bradley_terry_report, likert_means, BtOptions, LikertJudgment, RankJudgment, Scope,
 };
@@ -628,4 +628,79 @@ pub fn disagreements(store: &Store, name: &str) -> Result<Vec<Disagreement>> {
     }
     out.sort_by(|a, b| b.spread.total_cmp(&a.spread));
     Ok(out)
+}
+
+/// Judgments stored under the old campaign mode `imported` (a store at schema version 3) load as
+/// read-only campaigns (`human::imported`) that have results.
+#[cfg(test)]
+mod imported_tests {
+    use crate::human::{campaign, results};
+    use crate::store::{Judgment, Store};
+
+    /// A store at schema version 3 with judgments of the old campaign mode `imported`: Li et
+    /// al.-style anonymous rows (1-5) and a plain import (0-100), two items each.
+    fn legacy_store(path: &std::path::Path) {
+        let mut s = Store::open_at_version(path, 3).unwrap();
+        let mut w = s.writer().unwrap();
+        let d = w.dataset("yelp", "sentiment", "test").unwrap();
+        let x = w.direction(d, "negative", "positive").unwrap();
+        let items = [w.item(x, "test", 2, "b", None).unwrap(), w.item(x, "test", 1, "a", None).unwrap()];
+        let systems = [w.system(d, "zed", "system").unwrap(), w.system(d, "alpha", "system").unwrap()];
+        for (name, config) in [
+            ("yelp:li2018-ratings", r#"{"imported_from": "ratings-yelp.csv", "scale": "1-5"}"#),
+            ("imported", r#"{"imported_from": ["j.tsv"]}"#),
+        ] {
+            w.tx()
+                .execute("INSERT INTO campaigns(name, dataset_id, mode, config) VALUES (?1, ?2, 'imported', ?3)", rusqlite::params![name, d, config])
+                .unwrap();
+        }
+        let (li, plain) = (1, 2);
+        for (k, &item) in items.iter().enumerate() {
+            let a = w.annotator(&format!("li2018:ratings-yelp:{}", k + 2)).unwrap();
+            for (s, &system) in systems.iter().enumerate() {
+                for (aspect, v) in [("topic", 1.0 + s as f64), ("grammaticality", 5.0 - k as f64)] {
+                    w.judgment(&Judgment { campaign_id: li, annotator_id: a, item_id: item, system_id: system, aspect, value: v }).unwrap();
+                }
+            }
+            for who in ["ann", "bob"] {
+                let a = w.annotator(who).unwrap();
+                let value = if who == "ann" { 80.0 } else { 40.0 + 10.0 * k as f64 };
+                w.judgment(&Judgment { campaign_id: plain, annotator_id: a, item_id: item, system_id: systems[0], aspect: "fluency", value }).unwrap();
+            }
+        }
+        w.commit().unwrap();
+    }
+
+    #[test]
+    fn old_imported_judgments_become_read_only_campaigns() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.sqlite");
+        legacy_store(&path);
+        let mut store = Store::open(&path).unwrap();
+        let li = campaign::load(&store, "yelp:li2018-ratings").unwrap();
+        assert!(li.read_only);
+        let from = li.imported.as_ref().unwrap();
+        assert_eq!((from.format.as_str(), from.from.as_slice(), from.scale.as_str()), ("lijuncen", &["ratings-yelp.csv".to_owned()][..], "1-5"));
+        assert!(from.agreement_undefined.as_deref().unwrap().starts_with("annotator ids not published"));
+        assert_eq!(li.def.mode, campaign::Mode::Likert);
+        assert_eq!(li.def.systems, ["alpha", "zed"], "systems by name");
+        assert_eq!(li.def.aspects, ["topic", "grammaticality"], "aspects in the order first stored");
+        assert_eq!(li.def.directions, ["negative->positive"]);
+        assert_eq!(li.items.iter().map(|i| i.idx).collect::<Vec<_>>(), [1, 2], "items by index");
+        assert_eq!(li.annotators(&store).unwrap().len(), 2);
+        let r = results::compute(&store, "yelp:li2018-ratings", Some(10)).unwrap();
+        assert!(r.agreement.is_empty() && r.agreement_undefined.is_some());
+        let zed = r.likert.iter().find(|l| l.direction == "all" && l.aspect == "topic" && l.system == "zed").unwrap();
+        assert_eq!((zed.ratings, zed.mean), (2, Some(1.0)));
+        let plain = campaign::load(&store, "imported").unwrap();
+        assert_eq!(plain.def.mode, campaign::Mode::Slider, "values beyond 5");
+        assert_eq!(plain.imported.as_ref().unwrap().format, "judgments");
+        let r = results::compute(&store, "imported", Some(10)).unwrap();
+        assert_eq!(r.agreement.len(), 1, "two named annotators: agreement is computed");
+        let names: Vec<String> = campaign::list(&store).unwrap().into_iter().map(|c| c.name).collect();
+        assert_eq!(names, ["imported", "yelp:li2018-ratings"]);
+        // Read-only: no annotating, no joining.
+        let err = campaign::add_annotator(&mut store, "imported", "carl").unwrap_err().to_string();
+        assert!(err.contains("is read-only"), "{err}");
+    }
 }

@@ -11,12 +11,10 @@ use super::style_data::{Basis, Labelled, StyleData};
 use crate::models::classify::{ClassifierError, Result as CResult, StyleClassifier, argmax, format_err};
 use crate::models::embed_classifier::{EmbedClassifier, EmbedHyper, SentenceEncoder};
 use crate::models::ngram_classifier::{Hyper, NgramClassifier};
-use crate::score::{self, Outcome, Progress, Scorer, Selection, Target};
-use crate::store::{self, Store};
+use super::scorer::{Scorer, Target};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 
 /// The models a scorer picks from: index 0 is the final model, k the k-th fold model.
 pub enum Models {
@@ -55,11 +53,16 @@ pub struct AccScorer {
     /// Group key -> fold (1-based) for classifiers trained on test sources.
     fold_of: HashMap<String, usize>,
     config: Value,
-    /// (output id, value, detail) of every scored output, for `run`.
+    /// (output id, value, detail) of every scored output, for `score::run_acc`.
     details: Vec<(i64, Option<f64>, String)>,
 }
 
 impl AccScorer {
+    /// The (output id, value, detail) of every output scored since the last call.
+    pub fn take_details(&mut self) -> Vec<(i64, Option<f64>, String)> {
+        std::mem::take(&mut self.details)
+    }
+
     /// A trained classifier folder (manifest, model, folds). `encoder` is needed for `embed`.
     pub fn open(dir: &Path, encoder: Option<Box<dyn SentenceEncoder>>) -> CResult<AccScorer> {
         let (m, hash) = read_manifest(dir)?;
@@ -194,24 +197,4 @@ impl Scorer for AccScorer {
         }
         Ok(values)
     }
-}
-
-/// `score::run` for ACC, then the details of every output it scored written beside the values.
-pub fn run(store: &mut Store, scorer: &mut AccScorer, sel: &Selection, cancel: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> anyhow::Result<Outcome> {
-    scorer.details.clear();
-    let result = score::run(store, scorer, sel, cancel, progress);
-    let hash = store::config_hash(&scorer.metric(), &scorer.config());
-    let mut w = store.writer()?;
-    for (id, v, detail) in scorer.details.drain(..) {
-        let exists: bool = w.tx().query_row(
-            "SELECT EXISTS(SELECT 1 FROM scores WHERE output_id = ?1 AND metric = 'acc' AND config = ?2)",
-            rusqlite::params![id, hash],
-            |r| r.get(0),
-        )?;
-        if exists {
-            w.score(id, "acc", &hash, v, Some(&detail))?;
-        }
-    }
-    w.commit()?;
-    result
 }

@@ -21,7 +21,7 @@
 //! and F1 separately (possibly from different references); F1 is the same either way.
 
 use crate::models::bert::{BertEncoder, BertError, Encoded, distinct, sentence_vectors};
-use crate::score::{Scorer, Target};
+use super::scorer::{Scorer, Target};
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::Digest;

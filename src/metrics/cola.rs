@@ -4,7 +4,7 @@
 
 use crate::models::classify::{ClassifierError, Result, argmax};
 use crate::models::hf_classifier::HfClassifier;
-use crate::score::{Scorer, Target};
+use super::scorer::{Scorer, Target};
 use serde_json::{Value, json};
 
 pub struct ColaScorer {

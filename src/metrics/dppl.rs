@@ -15,7 +15,7 @@
 use super::style_data::{Basis, StyleData};
 use crate::models::ngram_lm::{Estimate, LmError, Model, estimate};
 use crate::models::words::Tokenizer;
-use crate::score::{Scorer, Target};
+use super::scorer::{Scorer, Target};
 use crate::store;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};

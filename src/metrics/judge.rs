@@ -12,7 +12,7 @@
 //! around it. The `1` of `Output 1` and the `100` of `/100` are never taken as scores.
 
 use crate::models::generate::{GenParams, Generator, Prompt};
-use crate::score::{Scored, Scorer, Target};
+use super::scorer::{Scored, Scorer, Target};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use std::sync::Arc;

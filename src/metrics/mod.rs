@@ -16,6 +16,7 @@
 //! | `family` | s-BLEU, r-BLEU, multi-BLEU, g-BLEU in a named convention |
 //! | `joint` | Joint, G2 and t-PPL (TSTBench) from named inputs: the one definition |
 //! | `hamming` | token-level Hamming distance (StylePTB difficulty) |
+//! | `scorer` | the `Scorer` trait and the `Target` it scores |
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
@@ -70,6 +71,7 @@ pub mod nltk;
 pub mod ppl;
 pub mod punkt;
 pub mod py;
+pub mod scorer;
 pub mod scorers;
 pub mod style_classifier;
 pub mod style_data;
@@ -128,6 +130,3 @@ pub fn segments_from_streams<S: AsRef<str>>(streams: &[Vec<S>]) -> Vec<Vec<&str>
         .map(|i| streams.iter().filter_map(|s| s.get(i)).map(AsRef::as_ref).collect())
         .collect()
 }
-
-#[cfg(test)]
-mod style_tests;

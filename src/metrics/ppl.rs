@@ -11,7 +11,7 @@
 
 use crate::models::lm_score::{Nll, TextLm};
 use crate::models::tokenizer::ChatMessage;
-use crate::score::{Scored, Scorer, Target};
+use super::scorer::{Scored, Scorer, Target};
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;

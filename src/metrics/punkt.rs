@@ -17,7 +17,7 @@
 //! - closing quotes and brackets right after a break move to the sentence before it.
 
 use super::py;
-use super::treebank::is_word_char;
+use super::py::is_word_char;
 use regex::Regex;
 use std::sync::LazyLock;
 

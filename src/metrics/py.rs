@@ -1,8 +1,18 @@
 //! The few Python string and float behaviours the reference implementations rely on, so that
-//! scores match them to the last bit: `str.split()`, `str.rstrip()`, `str.lower()` and
+//! scores match them to the last bit: `str.split()`, `str.rstrip()`, `str.lower()`, `re`'s `\w` and
 //! `math.fsum`.
 
+use regex::Regex;
 use std::borrow::Cow;
+use std::sync::LazyLock;
+
+static WORD_CHAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\A\w\z").expect("valid"));
+
+/// A Unicode word character (`\w` of the `regex` engine, as Python's `re` with `str` patterns).
+pub fn is_word_char(c: char) -> bool {
+    let mut b = [0; 4];
+    WORD_CHAR.is_match(c.encode_utf8(&mut b))
+}
 
 /// Python's `str.isspace()`: Unicode White_Space plus the ASCII separators U+001C..U+001F.
 pub fn is_space(c: char) -> bool {

@@ -1,4 +1,4 @@
-//! Per-output metric scorers for the store (`crate::score::Scorer`): sentence-level s-BLEU,
+//! Per-output metric scorers for the store (`super::scorer::Scorer`): sentence-level s-BLEU,
 //! r-BLEU and multi-BLEU in a named convention, and sentence chrF / chrF++ against all
 //! references. `config()` holds every option that changes a value, so a change of option is a
 //! new cache key.
@@ -8,7 +8,7 @@ use super::chrf::{self, ChrfConfig};
 use super::family::{Against, Convention};
 use super::nltk::NltkTokenize;
 use super::{NLTK_VERSION, SACREBLEU_VERSION, nltk};
-use crate::score::{Scorer, Target};
+use super::scorer::{Scorer, Target};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 

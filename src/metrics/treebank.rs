@@ -24,6 +24,7 @@
 //! (end, or before a final newline) is written out where it matters. Known difference: under
 //! `(?i)` Python's `re` also matches `İ` (U+0130) for `i` (in ` 'tis`); the `regex` crate does not.
 
+use super::py::is_word_char;
 use super::{punkt, py};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -87,14 +88,7 @@ static CONTRACTIONS: LazyLock<Vec<(fancy_regex::Regex, &'static str)>> = LazyLoc
     pats.iter().map(|p| (fancy_regex::Regex::new(p).expect("valid tokenizer pattern"), " ${1} ${2} ")).collect()
 });
 
-static WORD_CHAR: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\A\w\z").expect("valid"));
 static CLITIC: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\A(?:re|ve|ll|m|t|s|d|n)\b").expect("valid"));
-
-/// A Unicode word character (`\w` of the `regex` engine).
-pub fn is_word_char(c: char) -> bool {
-    let mut b = [0; 4];
-    WORD_CHAR.is_match(c.encode_utf8(&mut b))
-}
 
 fn apply(rules: &[Rule], text: &mut String) {
     for Rule(re, rep) in rules {

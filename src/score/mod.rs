@@ -7,50 +7,11 @@ pub mod table;
 pub mod table_fmt;
 pub mod table_sig;
 
+pub use crate::metrics::scorer::{Scored, Scorer, Target};
+use crate::metrics::acc::AccScorer;
 use crate::store::{self, Store};
-use serde_json::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
-
-/// One output with what metrics need to score it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub output_id: i64,
-    pub item_id: i64,
-    pub direction_id: i64,
-    pub source_style: String,
-    pub target_style: String,
-    pub system: String,
-    pub source: String,
-    pub references: Vec<String>,
-    pub text: String,
-}
-
-/// A metric computed per output.
-pub trait Scorer {
-    /// Metric id as stored, e.g. `s-bleu`.
-    fn metric(&self) -> String;
-    /// Everything that changes the value (tokenizer, model hash, ...); hashed into the cache key.
-    fn config(&self) -> Value;
-    /// One value per target (`None`: undefined for that output, e.g. no reference).
-    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>>;
-    /// Values with a detail each (stored in the score's `detail`, e.g. an explanation or the
-    /// counts behind a value); by default `score` without details.
-    fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
-        Ok(self.score(batch)?.into_iter().map(|value| Scored { value, detail: None }).collect())
-    }
-    /// Preferred batch size.
-    fn batch_size(&self) -> usize {
-        256
-    }
-}
-
-/// A value and its detail (JSON text).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Scored {
-    pub value: Option<f64>,
-    pub detail: Option<String>,
-}
 
 /// Which outputs to score.
 #[derive(Debug, Clone, Default)]
@@ -174,5 +135,27 @@ pub fn run(
     Ok(outcome)
 }
 
+/// `run` for ACC, then the details of every output it scored written beside the values.
+pub fn run_acc(store: &mut Store, scorer: &mut AccScorer, sel: &Selection, cancel: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> anyhow::Result<Outcome> {
+    scorer.take_details();
+    let result = run(store, scorer, sel, cancel, progress);
+    let hash = store::config_hash(&scorer.metric(), &scorer.config());
+    let mut w = store.writer()?;
+    for (id, v, detail) in scorer.take_details() {
+        let exists: bool = w.tx().query_row(
+            "SELECT EXISTS(SELECT 1 FROM scores WHERE output_id = ?1 AND metric = 'acc' AND config = ?2)",
+            rusqlite::params![id, hash],
+            |r| r.get(0),
+        )?;
+        if exists {
+            w.score(id, "acc", &hash, v, Some(&detail))?;
+        }
+    }
+    w.commit()?;
+    result
+}
+
+#[cfg(test)]
+mod style_tests;
 #[cfg(test)]
 mod tests;

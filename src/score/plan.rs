@@ -8,7 +8,7 @@
 use super::{Outcome, Progress, Scorer, Selection};
 use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component};
 use crate::metrics::family::{Against, Convention};
-use crate::metrics::acc::{self, AccScorer};
+use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::judge::{Dimension, JudgeScorer};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
@@ -275,7 +275,7 @@ pub fn build(
     note: &mut dyn FnMut(String),
 ) -> anyhow::Result<Result<Box<dyn Scorer>, String>> {
     Ok(Ok(match m {
-        Metric::Acc => anyhow::bail!("ACC is scored through acc::run"),
+        Metric::Acc => anyhow::bail!("ACC is scored through score::run_acc"),
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
         Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu.for_sentences() }),
         Metric::Bert(a) => {
@@ -377,7 +377,7 @@ pub fn run(
         let progress = &mut |p| on(Event::Progress { metric: metric.clone(), progress: p });
         let outcome = match &mut scorer {
             Scoring::Plain(s) => super::run(store, s.as_mut(), sel, cancel, progress)?,
-            Scoring::Acc(s) => acc::run(store, s, sel, cancel, progress)?,
+            Scoring::Acc(s) => crate::score::run_acc(store, s, sel, cancel, progress)?,
         };
         on(Event::Done(outcome.clone()));
         report.cancelled |= outcome.cancelled;

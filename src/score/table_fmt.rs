@@ -9,6 +9,16 @@
 use super::table::{Column, Table};
 use crate::analysis::significance::MARK;
 
+/// One score with four significant digits (`show`, the TUI's Compare screen).
+pub fn fmt_score(v: f64) -> String {
+    if v != 0.0 && (v.abs() >= 1e5 || v.abs() < 1e-3) {
+        format!("{v:.3e}")
+    } else {
+        let digits = (3 - v.abs().log10().floor().max(0.0) as i32).max(0) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
 /// A value as shown: two decimals for the length ratio, one for the rest.
 pub fn fmt_value(col: Column, v: f64) -> String {
     match col {

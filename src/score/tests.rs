@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::Value;
 
 /// Counts words; fails on demand, to test partial progress.
 struct WordCount {

@@ -7,8 +7,8 @@
 
 use crate::human::campaign::{self, CampaignSummary};
 use crate::human::results::{self, Disagreement, Results};
-use crate::analysis::bootstrap::BootstrapSpec;
-use crate::analysis::corr::CorrKind;
+use crate::stats::bootstrap::BootstrapSpec;
+use crate::stats::corr::CorrKind;
 use crate::analysis::data::MetricKey;
 use crate::analysis::loaded::{self, Column, Loaded, Settings};
 use crate::analysis::matrix::Against;

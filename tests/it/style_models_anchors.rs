@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use tstlab::metrics::acc::{self, AccScorer};
+use tstlab::metrics::acc::AccScorer;
 use tstlab::metrics::dppl::{self, DpplScorer, LmOptions};
 use tstlab::metrics::style_classifier::{self, EmbedFit, Kind, Manifest, NgramFit, TrainOptions};
 use tstlab::models::embed_classifier::SentenceEncoder;
@@ -71,7 +71,7 @@ fn yelp_classifier_acc_and_dppl() {
 
     let mut scorer = AccScorer::open(a.path(), None).unwrap();
     let sel = Selection { dataset_id: Some(s.dataset_id("yelp").unwrap()), ..Selection::default() };
-    let o = acc::run(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let o = tstlab::score::run_acc(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((o.computed, o.undefined), (15000, 0));
     let acc = means(&s, "acc");
     eprintln!("yelp ACC per system: {acc:?}");
@@ -162,7 +162,7 @@ fn yelp_embed_classifier_beats_ngram() {
     let mut scorer = AccScorer::open(b.path(), Some(Box::new(enc))).unwrap();
     let systems = vec!["StyleEmbedding_Fu".to_string(), "BackTranslation_Pr".to_string()];
     let sel = Selection { dataset_id: Some(s.dataset_id("yelp").unwrap()), direction_id: None, systems };
-    let o = acc::run(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let o = tstlab::score::run_acc(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((o.computed, o.undefined), (2000, 0));
     let acc = means(&s, "acc");
     eprintln!("yelp ACC (embed): {acc:?}");

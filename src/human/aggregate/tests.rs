@@ -115,16 +115,3 @@ fn likert_means_and_identical_output_penalty() {
     assert_eq!((m[3].mean, m[3].penalised_mean), (Some(3.0), Some(3.0)));
     assert!(likert_means(&js, 2, Some(5), Some(9)).iter().all(|m| m.mean.is_none()));
 }
-
-#[test]
-fn human_vs_metric_ranks_per_source() {
-    let r = |source, system, metric: f64, human: f64| MetaRow { direction: 1, source, system, metric: Some(metric), human: Some(human) };
-    // human = mean rank (lower better), metric = PPL (lower better).
-    let rows = vec![r(1, 30, 50.0, 1.0), r(1, 10, 20.0, 2.5), r(1, 20, 20.0, 2.5), r(2, 10, 1.0, 1.0)];
-    let s = human_vs_metric_ranks(&rows, Orientation::LowerIsBetter, Orientation::LowerIsBetter);
-    assert_eq!(s[0].systems, vec![10, 20, 30]);
-    assert_eq!(s[0].human_rank, vec![2.5, 2.5, 1.0]);
-    assert_eq!(s[0].metric_rank, vec![1.5, 1.5, 3.0]);
-    assert_eq!(s[0].tau_b, Some(-1.0));
-    assert_eq!((s[1].human_rank.clone(), s[1].tau_b), (vec![1.0], None));
-}

@@ -4,8 +4,8 @@
 //! with each system's Joint (`t`, drawn in `analysis_chart.rs`). Numbers come from
 //! `analysis::loaded` on the loader.
 
-use crate::analysis::bootstrap::BootstrapSpec;
-use crate::analysis::corr::CorrKind;
+use crate::stats::bootstrap::BootstrapSpec;
+use crate::stats::corr::CorrKind;
 use crate::analysis::correlate::{cell, method_name, method_symbol, part_name, Level, Part};
 use crate::analysis::loaded::{Column, Loaded, Settings};
 use crate::analysis::matrix::{Against, Matrix};

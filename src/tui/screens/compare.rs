@@ -3,7 +3,7 @@
 //! struck through in red) and its scores. Systems can be hidden or pinned first; the choice
 //! stays while moving between items.
 
-use crate::cli::show::fmt_score;
+use crate::score::table_fmt::fmt_score;
 use crate::diff::{self, Piece};
 use crate::store::{ItemDetail, OutputView};
 use crate::tui::action::Action;

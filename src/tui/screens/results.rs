@@ -2,7 +2,7 @@
 //! scores, agreement, annotators) and the training disagreements, computed on the loader
 //! thread.
 
-use crate::analysis::bootstrap::DEFAULT_RESAMPLES;
+use crate::stats::bootstrap::DEFAULT_RESAMPLES;
 use crate::human::report;
 use crate::human::results::{Disagreement, Results};
 use crate::tui::action::Action;

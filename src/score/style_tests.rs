@@ -1,9 +1,9 @@
 //! Style data, classifiers, ACC and d-PPL on the demo store and tiny hand-made datasets.
 
-use super::acc::{self, AccScorer};
-use super::dppl::{self, DpplError, DpplScorer, LmOptions};
-use super::style_classifier::{self, EmbedFit, Kind, NgramFit, TrainOptions, group_key, read_manifest};
-use super::style_data::{Basis, StyleData};
+use crate::metrics::acc::AccScorer;
+use crate::metrics::dppl::{self, DpplError, DpplScorer, LmOptions};
+use crate::metrics::style_classifier::{self, EmbedFit, Kind, NgramFit, TrainOptions, group_key, read_manifest};
+use crate::metrics::style_data::{Basis, StyleData};
 use crate::models::embed_classifier::FakeEncoder;
 use crate::score::{Scorer, Selection};
 use crate::store::Store;
@@ -141,7 +141,7 @@ fn acc_scores_every_output_with_its_fold_model_and_details() {
     assert_eq!(scorer.config()["classifier"], "ngram");
     assert_eq!(scorer.config()["trained_on"], "test sources (5-fold CV)");
     let sel = Selection { dataset_id: Some(s.dataset_id("demo-sentiment").unwrap()), ..Selection::default() };
-    let o = acc::run(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let o = super::run_acc(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((o.computed, o.undefined), (160, 0));
     let mut st = s
         .conn()
@@ -169,7 +169,7 @@ fn acc_scores_every_output_with_its_fold_model_and_details() {
     let (held, _) = scorer.evaluate(&d).unwrap();
     assert!((acc["copy"] - (1.0 - held.accuracy)).abs() < 1e-9, "{acc:?} {held:?}");
     assert!(acc["lexicon-swap"] > acc["copy"] + 0.2, "swapped style words move outputs: {acc:?}");
-    let again = acc::run(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    let again = super::run_acc(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((again.computed, again.cached), (0, 160));
 }
 

@@ -1,0 +1,249 @@
+//! The layer order of the top-level modules (ARCHITECTURE.md, "Layers") and the test that keeps
+//! every `crate::` path pointing downward: a module may use modules of lower layers, and modules
+//! of its own layer listed before it, never one above it. Such an order has no cycles.
+
+/// Layers from the ground up; within a layer, a module may use the ones listed before it.
+const LAYERS: &[(&str, &[&str])] = &[
+    ("ground", &["input", "printable", "paths", "store", "jobs"]),
+    ("foundations", &["diff", "plot", "stats", "models"]),
+    ("domain", &["human", "transfer", "metrics"]),
+    ("data in", &["import", "demo"]),
+    ("analysis", &["analysis"]),
+    ("operations", &["score"]),
+    ("front ends", &["tui", "cli"]),
+];
+
+/// Known violations, each with why it is still here. The test fails on any violation not listed
+/// and on a listed one that no longer occurs, so this list only shrinks. The goal is empty.
+const ALLOWED: &[(&str, &str, &str)] = &[
+];
+
+/// Pairs of files inside one module that use each other (a file-level cycle), each with why it
+/// is still here; the same rules as `ALLOWED`. Files are named by module path (`models::install`).
+const ALLOWED_PAIRS: &[(&str, &str, &str)] = &[
+    // Gone with branch re-crates (commit 2dad9ae): registry hashes through `input::sha256`.
+    ("models::install", "models::registry", "registry hashes files with install::sha256_file"),
+    // Issue 18 point 2 (one `Screen` trait) removes these: the app, its actions and key table
+    // and the screens all name each other.
+    ("tui::action", "tui::app", "the app dispatches actions that name the app's state"),
+    ("tui::app", "tui::keys", "the key table maps to the app's actions and modes"),
+    ("tui::screens::analysis", "tui::screens::analysis_chart", "the Analysis screen and its chart share state"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::{ALLOWED, ALLOWED_PAIRS, LAYERS};
+    use std::collections::BTreeSet;
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    /// Position in the total order (layer, place in layer), or `None` for an unknown module.
+    fn rank(module: &str) -> Option<(usize, usize)> {
+        LAYERS.iter().enumerate().find_map(|(l, (_, mods))| mods.iter().position(|m| *m == module).map(|p| (l, p)))
+    }
+
+    /// `src/` and every `.rs` file under it, sorted.
+    fn sources() -> (PathBuf, Vec<PathBuf>) {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        files.sort();
+        (src, files)
+    }
+
+    fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                rust_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+
+    /// The top-level module a file under `src/` belongs to (`None` for `lib.rs`, `main.rs`).
+    fn owner(rel: &Path) -> Option<String> {
+        let first = rel.components().next()?.as_os_str().to_str()?;
+        match first.strip_suffix(".rs") {
+            Some("lib" | "main" | "layers") => None,
+            Some(stem) => Some(stem.to_string()),
+            None => Some(first.to_string()),
+        }
+    }
+
+    #[test]
+    fn imports_point_only_downward() {
+        let (src, files) = sources();
+        // (from, to) -> the file:line places that use it
+        let mut edges: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+        let mut unknown = Vec::new();
+        for file in &files {
+            let rel = file.strip_prefix(&src).unwrap();
+            let Some(from) = owner(rel) else { continue };
+            if rank(&from).is_none() {
+                unknown.push(format!("src/{}: module `{from}` is in no layer of src/layers.rs", rel.display()));
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            let me = module_path(rel);
+            for (n, line) in text.lines().enumerate() {
+                for to in paths(line, &me).into_iter().filter_map(|p| p.into_iter().next()) {
+                    if to != from && rank(&to).is_some() {
+                        edges.entry((from.clone(), to)).or_default().push(format!("src/{}:{}", rel.display(), n + 1));
+                    }
+                }
+            }
+        }
+        let mut problems = unknown;
+        for ((from, to), places) in &edges {
+            let (rf, rt) = (rank(from).unwrap(), rank(to).unwrap());
+            if rt < rf || ALLOWED.iter().any(|(f, t, _)| f == from && t == to) {
+                continue;
+            }
+            let rule = if edges.contains_key(&(to.clone(), from.clone())) {
+                format!("cycle: `{from}` and `{to}` use each other")
+            } else if rt.0 > rf.0 {
+                format!("upward: `{from}` (layer {}) uses `{to}` (layer {} is above)", LAYERS[rf.0].0, LAYERS[rt.0].0)
+            } else {
+                format!("upward: `{from}` uses `{to}`, listed after it in layer {}", LAYERS[rf.0].0)
+            };
+            for place in places {
+                problems.push(format!("{place}: {rule}"));
+            }
+        }
+        for (from, to, why) in ALLOWED {
+            let still = edges.contains_key(&(from.to_string(), to.to_string()))
+                && rank(to) >= rank(from);
+            if !still {
+                problems.push(format!("allow-list entry `{from}` -> `{to}` ({why}) no longer occurs: remove it from src/layers.rs"));
+            }
+        }
+        assert!(problems.is_empty(), "imports against the layer order (ARCHITECTURE.md, Layers):\n{}", problems.join("\n"));
+    }
+
+    /// A file's module path: `src/a/b.rs` is `a::b`, `src/a/mod.rs` and `src/a.rs` are `a`.
+    fn module_path(rel: &Path) -> Vec<String> {
+        let mut parts: Vec<String> = rel.with_extension("").components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        if parts.last().is_some_and(|p| p == "mod") {
+            parts.pop();
+        }
+        parts
+    }
+
+    /// The paths a line of code names through `crate::`, `super::` or `self::`, resolved to
+    /// absolute segment lists (a `{..}` group gives one path per item); `me` is the file's
+    /// module path.
+    fn paths(line: &str, me: &[String]) -> Vec<Vec<String>> {
+        let code = line.trim_start();
+        if code.starts_with("//") {
+            return Vec::new();
+        }
+        let word = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect::<String>();
+        let mut out = Vec::new();
+        for (start, _) in code.char_indices() {
+            let prev = code[..start].chars().next_back();
+            if prev.is_some_and(|c| c.is_alphanumeric() || matches!(c, '_' | ':' | '$')) {
+                continue;
+            }
+            let rest = &code[start..];
+            let mut base: Vec<String> = if rest.starts_with("crate::") {
+                Vec::new()
+            } else if rest.starts_with("super::") || rest.starts_with("self::") {
+                me.to_vec()
+            } else {
+                continue;
+            };
+            let path = word(rest);
+            let mut segs = path.split("::").filter(|s| !s.is_empty());
+            if rest.starts_with("crate::") {
+                segs.next();
+            }
+            for seg in segs {
+                match seg {
+                    "self" => {}
+                    "super" => {
+                        base.pop();
+                    }
+                    _ => base.push(seg.to_string()),
+                }
+            }
+            if let Some(group) = rest[path.len()..].strip_prefix('{') {
+                for item in group.split('}').next().unwrap_or("").split(',') {
+                    let mut full = base.clone();
+                    full.extend(word(item.trim()).split("::").filter(|s| !s.is_empty() && *s != "self").map(String::from));
+                    out.push(full);
+                }
+            } else {
+                out.push(base);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn no_two_files_use_each_other() {
+        let (src, files) = sources();
+        let modules: BTreeMap<Vec<String>, PathBuf> = files
+            .iter()
+            .filter_map(|f| {
+                let rel = f.strip_prefix(&src).unwrap();
+                owner(rel).map(|_| (module_path(rel), rel.to_path_buf()))
+            })
+            .collect();
+        // (from file, to file) -> first file:line
+        let mut edges: BTreeMap<(String, String), String> = BTreeMap::new();
+        for (me, rel) in &modules {
+            let text = std::fs::read_to_string(src.join(rel)).unwrap();
+            for (n, line) in text.lines().enumerate() {
+                for path in paths(line, me) {
+                    let Some(to) = (1..=path.len()).rev().map(|k| &path[..k]).find(|p| modules.contains_key(*p)) else { continue };
+                    // A module and its own files (parent/child) are one room.
+                    if to.starts_with(me) || me.starts_with(to) {
+                        continue;
+                    }
+                    edges.entry((me.join("::"), to.join("::"))).or_insert_with(|| format!("src/{}:{}", rel.display(), n + 1));
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        let mut seen = BTreeSet::new();
+        for ((a, b), place) in &edges {
+            let Some(back) = edges.get(&(b.clone(), a.clone())) else { continue };
+            let pair = if a < b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+            if !seen.insert(pair.clone()) || ALLOWED_PAIRS.iter().any(|(x, y, _)| (*x, *y) == (pair.0.as_str(), pair.1.as_str())) {
+                continue;
+            }
+            problems.push(format!("{place} and {back}: cycle: `{a}` and `{b}` use each other"));
+        }
+        for (x, y, why) in ALLOWED_PAIRS {
+            let (x, y) = (x.to_string(), y.to_string());
+            if !(edges.contains_key(&(x.clone(), y.clone())) && edges.contains_key(&(y.clone(), x.clone()))) {
+                problems.push(format!("ALLOWED_PAIRS entry `{x}` <-> `{y}` ({why}) no longer occurs: remove it from src/layers.rs"));
+            }
+        }
+        assert!(problems.is_empty(), "files that use each other (ARCHITECTURE.md, Layers):\n{}", problems.join("\n"));
+    }
+
+    #[test]
+    fn paths_resolve_crate_super_and_groups() {
+        let me: Vec<String> = ["models", "install"].map(String::from).to_vec();
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        assert_eq!(paths("use crate::models::registry::ModelSpec;", &me), [s(&["models", "registry", "ModelSpec"])]);
+        assert_eq!(paths("use super::{bert, device::Device};", &me), [s(&["models", "bert"]), s(&["models", "device", "Device"])]);
+        assert_eq!(paths("let x = \"·\"; use super::super::store;", &me), [s(&["store"])]);
+        assert_eq!(paths("use crate::{store, input::Opened};", &me), [s(&["store"]), s(&["input", "Opened"])]);
+        assert!(paths("/// see crate::score", &me).is_empty());
+        assert!(paths("use tstlab::crate_name::x; $crate::printable", &me).is_empty());
+    }
+
+    #[test]
+    fn every_module_has_one_place() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (_, mods) in LAYERS {
+            for m in *mods {
+                assert!(seen.insert(*m), "`{m}` is listed twice in LAYERS");
+            }
+        }
+    }
+}
