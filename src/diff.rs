@@ -1,7 +1,8 @@
-//! Word-level diff of an output against its source (longest common subsequence of
-//! whitespace-separated words).
+//! Word-level diff of an output against its source: `similar`'s Myers diff over
+//! whitespace-separated words.
 
 use serde::Serialize;
+use similar::{Algorithm, DiffTag};
 
 /// One run of words in the diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,41 +21,26 @@ pub enum Piece {
 pub fn words(old: &str, new: &str) -> Vec<Piece> {
     let a: Vec<&str> = old.split_whitespace().collect();
     let b: Vec<&str> = new.split_whitespace().collect();
-    // lcs[i][j] = LCS length of a[i..] and b[j..]
-    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
     let mut out: Vec<Piece> = Vec::new();
-    let push = |out: &mut Vec<Piece>, p: Piece| {
-        match (out.last_mut(), &p) {
-            (Some(Piece::Kept(s)), Piece::Kept(w))
-            | (Some(Piece::Added(s)), Piece::Added(w))
-            | (Some(Piece::Removed(s)), Piece::Removed(w)) => {
-                s.push(' ');
-                s.push_str(w);
-            }
-            _ => out.push(p),
+    let push = |out: &mut Vec<Piece>, p: Piece| match (out.last_mut(), &p) {
+        (Some(Piece::Kept(s)), Piece::Kept(w))
+        | (Some(Piece::Added(s)), Piece::Added(w))
+        | (Some(Piece::Removed(s)), Piece::Removed(w)) => {
+            s.push(' ');
+            s.push_str(w);
         }
+        _ => out.push(p),
     };
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            push(&mut out, Piece::Kept(a[i].into()));
-            i += 1;
-            j += 1;
-        } else if i < a.len() && (j == b.len() || lcs[i + 1][j] >= lcs[i][j + 1]) {
-            push(&mut out, Piece::Removed(a[i].into()));
-            i += 1;
-        } else {
-            push(&mut out, Piece::Added(b[j].into()));
-            j += 1;
+    for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+        let (_, old_range, new_range) = op.as_tag_tuple();
+        match op.tag() {
+            DiffTag::Equal => push(&mut out, Piece::Kept(a[old_range].join(" "))),
+            DiffTag::Delete => push(&mut out, Piece::Removed(a[old_range].join(" "))),
+            DiffTag::Insert => push(&mut out, Piece::Added(b[new_range].join(" "))),
+            DiffTag::Replace => {
+                push(&mut out, Piece::Removed(a[old_range].join(" ")));
+                push(&mut out, Piece::Added(b[new_range].join(" ")));
+            }
         }
     }
     out
@@ -105,6 +91,50 @@ mod tests {
         assert_eq!(to_wdiff(&words("", "x y")), "{+x y+}");
         assert_eq!(to_wdiff(&words("x y", "")), "[-x y-]");
         assert_eq!(to_wdiff(&words("a c", "a b c")), "a {+b+} c");
+    }
+
+    /// Length of the longest common subsequence of the two word lists, by the textbook table.
+    fn lcs_len(a: &str, b: &str) -> usize {
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.split_whitespace().collect(), b.split_whitespace().collect());
+        let mut t = vec![vec![0; b.len() + 1]; a.len() + 1];
+        for i in 0..a.len() {
+            for j in 0..b.len() {
+                t[i + 1][j + 1] = if a[i] == b[j] { t[i][j] + 1 } else { t[i][j + 1].max(t[i + 1][j]) };
+            }
+        }
+        t[a.len()][b.len()]
+    }
+
+    #[test]
+    fn keeps_as_many_words_as_the_longest_common_subsequence() {
+        let pairs = [
+            ("the food was cold and bland .", "the food was warm and tasty !"),
+            ("a b a b a b", "b a b a"),
+            ("i did n't like it at all , it was bad", "i really liked it , it was good at all"),
+            ("x y z", "z y x"),
+            ("the the the", "the"),
+            ("", ""),
+        ];
+        for (old, new) in pairs {
+            let d = words(old, new);
+            let kept: usize = d.iter().map(|p| if let Piece::Kept(s) = p { s.split_whitespace().count() } else { 0 }).sum();
+            assert_eq!(kept, lcs_len(old, new), "{old:?} -> {new:?}: {}", to_wdiff(&d));
+            // Removed and kept words give back the source; added and kept, the output.
+            let side = |keep_removed: bool| -> String {
+                let parts: Vec<&str> = d
+                    .iter()
+                    .filter_map(|p| match p {
+                        Piece::Kept(s) => Some(s.as_str()),
+                        Piece::Removed(s) if keep_removed => Some(s.as_str()),
+                        Piece::Added(s) if !keep_removed => Some(s.as_str()),
+                        _ => None,
+                    })
+                    .collect();
+                parts.join(" ")
+            };
+            assert_eq!(side(true), old.split_whitespace().collect::<Vec<_>>().join(" "));
+            assert_eq!(side(false), new.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
     }
 
     #[test]

@@ -193,6 +193,25 @@ pub fn read_with(path: &Path, limits: &Limits) -> Result<Vec<u8>, InputError> {
     read_impl(path, limits, false)
 }
 
+/// SHA-256 of a regular file of any size (model weights), read in 1 MiB chunks: the one
+/// file-hashing helper.
+pub fn sha256(path: &Path) -> Result<[u8; 32], InputError> {
+    use sha2::Digest;
+    let mut f = open(path)?;
+    let mut h = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| InputError::new(path, Problem::Io(e)))?;
+        if n == 0 {
+            break;
+        }
+        h.update(&buf[..n]);
+    }
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&h.finalize());
+    Ok(out)
+}
+
 /// Reads a whole regular file of any size (model weights, which may pass the file limit).
 pub fn read_any_size(path: &Path) -> Result<Vec<u8>, InputError> {
     let mut f = open(path)?;

@@ -9,7 +9,7 @@ use crate::store::Store;
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 
 #[derive(Debug, clap::Args)]
 pub struct TransferArgs {
@@ -176,23 +176,23 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Sets `flag` on SIGINT (Unix), so Ctrl-C stops the run after the current step.
+/// Sets `flag` on SIGINT (Ctrl-C), so the run stops after the current step.
 fn cancel_on_sigint(flag: Arc<AtomicBool>) {
-    #[cfg(unix)]
-    {
-        use std::sync::OnceLock;
-        static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
-        let _ = FLAG.set(flag);
-        extern "C" fn on_sigint(_: libc::c_int) {
-            if let Some(f) = FLAG.get() {
-                f.store(true, Ordering::Relaxed);
-            }
-        }
-        // SAFETY: the handler only reads an initialised OnceLock and stores to an atomic.
-        unsafe {
-            libc::signal(libc::SIGINT, on_sigint as *const () as libc::sighandler_t);
-        }
+    if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, flag) {
+        crate::errln!("warning: Ctrl-C will stop tstlab at once, not after the current step: {e}");
     }
-    #[cfg(not(unix))]
-    let _ = flag;
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+
+    #[test]
+    fn ctrl_c_sets_the_cancel_flag_instead_of_killing() {
+        let flag = Arc::new(AtomicBool::new(false));
+        cancel_on_sigint(flag.clone());
+        signal_hook::low_level::raise(signal_hook::consts::SIGINT).unwrap();
+        assert!(flag.load(Ordering::Relaxed));
+    }
 }

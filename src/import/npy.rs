@@ -1,7 +1,8 @@
-//! A reader for NumPy `.npy` files holding one-dimensional float arrays (format versions 1-3:
-//! magic, header length, a Python dict literal header, then the raw little- or big-endian data).
+//! Reads NumPy `.npy` files holding one-dimensional float arrays (format versions 1-3), through
+//! `npyz`, with errors that name the file and byte.
 
 use super::ImportError;
+use npyz::{DType, NpyFile};
 use std::path::Path;
 
 /// Reads a 1-D `<f8`/`>f8`/`<f4`/`>f4` array, C or Fortran order (the same for 1-D). Errors
@@ -21,68 +22,36 @@ pub fn parse_f64(path: &Path, bytes: &[u8]) -> Result<Vec<f64>, ImportError> {
         byte: Some(byte),
         reason: why,
     };
-    if !bytes.starts_with(b"\x93NUMPY") || bytes.len() < 10 {
+    if !bytes.starts_with(b"\x93NUMPY") {
         return Err(bad(0, "not a .npy file (no \\x93NUMPY magic)".into()));
     }
-    let (header_len, start) = match bytes[6] {
-        1 => (u16::from_le_bytes([bytes[8], bytes[9]]) as usize, 10),
-        2 | 3 if bytes.len() >= 12 => (u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize, 12),
-        v => return Err(bad(6, format!("unsupported .npy version {v}"))),
-    };
-    let end = start + header_len;
-    let header = bytes
-        .get(start..end)
-        .ok_or_else(|| bad(start, "header runs past the end of the file".into()))?;
-    let header = String::from_utf8_lossy(header);
-    let descr = dict_value(&header, "descr").ok_or_else(|| bad(start, format!("no 'descr' in header {header:?}")))?;
-    let shape = dict_value(&header, "shape").ok_or_else(|| bad(start, format!("no 'shape' in header {header:?}")))?;
-    let dims: Vec<usize> = shape
-        .trim_matches(|c| c == '(' || c == ')')
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().map_err(|_| bad(start, format!("bad shape {shape}"))))
-        .collect::<Result<_, _>>()?;
-    let [n] = dims[..] else {
+    let file = NpyFile::new(bytes).map_err(|e| bad(0, format!("bad .npy header: {e}")))?;
+    let start = if bytes.get(6) == Some(&1) { 10 } else { 12 };
+    let shape = file.shape();
+    let [n] = shape[..] else {
+        let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+        let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
         return Err(bad(start, format!("expected a one-dimensional array, shape is {shape}")));
     };
-    let descr = descr.trim_matches(|c| c == '\'' || c == '"');
-    let (size, little) = match descr {
-        "<f8" | "=f8" => (8, true),
-        ">f8" => (8, false),
-        "<f4" | "=f4" => (4, true),
-        ">f4" => (4, false),
-        other => return Err(bad(start, format!("unsupported dtype {other:?} (float32/float64 only)"))),
+    let size = match file.dtype() {
+        DType::Plain(t) if matches!(t.to_string().as_str(), "<f8" | ">f8") => 8,
+        DType::Plain(t) if matches!(t.to_string().as_str(), "<f4" | ">f4") => 4,
+        DType::Plain(t) => return Err(bad(start, format!("unsupported dtype {:?} (float32/float64 only)", t.to_string()))),
+        other => return Err(bad(start, format!("unsupported dtype {} (float32/float64 only)", other.descr()))),
     };
-    let data = &bytes[end..];
-    if data.len() != n * size {
+    let header = file.header().clone();
+    let data = file.into_inner();
+    let end = bytes.len() - data.len();
+    if data.len() as u64 != n * size {
         return Err(bad(end, format!("{} data bytes, expected {} for {n} values", data.len(), n * size)));
     }
-    Ok(data
-        .chunks_exact(size)
-        .map(|c| match (size, little) {
-            (8, true) => f64::from_le_bytes(c.try_into().unwrap()),
-            (8, false) => f64::from_be_bytes(c.try_into().unwrap()),
-            (_, true) => f32::from_le_bytes(c.try_into().unwrap()) as f64,
-            (_, false) => f32::from_be_bytes(c.try_into().unwrap()) as f64,
-        })
-        .collect())
-}
-
-/// The text after `'key':` in a Python dict literal, up to the next top-level comma.
-fn dict_value<'h>(header: &'h str, key: &str) -> Option<&'h str> {
-    let at = header.find(&format!("'{key}'"))? + key.len() + 2;
-    let rest = header[at..].trim_start().strip_prefix(':')?.trim_start();
-    let mut depth = 0;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth -= 1,
-            ',' | '}' if depth == 0 => return Some(rest[..i].trim()),
-            _ => {}
-        }
-    }
-    None
+    let file = NpyFile::with_header(header, data);
+    let values = if size == 8 {
+        file.into_vec::<f64>()
+    } else {
+        file.into_vec::<f32>().map(|v| v.into_iter().map(f64::from).collect())
+    };
+    values.map_err(|e| bad(end, e.to_string()))
 }
 
 #[cfg(test)]
@@ -111,6 +80,24 @@ mod tests {
         let data: Vec<u8> = [0.25f32].iter().flat_map(|f| f.to_be_bytes()).collect();
         let b = npy("{'descr': '>f4', 'fortran_order': False, 'shape': (1,), }", &data);
         assert_eq!(parse_f64(p, &b).unwrap(), [0.25]);
+    }
+
+    #[test]
+    fn reads_format_version_2_and_little_endian_float32() {
+        let p = Path::new("a.npy");
+        let mut h = "{'descr': '<f4', 'fortran_order': True, 'shape': (3,), }".to_owned();
+        while (12 + h.len() + 1) % 64 != 0 {
+            h.push(' ');
+        }
+        h.push('\n');
+        let mut b = b"\x93NUMPY\x02\x00".to_vec();
+        b.extend((h.len() as u32).to_le_bytes());
+        b.extend(h.as_bytes());
+        b.extend([1.0f32, 0.5, -4.0].iter().flat_map(|f| f.to_le_bytes()));
+        assert_eq!(parse_f64(p, &b).unwrap(), [1.0, 0.5, -4.0]);
+        // Trailing bytes after the data are refused, as a short file is.
+        b.extend([0u8; 4]);
+        assert!(parse_f64(p, &b).unwrap_err().reason.contains("16 data bytes, expected 12"));
     }
 
     #[test]

@@ -248,7 +248,7 @@ pub fn train(data: &StyleData, fit: &mut dyn Fit, kind: Kind, opts: &TrainOption
     let save = |m: &dyn Fitted, name: &str, files: &mut BTreeMap<String, String>| -> Result<()> {
         let p = out.join(name);
         m.save(&p)?;
-        files.insert(name.to_owned(), sha256_file(&p)?);
+        files.insert(name.to_owned(), hex::encode(crate::input::sha256(&p)?));
         Ok(())
     };
     let final_model = fit.fit(&(0..n_train).collect::<Vec<_>>(), &labels, opts.seed)?;
@@ -261,7 +261,7 @@ pub fn train(data: &StyleData, fit: &mut dyn Fit, kind: Kind, opts: &TrainOption
         let keys: BTreeMap<String, usize> = fold_of.iter().map(|(g, &f)| (group_key(g), f + 1)).collect();
         let p = out.join("folds.json");
         std::fs::write(&p, serde_json::to_string_pretty(&keys).unwrap_or_default()).map_err(io_err(&p))?;
-        files.insert("folds.json".into(), sha256_file(&p)?);
+        files.insert("folds.json".into(), hex::encode(crate::input::sha256(&p)?));
         for k in 0..folds {
             let tr: Vec<usize> = (0..n_train).filter(|&i| fold_of[&training[i].group] != k).collect();
             let tr_labels: Vec<usize> = tr.iter().map(|&i| labels[i]).collect();
@@ -353,11 +353,6 @@ pub fn accuracy(pairs: &[(usize, usize)], styles: &[String], how: &str) -> Accur
         v.0 /= v.1 as f64;
     }
     Accuracy { accuracy: right / pairs.len().max(1) as f64, n: pairs.len(), by_style: by, how: how.into() }
-}
-
-pub fn sha256_file(path: &Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(io_err(path))?;
-    Ok(hex::encode(Sha256::digest(&bytes)))
 }
 
 /// Reads a classifier folder's manifest; `hash` is the SHA-256 of its bytes.

