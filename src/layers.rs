@@ -21,8 +21,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Pairs of files inside one module that use each other (a file-level cycle), each with why it
 /// is still here; the same rules as `ALLOWED`. Files are named by module path (`models::install`).
 const ALLOWED_PAIRS: &[(&str, &str, &str)] = &[
-    // Gone with branch re-crates (commit 2dad9ae): registry hashes through `input::sha256`.
-    ("models::install", "models::registry", "registry hashes files with install::sha256_file"),
     // Issue 18 point 2 (one `Screen` trait) removes these: the app, its actions and key table
     // and the screens all name each other.
     ("tui::action", "tui::app", "the app dispatches actions that name the app's state"),
