@@ -235,6 +235,62 @@ mod tests {
         assert!(paths("use tstlab::crate_name::x; $crate::printable", &me).is_empty());
     }
 
+    /// Library code returns typed errors; `Result<_, String>` is allowed only at the edges (the
+    /// TUI and the CLI) and in tests.
+    #[test]
+    fn no_string_errors_in_library_code() {
+        let (src, files) = sources();
+        let mut bad = Vec::new();
+        for file in &files {
+            let rel = file.strip_prefix(&src).unwrap();
+            if matches!(owner(rel).as_deref(), None | Some("tui" | "cli")) || rel.ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            // Test modules sit at the end of a file.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate() {
+                let l = line.trim_start();
+                if !l.starts_with("//") && string_error(l) {
+                    bad.push(format!("{}:{}: {}", rel.display(), n + 1, l));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "Result<_, String> in library code (use a typed error):\n{}", bad.join("\n"));
+    }
+
+    /// Whether a line names a `Result<T, String>` (its second type argument, at the top level).
+    fn string_error(line: &str) -> bool {
+        line.match_indices("Result<").any(|(at, m)| {
+            let (mut depth, mut args, mut cur) = (1, Vec::new(), String::new());
+            for c in line[at + m.len()..].chars() {
+                match c {
+                    '<' | '(' | '[' => depth += 1,
+                    '>' | ')' | ']' => depth -= 1,
+                    ',' if depth == 1 => {
+                        args.push(std::mem::take(&mut cur));
+                        continue;
+                    }
+                    _ => {}
+                }
+                if depth == 0 {
+                    args.push(cur);
+                    break;
+                }
+                cur.push(c);
+            }
+            args.len() == 2 && args[1].trim() == "String"
+        })
+    }
+
+    #[test]
+    fn string_errors_are_found() {
+        assert!(string_error("fn f() -> Result<(), String> {"));
+        assert!(string_error("pub type Slot = Arc<Mutex<Option<Result<Regenerated, String>>>>;"));
+        assert!(!string_error("fn f() -> crate::store::Result<HashMap<i64, String>> {"));
+        assert!(!string_error("fn f() -> Result<Vec<(usize, String)>, Error> {"));
+    }
+
     #[test]
     fn every_module_has_one_place() {
         let mut seen = std::collections::BTreeSet::new();

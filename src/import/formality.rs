@@ -144,7 +144,7 @@ fn import_dir(ctx: &mut Ctx<'_, '_>, dir: &Path) -> Res<()> {
                         .ok_or_else(|| ImportError::at_line(path, *fline, format!("{key}: {name} is missing")))?;
                     Scale::SLIDER
                         .check(&format!("{key}.{name}"), value)
-                        .map_err(|m| ImportError::at_line(path, *fline, m))?;
+                        .map_err(|m| ImportError::at_line(path, *fline, m.to_string()))?;
                     if *stem == "content.ref" {
                         // The same human content scores as content.src: checked, not stored twice.
                         let first = systems.iter().find(|(k, _)| *k == key).and_then(|(_, o)| o.get(name));

@@ -374,7 +374,7 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, spec: &Spec, csv: &Csv, sides: &[Side
                     return Err(at(format!("{aspect} rated twice")));
                 }
                 rated.push(aspect);
-                Scale::LIKERT.check(&format!("{aspect} rating"), value).map_err(at)?;
+                Scale::LIKERT.check(&format!("{aspect} rating"), value).map_err(|m| at(m.to_string()))?;
                 let j = Judgment {
                     campaign_id: campaign,
                     annotator_id: annotator,

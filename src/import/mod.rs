@@ -189,16 +189,25 @@ impl Scale {
     pub const LIKERT: Scale = Scale { lo: 1.0, hi: 5.0 };
     pub const SLIDER: Scale = Scale { lo: 0.0, hi: 100.0 };
 
-    /// The reason `value` is refused, if it is (`what` names it: `rating`, `BART.human_1`).
-    pub fn check(&self, what: &str, value: f64) -> Result<(), String> {
+    /// Why `value` is refused, if it is (`what` names it: `rating`, `BART.human_1`).
+    pub fn check(&self, what: &str, value: f64) -> Result<(), OutOfScale> {
         if !value.is_finite() {
-            Err(format!("{what} {value} is not a finite number (allowed: {self})"))
+            Err(OutOfScale::NotFinite { what: what.to_owned(), value, scale: *self })
         } else if value < self.lo || value > self.hi {
-            Err(format!("{what} {value} is outside the scale {self}"))
+            Err(OutOfScale::Outside { what: what.to_owned(), value, scale: *self })
         } else {
             Ok(())
         }
     }
+}
+
+/// A value a [`Scale`] refuses.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum OutOfScale {
+    #[error("{what} {value} is not a finite number (allowed: {scale})")]
+    NotFinite { what: String, value: f64, scale: Scale },
+    #[error("{what} {value} is outside the scale {scale}")]
+    Outside { what: String, value: f64, scale: Scale },
 }
 
 impl fmt::Display for Scale {
@@ -298,11 +307,11 @@ mod tests {
     #[test]
     fn scales_refuse_values_outside_and_non_finite() {
         assert!(Scale::LIKERT.check("rating", 1.0).is_ok() && Scale::LIKERT.check("rating", 13.0 / 3.0).is_ok());
-        assert_eq!(Scale::LIKERT.check("rating", 9.0).unwrap_err(), "rating 9 is outside the scale 1-5");
-        assert_eq!(Scale::LIKERT.check("rating", 0.5).unwrap_err(), "rating 0.5 is outside the scale 1-5");
-        assert_eq!(Scale::SLIDER.check("x", -1.0).unwrap_err(), "x -1 is outside the scale 0-100");
-        assert_eq!(Scale::SLIDER.check("x", f64::INFINITY).unwrap_err(), "x inf is not a finite number (allowed: 0-100)");
-        assert_eq!(Scale::SLIDER.check("x", f64::NAN).unwrap_err(), "x NaN is not a finite number (allowed: 0-100)");
+        assert_eq!(Scale::LIKERT.check("rating", 9.0).unwrap_err().to_string(), "rating 9 is outside the scale 1-5");
+        assert_eq!(Scale::LIKERT.check("rating", 0.5).unwrap_err().to_string(), "rating 0.5 is outside the scale 1-5");
+        assert_eq!(Scale::SLIDER.check("x", -1.0).unwrap_err().to_string(), "x -1 is outside the scale 0-100");
+        assert_eq!(Scale::SLIDER.check("x", f64::INFINITY).unwrap_err().to_string(), "x inf is not a finite number (allowed: 0-100)");
+        assert_eq!(Scale::SLIDER.check("x", f64::NAN).unwrap_err().to_string(), "x NaN is not a finite number (allowed: 0-100)");
     }
 
     #[test]

@@ -203,7 +203,7 @@ fn ratings(ctx: &mut Ctx<'_, '_>, ds: i64, human: &Path, items: &[Vec<i64>], sys
             for (i, v) in values.iter().enumerate() {
                 Scale::LIKERT
                     .check(&format!("value [{i}]"), *v)
-                    .map_err(|m| ImportError::new(&p, None, m))?;
+                    .map_err(|m| ImportError::new(&p, None, m.to_string()))?;
                 let item = if i < n0 { items[0][i] } else { items[1][i - n0] };
                 let j = Judgment {
                     campaign_id: campaign,

@@ -412,7 +412,7 @@ fn all_scores(ctx: &mut Ctx<'_, '_>, path: &Path, folder: &str, v: &Value) -> Re
                     let msg = format!("{at}: score {value} is outside the scale 1-5 in the published file; kept as published");
                     ctx.notice(path, None, msg);
                 } else {
-                    Scale::LIKERT.check("score", value).map_err(|m| err(at, m))?;
+                    Scale::LIKERT.check("score", value).map_err(|m| err(at, m.to_string()))?;
                 }
                 values.push(value);
             }
@@ -437,7 +437,7 @@ fn avg_scores(csv: &Csv) -> Res<Map<String, Value>> {
             })?;
             Scale::LIKERT
                 .check(&format!("{h} average"), value)
-                .map_err(|m| ImportError::at_line(&csv.path, *line, m))?;
+                .map_err(|m| ImportError::at_line(&csv.path, *line, m.to_string()))?;
             row.insert(h.clone(), json!(value));
         }
         table.insert(model.clone(), Value::Object(row));

@@ -1,11 +1,14 @@
 //! Background jobs: long work (imports, transfer runs, scoring) on its own thread, with a
 //! cancel flag and progress the TUI shows on its Jobs screen.
 //!
-//! A job is a closure `FnOnce(&Ctx) -> anyhow::Result<String>` run on a new thread. It reports
-//! progress through its [`Ctx`] and finishes with `Ok(summary)` (status `Done`), `Err(e)`
-//! (status `Failed`, the error text is shown, so name file and line in it), or
-//! `Err(Cancelled.into())` (status `Cancelled`). A panic in the closure is caught and shown as
-//! `Failed`. Cancelling only sets a flag: the job looks at it between steps.
+//! A job is a closure `FnOnce(&Ctx) -> anyhow::Result<T>` run on a new thread, started with its
+//! [`Kind`] (what it is, for the UI to tell jobs apart) and a name. It reports progress through
+//! its [`Ctx`] and finishes with `Ok(value)` (status `Done`; the list shows the value's
+//! [`Report::summary`]), `Err(e)` (status `Failed`, the error text is shown, so name file and
+//! line in it), or `Err(Cancelled.into())` (status `Cancelled`). A panic in the closure is caught
+//! and shown as `Failed`. Cancelling only sets a flag: the job looks at it between steps. The
+//! typed value goes to the [`Handle`] `spawn` returned, for whoever started the job (as gitui's
+//! async jobs hand back theirs); the list keeps only what every job has.
 //!
 //! The list is shared: [`Jobs::list`] returns small snapshots and [`Jobs::version`] changes
 //! whenever any job changes, so a UI redraws only when something moved. Snapshots are for
@@ -18,13 +21,13 @@
 //! [`Ctx::progress`]:
 //!
 //! ```no_run
-//! use tstlab::jobs::{Cancelled, Jobs};
+//! use tstlab::jobs::{Cancelled, Jobs, Kind};
 //! use tstlab::store::Store;
 //! # fn scorer() -> Box<dyn tstlab::score::Scorer + Send> { unimplemented!() }
 //! let jobs = Jobs::new();
 //! let path = std::path::PathBuf::from("tstlab.sqlite");
 //! let mut metric = scorer();
-//! let id = jobs.spawn("score s-bleu", move |ctx| {
+//! let job = jobs.spawn(Kind::Score, "score s-bleu", move |ctx| {
 //!     let mut store = Store::open(&path)?;
 //!     ctx.message("scoring");
 //!     let sel = tstlab::score::Selection::default();
@@ -36,7 +39,7 @@
 //!     }
 //!     Ok(format!("{} scores computed, {} cached", out.computed, out.cached))
 //! });
-//! jobs.cancel(id); // from the UI: the job stops after its current batch
+//! jobs.cancel(job.id); // from the UI: the job stops after its current batch
 //! ```
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -50,6 +53,54 @@ pub struct Cancelled;
 
 /// A job's id, unique within one [`Jobs`] list.
 pub type JobId = u64;
+
+/// What a job does, so that a UI reacts to its kind, never to its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Import,
+    /// A transfer run: its outputs land in the store while it runs.
+    Transfer,
+    /// One output of a run made again.
+    Regenerate,
+    Score,
+}
+
+/// What the jobs list shows of a finished job's value.
+pub trait Report {
+    fn summary(&self) -> String;
+}
+
+impl Report for String {
+    fn summary(&self) -> String {
+        self.clone()
+    }
+}
+
+/// Why a job gave back no value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Failure {
+    #[error("cancelled")]
+    Cancelled,
+    /// The job's error, as shown (file and line in it).
+    #[error("{0}")]
+    Failed(String),
+    #[error("panicked: {0}")]
+    Panicked(String),
+}
+
+/// The typed end of one job, for whoever started it.
+#[derive(Debug)]
+pub struct Handle<T> {
+    pub id: JobId,
+    ended: Arc<Mutex<Option<Result<T, Failure>>>>,
+}
+
+impl<T> Handle<T> {
+    /// The job's value or why there is none, once it has ended (given back once).
+    pub fn take(&self) -> Option<Result<T, Failure>> {
+        self.ended.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+}
 
 /// How far a job is. `total == 0` means the amount of work is not known.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -98,6 +149,7 @@ impl Status {
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobView {
     pub id: JobId,
+    pub kind: Kind,
     pub name: String,
     pub status: Status,
     pub progress: Progress,
@@ -116,6 +168,7 @@ struct State {
 
 struct Entry {
     id: JobId,
+    kind: Kind,
     name: String,
     started: Instant,
     cancel: AtomicBool,
@@ -190,14 +243,18 @@ impl Jobs {
         Self::default()
     }
 
-    /// Starts `work` on its own thread and returns the job's id.
-    pub fn spawn<F>(&self, name: impl Into<String>, work: F) -> JobId
+    /// Starts `work` on its own thread; its value (or why there is none) goes to the handle.
+    pub fn spawn<T, F>(&self, kind: Kind, name: impl Into<String>, work: F) -> Handle<T>
     where
-        F: FnOnce(&Ctx) -> anyhow::Result<String> + Send + 'static,
+        T: Report + Send + 'static,
+        F: FnOnce(&Ctx) -> anyhow::Result<T> + Send + 'static,
     {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) + 1;
+        let ended = Arc::new(Mutex::new(None));
+        let handle = Handle { id, ended: ended.clone() };
         let entry = Arc::new(Entry {
             id,
+            kind,
             name: name.into(),
             started: Instant::now(),
             cancel: AtomicBool::new(false),
@@ -215,12 +272,18 @@ impl Jobs {
             .name(format!("job-{id}"))
             .spawn(move || {
                 let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(&ctx)));
-                let (status, message) = match result {
-                    Ok(Ok(summary)) => (Status::Done, summary),
-                    Ok(Err(e)) if e.is::<Cancelled>() => (Status::Cancelled, "cancelled".into()),
-                    Ok(Err(e)) => (Status::Failed, format!("{e:#}")),
-                    Err(panic) => (Status::Failed, format!("panicked: {}", panic_text(&panic))),
+                let result = match result {
+                    Ok(Ok(value)) => Ok(value),
+                    Ok(Err(e)) if e.is::<Cancelled>() => Err(Failure::Cancelled),
+                    Ok(Err(e)) => Err(Failure::Failed(format!("{e:#}"))),
+                    Err(panic) => Err(Failure::Panicked(panic_text(&panic))),
                 };
+                let (status, message) = match &result {
+                    Ok(value) => (Status::Done, value.summary()),
+                    Err(Failure::Cancelled) => (Status::Cancelled, "cancelled".into()),
+                    Err(f) => (Status::Failed, f.to_string()),
+                };
+                *ended.lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
                 let mut s = ctx.entry.state();
                 s.status = status;
                 s.message = message;
@@ -229,7 +292,7 @@ impl Jobs {
                 ctx.version.fetch_add(1, Ordering::Relaxed);
             })
             .expect("cannot start a job thread");
-        id
+        handle
     }
 
     /// Asks a running job to stop; false when there is no such running job.
@@ -254,6 +317,7 @@ impl Jobs {
                 let s = e.state();
                 JobView {
                     id: e.id,
+                    kind: e.kind,
                     name: crate::printable::line(&e.name).into_owned(),
                     status: s.status,
                     progress: s.progress,
@@ -319,12 +383,13 @@ mod tests {
     fn progress_then_summary() {
         let jobs = Jobs::new();
         let (go_tx, go_rx) = mpsc::channel::<()>();
-        let id = jobs.spawn("count", move |ctx| {
+        let job = jobs.spawn(Kind::Score, "count", move |ctx| {
             ctx.message("counting");
             ctx.progress(3, 10);
             go_rx.recv().unwrap();
-            Ok("counted 10".into())
+            Ok(String::from("counted 10"))
         });
+        let id = job.id;
         // Wait for the job to report its progress before it is released.
         let end = Instant::now() + WAIT;
         while jobs.get(id).unwrap().progress.done != 3 {
@@ -342,37 +407,60 @@ mod tests {
         assert!(jobs.version() > v);
         assert_eq!(jobs.running(), 0);
         assert!(!jobs.cancel(id), "a finished job cannot be cancelled");
+        assert_eq!(j.kind, Kind::Score);
+        assert_eq!(job.take(), Some(Ok("counted 10".to_owned())));
+        assert_eq!(job.take(), None, "given back once");
+    }
+
+    /// A typed value reaches the handle; the list shows its summary.
+    #[test]
+    fn typed_values_reach_the_handle() {
+        #[derive(Debug, PartialEq)]
+        struct Made(u32);
+        impl Report for Made {
+            fn summary(&self) -> String {
+                format!("made {}", self.0)
+            }
+        }
+        let jobs = Jobs::new();
+        let job = jobs.spawn(Kind::Regenerate, "make", |_| Ok(Made(7)));
+        let j = jobs.wait(job.id, WAIT).unwrap();
+        assert_eq!((j.kind, j.message.as_str()), (Kind::Regenerate, "made 7"));
+        assert_eq!(job.take(), Some(Ok(Made(7))));
     }
 
     #[test]
     fn cancel_error_and_panic() {
         let jobs = Jobs::new();
-        let id = jobs.spawn("loop", |ctx| {
+        let job = jobs.spawn(Kind::Transfer, "loop", |ctx| -> anyhow::Result<String> {
             loop {
                 ctx.check()?;
                 std::thread::sleep(Duration::from_millis(1));
             }
         });
-        assert!(jobs.cancel(id));
-        let j = jobs.wait(id, WAIT).unwrap();
+        assert!(jobs.cancel(job.id));
+        let j = jobs.wait(job.id, WAIT).unwrap();
         assert_eq!(j.status, Status::Cancelled);
         assert!(j.cancel_requested);
+        assert_eq!(job.take(), Some(Err(Failure::Cancelled)));
 
-        let id = jobs.spawn("bad", |_| anyhow::bail!("items.tsv:3: missing source"));
-        let j = jobs.wait(id, WAIT).unwrap();
+        let job = jobs.spawn(Kind::Import, "bad", |_| -> anyhow::Result<String> { anyhow::bail!("items.tsv:3: missing source") });
+        let j = jobs.wait(job.id, WAIT).unwrap();
         assert_eq!((j.status, j.message.as_str()), (Status::Failed, "items.tsv:3: missing source"));
+        assert_eq!(job.take(), Some(Err(Failure::Failed("items.tsv:3: missing source".into()))));
 
-        let id = jobs.spawn("boom", |_| panic!("oops"));
-        let j = jobs.wait(id, WAIT).unwrap();
+        let job = jobs.spawn(Kind::Score, "boom", |_| -> anyhow::Result<String> { panic!("oops") });
+        let j = jobs.wait(job.id, WAIT).unwrap();
         assert_eq!((j.status, j.message.as_str()), (Status::Failed, "panicked: oops"));
+        assert_eq!(job.take(), Some(Err(Failure::Panicked("oops".into()))));
         assert_eq!(jobs.list().len(), 3);
     }
 
     #[test]
     fn names_and_messages_are_shown_safely() {
         let jobs = Jobs::new();
-        let id = jobs.spawn("import \x1b]2;owned\x07", |_| anyhow::bail!("x.tsv:2: bad \u{9b}31m\rvalue\nnext"));
-        let j = jobs.wait(id, WAIT).unwrap();
+        let job = jobs.spawn(Kind::Import, "import \x1b]2;owned\x07", |_| -> anyhow::Result<String> { anyhow::bail!("x.tsv:2: bad \u{9b}31m\rvalue\nnext") });
+        let j = jobs.wait(job.id, WAIT).unwrap();
         assert_eq!(j.name, "import ␛]2;owned␇");
         assert_eq!(j.message, "x.tsv:2: bad \\u{9b}31m␍value␊next");
     }

@@ -53,21 +53,21 @@ pub struct LlamaConfig {
 }
 
 impl LlamaConfig {
-    fn check(&self) -> std::result::Result<(), String> {
+    fn check(&self) -> std::result::Result<(), ModelError> {
         if self.num_heads == 0 || self.num_kv_heads == 0 || !self.num_heads.is_multiple_of(self.num_kv_heads) {
-            return Err(format!(
+            return Err(ModelError::Params(format!(
                 "{} attention heads cannot share {} key/value heads",
                 self.num_heads, self.num_kv_heads
-            ));
+            )));
         }
         if self.head_dim == 0 || !self.head_dim.is_multiple_of(2) {
-            return Err(format!("head dimension {} must be even", self.head_dim));
+            return Err(ModelError::Params(format!("head dimension {} must be even", self.head_dim)));
         }
         if self.num_layers == 0 || self.hidden_size == 0 || self.vocab_size == 0 {
-            return Err("layers, hidden size and vocabulary must be non-zero".into());
+            return Err(ModelError::Params("layers, hidden size and vocabulary must be non-zero".into()));
         }
         if self.context_length == 0 {
-            return Err("context length must be non-zero".into());
+            return Err(ModelError::Params("context length must be non-zero".into()));
         }
         Ok(())
     }
@@ -352,7 +352,7 @@ impl Llama {
     /// `[out, in]`). `lm_head.weight` absent means tied embeddings. Tensors are moved to
     /// `device` as f32.
     pub fn from_tensors(cfg: LlamaConfig, mut tensors: HashMap<String, Tensor>, device: &Device) -> Result<Llama> {
-        cfg.check().map_err(ModelError::Params)?;
+        cfg.check()?;
         let (d, hd, h, kv, inter) =
             (cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads, cfg.intermediate_size);
         let mut parameters = 0usize;

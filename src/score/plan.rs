@@ -157,12 +157,24 @@ pub fn model_path(spec: &str) -> PathBuf {
 
 /// "install it with ..." for a known model that is not installed (the metric is absent); a
 /// path given that is not there is an error like a broken model (see [`BROKEN`]).
-fn missing(spec: &str, what: &str) -> String {
+fn missing(spec: &str, what: &str) -> Unavailable {
     let path = model_path(spec);
     match registry::find(spec) {
-        Some(m) => format!("the {what} {} is not installed at {}: install it with `tstlab models install {}`", m.name, path.display(), m.name),
-        None => format!("{BROKEN} {what} {}: no such file or folder (give an existing GGUF file or model folder, or `tstlab models install`)", path.display()),
+        Some(m) => Unavailable::NotInstalled(format!("the {what} {} is not installed at {}: install it with `tstlab models install {}`", m.name, path.display(), m.name)),
+        None => Unavailable::Broken(format!("{BROKEN} {what} {}: no such file or folder (give an existing GGUF file or model folder, or `tstlab models install`)", path.display())),
     }
+}
+
+/// Why a metric's model cannot be had.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Unavailable {
+    /// A known model that is not installed: the metric is absent.
+    #[error("{0}")]
+    NotInstalled(String),
+    /// A path that is not there or a model file that does not load (the text starts with
+    /// [`BROKEN`]): `tstlab score` fails after the other metrics ran.
+    #[error("{0}")]
+    Broken(String),
 }
 
 /// How a metric's absence begins when its model is there but cannot be loaded (a broken file,
@@ -177,31 +189,31 @@ pub fn is_broken(reason: &str) -> bool {
 /// Models loaded on first use and shared by the metrics that need them.
 #[derive(Default)]
 pub struct Loaded {
-    lm: Option<Result<Arc<TextLm>, String>>,
-    encoder: Option<Result<Arc<BertEncoder>, String>>,
+    lm: Option<Result<Arc<TextLm>, Unavailable>>,
+    encoder: Option<Result<Arc<BertEncoder>, Unavailable>>,
 }
 
 impl Loaded {
-    pub fn lm(&mut self, opts: &Options) -> Result<Arc<TextLm>, String> {
+    pub fn lm(&mut self, opts: &Options) -> Result<Arc<TextLm>, Unavailable> {
         self.lm
             .get_or_insert_with(|| {
                 let path = model_path(&opts.model);
                 if !path.exists() {
                     return Err(missing(&opts.model, "causal LM"));
                 }
-                TextLm::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} causal LM {}: {e}", path.display()))
+                TextLm::load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} causal LM {}: {e}", path.display())))
             })
             .clone()
     }
 
-    pub fn encoder(&mut self, opts: &Options) -> Result<Arc<BertEncoder>, String> {
+    pub fn encoder(&mut self, opts: &Options) -> Result<Arc<BertEncoder>, Unavailable> {
         self.encoder
             .get_or_insert_with(|| {
                 let path = model_path(&opts.encoder);
                 if !path.exists() {
                     return Err(missing(&opts.encoder, "BERTScore encoder"));
                 }
-                BertEncoder::load(&path).map(Arc::new).map_err(|e| format!("{BROKEN} encoder {}: {e}", path.display()))
+                BertEncoder::load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} encoder {}: {e}", path.display())))
             })
             .clone()
     }
@@ -273,7 +285,7 @@ pub fn build(
     store: &Store,
     sel: &Selection,
     note: &mut dyn FnMut(String),
-) -> anyhow::Result<Result<Box<dyn Scorer>, String>> {
+) -> anyhow::Result<Result<Box<dyn Scorer>, Unavailable>> {
     Ok(Ok(match m {
         Metric::Acc => anyhow::bail!("ACC is scored through score::run_acc"),
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
@@ -361,7 +373,7 @@ pub fn run(
         }
         let built = match built {
             Ok(Ok(b)) => Ok(b),
-            Ok(Err(reason)) => Err(reason),
+            Ok(Err(reason)) => Err(reason.to_string()),
             Err(e) if m == Metric::Acc || m == Metric::DPpl => Err(format!("{e:#}")),
             Err(e) => return Err(e),
         };

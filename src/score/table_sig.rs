@@ -230,7 +230,7 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
             if !has {
                 notes.push(format!("{}: the baseline has no value", c.name()));
             }
-            if let Err(why) = resampled_like_table(c, table) {
+            if let Some(why) = not_resampled_like_table(c, table) {
                 notes.push(format!("{}: not tested: {why}", c.name()));
                 return None;
             }
@@ -293,25 +293,25 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
     })
 }
 
-/// Whether resampling recomputes a Joint or G2 the way the table computed it (from the inputs
-/// its signature names: corpus BLEU in the table's convention, the PPL column); the other
-/// columns always are.
-fn resampled_like_table(col: Column, table: &Table) -> Result<(), String> {
+/// Why resampling would not recompute a Joint or G2 the way the table computed it (from the
+/// inputs its signature names: corpus BLEU in the table's convention, the PPL column), for the
+/// notes; the other columns always are.
+fn not_resampled_like_table(col: Column, table: &Table) -> Option<String> {
     if !matches!(col, Column::Joint | Column::G2) {
-        return Ok(());
+        return None;
     }
     let sig = table.sources.get(&col).map(String::as_str).unwrap_or_default();
     let field = |k: &str| sig.split('|').find_map(|p| p.strip_prefix(k).and_then(|r| r.strip_prefix(':')));
     let bleu = field("bleu").unwrap_or_default();
     let conv = &table.conventions.bleu;
     if field("level") != Some("corpus") || !bleu.ends_with(&format!(".{conv}")) {
-        return Err(format!("its BLEU is {bleu} at level {}; resampling recomputes corpus BLEU in the table's convention ({conv})", field("level").unwrap_or("?")));
+        return Some(format!("its BLEU is {bleu} at level {}; resampling recomputes corpus BLEU in the table's convention ({conv})", field("level").unwrap_or("?")));
     }
     let pool = table.conventions.ppl_pooling.map(PplPooling::name);
     if col == Column::Joint && field("pool") != pool {
-        return Err(format!("its PPL is pooled {}, the PPL column {}", field("pool").unwrap_or("?"), pool.unwrap_or("not at all")));
+        return Some(format!("its PPL is pooled {}, the PPL column {}", field("pool").unwrap_or("?"), pool.unwrap_or("not at all")));
     }
-    Ok(())
+    None
 }
 
 /// How the table pools a PPL component: the PPL column's metric as that column, the other

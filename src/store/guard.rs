@@ -98,14 +98,26 @@ pub fn probe(path: &Path) -> Result<Probe> {
     Ok(Probe::Store(found, conn))
 }
 
-/// Whether `path` and its folder can be written; the reason when not.
-pub fn writable(path: &Path) -> std::result::Result<(), String> {
+/// Why a store cannot be written.
+#[derive(Debug, thiserror::Error)]
+pub enum Unwritable {
+    /// Opened with `--read-only`.
+    #[error("--read-only")]
+    Asked,
+    #[error("the file is not writable: {0}")]
+    File(std::io::Error),
+    #[error("its folder is not writable: {0}")]
+    Folder(std::io::Error),
+}
+
+/// Whether `path` and its folder can be written; why not when not.
+pub fn writable(path: &Path) -> std::result::Result<(), Unwritable> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_owned(),
         _ => PathBuf::from("."),
     };
-    access(path, libc::W_OK).map_err(|e| format!("the file is not writable: {e}"))?;
-    access(&dir, libc::W_OK | libc::X_OK).map_err(|e| format!("its folder is not writable: {e}"))
+    access(path, libc::W_OK).map_err(Unwritable::File)?;
+    access(&dir, libc::W_OK | libc::X_OK).map_err(Unwritable::Folder)
 }
 
 #[cfg(unix)]

@@ -105,7 +105,7 @@ impl Store {
             Probe::Empty(_) if !o.create => return Err(Error::Empty { path: path.to_owned() }),
             Probe::Empty(_) => 0,
             Probe::Store(v, conn) => {
-                let why = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) };
+                let why = if o.read_only { Err(guard::Unwritable::Asked) } else { guard::writable(path) };
                 if let Err(why) = why {
                     if v < schema::VERSION {
                         let why = format!("{why}; its schema version {v} needs an upgrade to {} first", schema::VERSION);
@@ -113,13 +113,13 @@ impl Store {
                     }
                     conn.busy_timeout(Duration::from_secs(10))?;
                     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
-                    return Ok(Store { conn, path: path.to_owned(), read_only: Some(why) });
+                    return Ok(Store { conn, path: path.to_owned(), read_only: Some(why.to_string()) });
                 }
                 v
             }
         };
         if version == 0
-            && let Err(why) = if o.read_only { Err("--read-only".to_owned()) } else { guard::writable(path) }
+            && let Err(why) = if o.read_only { Err(guard::Unwritable::Asked) } else { guard::writable(path) }
         {
             return Err(Error::ReadOnly { path: path.to_owned(), why: format!("{why}; it is empty, so there is nothing to read") });
         }

@@ -15,7 +15,7 @@ use super::screens::{
     jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView, scores::Scores,
 };
 use super::{help, theme};
-use crate::jobs::{JobId, Jobs, Status};
+use crate::jobs::{JobId, Jobs, Kind, Status};
 use crossterm::event::KeyEvent;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -433,7 +433,7 @@ impl App {
         let mut refresh = false;
         let mut live = false;
         for j in self.shared.jobs.list() {
-            let transfer = j.name.starts_with("transfer ");
+            let transfer = j.kind == Kind::Transfer;
             if j.status != Status::Running && self.finished.insert(j.id) {
                 let error = j.status == Status::Failed;
                 self.note = Some((format!("job {} {}: {}", j.name, j.status.name(), j.message), error));

@@ -1,9 +1,8 @@
 //! The annotate, campaigns and results screens driven by key presses on a `TestBackend`; every
 //! change is checked in the store file.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crate::headless::{press, screen};
+use crossterm::event::KeyCode;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -80,26 +79,10 @@ fn annotator_app(path: &Path, campaign: &str, who: &str) -> App {
     a
 }
 
-fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
-
 fn keys(app: &mut App, s: &str) {
     for c in s.chars() {
         press(app, KeyCode::Char(c));
     }
-}
-
-fn screen(app: &mut App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..buf.area.height)
-        .map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n")
-        .collect()
 }
 
 /// The ranking on screen, in row labels.

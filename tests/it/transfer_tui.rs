@@ -2,9 +2,8 @@
 //! its outputs in Compare. The run itself needs the installed SmolLM2-135M (TSTLAB_HOME);
 //! without it the form must say so.
 
+use crate::headless::screen;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::path::Path;
 use std::time::Duration;
 use tstlab::jobs::{Jobs, Status};
@@ -16,15 +15,6 @@ const WAIT: Duration = Duration::from_secs(20);
 fn press(app: &mut App, code: KeyCode) {
     app.key(KeyEvent::new(code, KeyModifiers::NONE));
     assert!(app.settle(WAIT));
-}
-
-fn screen(app: &mut App) -> String {
-    let mut t = Terminal::new(TestBackend::new(140, 40)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect()
 }
 
 #[test]
@@ -47,7 +37,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
         eprintln!("skipped the run: no model installed (tstlab models install; TSTLAB_HOME)");
         return;
     }
-    let text = screen(&mut app);
+    let text = screen(&mut app, 140, 40);
     assert!(text.contains("Local transfer run"), "{text}");
     assert!(text.contains("demo-sentiment negative->positive"), "{text}");
     assert!(text.contains("tstbench-generic (zero-shot, matched)"), "{text}");
@@ -60,7 +50,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert!(screen(&mut app).contains("‹ first 10 ›"));
+    assert!(screen(&mut app, 140, 40).contains("‹ first 10 ›"));
     press(&mut app, KeyCode::Enter);
     assert!(app.launch.is_none());
     let jobs = app.shared.jobs.list();
@@ -73,7 +63,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     app.jobs_changed();
     assert!(app.settle(WAIT));
     app.handle(tstlab::tui::Action::Go(Screen::Jobs));
-    let text = screen(&mut app);
+    let text = screen(&mut app, 140, 40);
     assert!(text.contains("100% 10/10") && text.contains("items/s"), "{text}");
 
     // The first item in Compare has the new system beside the demo systems.
@@ -86,10 +76,10 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     assert!(names.contains(&"copy") && names.contains(&"smollm2-135m-instruct:tstbench-generic"), "{names:?}");
     let local = d.outputs.iter().find(|o| o.kind == "local").unwrap();
     assert!(!local.text.contains("Rewrite the following sentence"), "prompt echoed: {}", local.text);
-    assert!(screen(&mut app).contains("smollm2-135m-instruct"));
+    assert!(screen(&mut app, 140, 40).contains("smollm2-135m-instruct"));
     // From Compare the form offers this item.
     press(&mut app, KeyCode::Char('t'));
-    assert!(screen(&mut app).contains("this item (demo-sentiment/negative->positive/1)"));
+    assert!(screen(&mut app, 140, 40).contains("this item (demo-sentiment/negative->positive/1)"));
     press(&mut app, KeyCode::Esc);
     assert!(app.launch.is_none());
     assert_eq!(Path::new(&app.shared.store_path), path.as_path());

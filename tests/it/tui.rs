@@ -317,14 +317,15 @@ fn import_runs_as_a_job_and_browse_reloads() {
 #[test]
 fn jobs_screen_shows_progress_and_cancels() {
     let mut app = demo_app();
-    let id = app.shared.jobs.spawn("count to 200", |ctx| {
+    let id = app.shared.jobs.spawn(tstlab::jobs::Kind::Score, "count to 200", |ctx: &tstlab::jobs::Ctx| -> anyhow::Result<String> {
         ctx.progress(50, 200);
         ctx.message("counting");
         loop {
             ctx.check()?;
             std::thread::sleep(Duration::from_millis(2));
         }
-    });
+    })
+    .id;
     let end = std::time::Instant::now() + WAIT;
     while app.shared.jobs.get(id).unwrap().message != "counting" {
         assert!(std::time::Instant::now() < end);

@@ -10,7 +10,9 @@ use crate::tui::action::Action;
 use crate::tui::app::{Screen, Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
-use crate::tui::screens::regen::{self, RegenState, Slot};
+use crate::jobs::Handle;
+use crate::transfer::regen::Regenerated;
+use crate::tui::screens::regen::{self, RegenState};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Margin, Rect};
@@ -33,9 +35,9 @@ pub struct Compare {
     follow: bool,
     /// Which way the last neighbour request went.
     step: Option<bool>,
-    /// A regeneration of one local output, and where its job answers.
+    /// A regeneration of one local output, and its job.
     pub regen: Option<RegenState>,
-    regen_slot: Slot,
+    regen_job: Option<Handle<Regenerated>>,
 }
 
 impl Default for Compare {
@@ -50,7 +52,7 @@ impl Default for Compare {
             follow: true,
             step: None,
             regen: None,
-            regen_slot: Slot::default(),
+            regen_job: None,
         }
     }
 }
@@ -210,14 +212,15 @@ impl Compare {
 
     /// Takes the regeneration job's answer when it has come.
     fn poll_regen(&mut self) {
-        let Some(result) = self.regen_slot.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+        let Some(result) = self.regen_job.as_ref().and_then(Handle::take) else { return };
+        self.regen_job = None;
         let system = match &self.regen {
             Some(RegenState::Pending { system, .. }) => system.clone(),
             _ => return,
         };
         self.regen = Some(match result {
             Ok(r) => RegenState::Ready { system, r: Box::new(r) },
-            Err(error) => RegenState::Failed { system, error },
+            Err(failure) => RegenState::Failed { system, error: failure.to_string() },
         });
     }
 
@@ -234,8 +237,7 @@ impl Compare {
             return Some(Action::Note("a regeneration is already running".into(), false));
         }
         let (item_id, run_id, system) = (d.id, o.run_id, o.system.clone());
-        *self.regen_slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        regen::spawn(&sh.jobs, &sh.store_path, run_id, item_id, self.regen_slot.clone());
+        self.regen_job = Some(regen::spawn(&sh.jobs, &sh.store_path, run_id, item_id));
         self.regen = Some(RegenState::Pending { item_id, system: system.clone() });
         Some(Action::Note(format!("regenerating {system} for item #{item_id}"), false))
     }

@@ -2,7 +2,7 @@
 //! background job and the Browse lists reload when it lands. Errors show file and line.
 
 use crate::import;
-use crate::jobs::{JobId, Status};
+use crate::jobs::{JobId, Kind, Status};
 use crate::store::Store;
 use crate::tui::action::Action;
 use crate::tui::app::{Screen, Shared, View};
@@ -58,7 +58,7 @@ impl Import {
         let dataset = Some(self.dataset.trim().to_owned()).filter(|d| !d.is_empty());
         let store = sh.store_path.clone();
         let name = format!("import {format} {}", file.file_name().unwrap_or(file.as_os_str()).to_string_lossy());
-        let id = sh.jobs.spawn(name.clone(), move |ctx| {
+        let job = sh.jobs.spawn(Kind::Import, name.clone(), move |ctx| {
             ctx.message(format!("reading {}", file.display()));
             let mut store = Store::open(&store)?;
             let s = import::import(&mut store, format, &[file], &import::Options { dataset, ..Default::default() })?;
@@ -68,6 +68,7 @@ impl Import {
             }
             Ok(text)
         });
+        let id = job.id;
         self.started.push(id);
         self.field = Field::Format;
         Action::Note(format!("started job {id}: {name}"), false)

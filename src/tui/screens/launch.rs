@@ -1,7 +1,7 @@
 //! The launch form of a local transfer run (opened with `t` from Browse or Compare): model,
 //! template, subset for one direction; Enter starts it as a background job.
 
-use crate::jobs::{Cancelled, Jobs, Progress};
+use crate::jobs::{Cancelled, Jobs, Kind, Progress};
 use crate::models::registry;
 use crate::store::Store;
 use crate::transfer::launch::{self, Started};
@@ -166,7 +166,7 @@ pub enum What {
 /// Starts a run as a background job on the store at `store_path`.
 pub fn spawn(jobs: &Jobs, name: String, store_path: &Path, what: What) -> crate::jobs::JobId {
     let path = store_path.to_owned();
-    jobs.spawn(name, move |ctx| {
+    let job = jobs.spawn(Kind::Transfer, name, move |ctx| {
         ctx.message("loading the model");
         let mut store = Store::open(&path)?;
         let spec = match what {
@@ -200,7 +200,8 @@ pub fn spawn(jobs: &Jobs, name: String, store_path: &Path, what: What) -> crate:
             s.empty,
             s.refused
         ))
-    })
+    });
+    job.id
 }
 
 /// Resumes, as background jobs, the runs a killed tstlab left unfinished; returns a note.

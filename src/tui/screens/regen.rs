@@ -1,16 +1,18 @@
 //! Compare's regeneration of one output of a local run: a background job makes a new output,
 //! Compare shows it as a word diff against the old one; `y` keeps it, Esc drops it.
 
-use crate::jobs::Jobs;
+use crate::jobs::{Handle, Jobs, Kind, Report};
 use crate::models::Generator;
 use crate::store::Store;
 use crate::transfer::regen::{self, Regenerated};
 use crate::transfer::run;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
-/// Where the job leaves its answer for Compare.
-pub type Slot = Arc<Mutex<Option<Result<Regenerated, String>>>>;
+impl Report for Regenerated {
+    fn summary(&self) -> String {
+        format!("new output for item #{}: {}", self.item_id, self.text)
+    }
+}
 
 /// What Compare shows of a regeneration.
 #[derive(Debug, Clone, PartialEq)]
@@ -23,34 +25,22 @@ pub enum RegenState {
 /// Starts regenerating `item_id` of run `run_id`. A greedy run is redone with sampling
 /// (temperature 0.8, top-p 0.95, a new seed each time) so a different rewrite can come out; a
 /// sampled run keeps its settings with a new seed.
-pub fn spawn(jobs: &Jobs, store_path: &Path, run_id: i64, item_id: i64, slot: Slot) {
+pub fn spawn(jobs: &Jobs, store_path: &Path, run_id: i64, item_id: i64) -> Handle<Regenerated> {
     let path = store_path.to_owned();
-    jobs.spawn(format!("regenerate item #{item_id} of run {run_id}"), move |ctx| {
-        let result = (|| -> anyhow::Result<Regenerated> {
-            let store = Store::open(&path)?;
-            let m = run::manifest(&store, run_id)?;
-            ctx.message("loading the model");
-            let generator = Generator::load(Path::new(&m.model.path))?;
-            let mut d = m.decoding.clone();
-            if d.greedy() {
-                d.temperature = 0.8;
-                d.top_p = 0.95;
-            }
-            d.seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |t| t.as_nanos() as u64);
-            ctx.message("generating");
-            Ok(regen::regenerate(&store, &generator, run_id, item_id, &d, ctx.cancel_flag())?)
-        })();
-        let summary = match &result {
-            Ok(r) => format!("new output for item #{item_id}: {}", r.text),
-            Err(e) => format!("{e:#}"),
-        };
-        let failed = result.is_err();
-        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(result.map_err(|e| format!("{e:#}")));
-        if failed {
-            anyhow::bail!(summary);
+    jobs.spawn(Kind::Regenerate, format!("regenerate item #{item_id} of run {run_id}"), move |ctx| {
+        let store = Store::open(&path)?;
+        let m = run::manifest(&store, run_id)?;
+        ctx.message("loading the model");
+        let generator = Generator::load(Path::new(&m.model.path))?;
+        let mut d = m.decoding.clone();
+        if d.greedy() {
+            d.temperature = 0.8;
+            d.top_p = 0.95;
         }
-        Ok(summary)
-    });
+        d.seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |t| t.as_nanos() as u64);
+        ctx.message("generating");
+        Ok(regen::regenerate(&store, &generator, run_id, item_id, &d, ctx.cancel_flag())?)
+    })
 }
 
 /// Stores a kept regeneration in its run.

@@ -6,7 +6,7 @@
 //! as Markdown, LaTeX and CSV.
 
 use crate::analysis::significance::MARK;
-use crate::jobs::Cancelled;
+use crate::jobs::{Cancelled, Kind};
 use crate::metrics::family::Convention;
 use crate::metrics::joint::PplPooling;
 use crate::score::Selection;
@@ -63,7 +63,7 @@ impl Scores {
         let Some(dataset) = self.dataset.clone() else { return Action::Note("no dataset with outputs".into(), true) };
         let path = sh.store_path.clone();
         let name = format!("score {dataset} tstbench");
-        let id = sh.jobs.spawn(name.clone(), move |ctx| {
+        let id = sh.jobs.spawn(Kind::Score, name.clone(), move |ctx| {
             let mut store = Store::open(&path)?;
             let sel = Selection { dataset_id: Some(store.dataset_id(&dataset)?), direction_id: None, systems: Vec::new() };
             let metrics = plan::parse(plan::TSTBENCH)?;
@@ -83,7 +83,8 @@ impl Scores {
                 text += &format!("; {m} absent: {why}");
             }
             Ok(text)
-        });
+        })
+        .id;
         Action::Note(format!("started job {id}: {name} (3 Jobs shows progress)"), false)
     }
 

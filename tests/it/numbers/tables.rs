@@ -2,34 +2,15 @@
 //! the numbers shown, `B` and `p` change them, and the numbers are those of the result table in
 //! that convention (demo store, no anchors needed).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crate::headless::{press_char as press, WAIT};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-use std::time::Duration;
 use tstlab::jobs::Jobs;
 use tstlab::metrics::family::Convention;
 use tstlab::score::table::{self, Column, Options};
 use tstlab::score::{Selection, plan};
 use tstlab::store::Store;
 use tstlab::tui::{App, Loader};
-
-const WAIT: Duration = Duration::from_secs(20);
-
-fn screen(app: &mut App) -> String {
-    let mut t = Terminal::new(TestBackend::new(200, 30)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    let b = t.backend().buffer().clone();
-    (0..b.area.height).map(|y| (0..b.area.width).map(|x| b[(x, y)].symbol()).collect::<String>() + "\n").collect()
-}
-
-fn press(app: &mut App, c: char) {
-    app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
 
 #[test]
 fn tui_scores_title_names_the_conventions_and_keys_change_them() {
@@ -68,13 +49,13 @@ fn tui_scores_title_names_the_conventions_and_keys_change_them() {
     assert!(app.settle(WAIT));
     press(&mut app, '7');
     // demo-formality is the first dataset; its first direction is informal->formal.
-    let s = screen(&mut app);
+    let s = crate::headless::screen(&mut app, 200, 30);
     assert!(s.contains("demo-formality · informal->formal (1/2) · BLEU.tstbench · PPL.corpus-words"), "{s}");
     let line = s.lines().find(|l| l.contains("lexicon-swap")).unwrap();
     assert!(line.contains(&format!(" {tst} ")) || line.contains(&format!(" {tst}*")), "{line}");
     assert!(s.contains("the convention of the stored BLEU scores"), "{s}");
     press(&mut app, 'B');
-    let s = screen(&mut app);
+    let s = crate::headless::screen(&mut app, 200, 30);
     assert!(s.contains("· BLEU.sacre13a · PPL.corpus-words"), "{s}");
     let line = s.lines().find(|l| l.contains("lexicon-swap")).unwrap();
     assert!(line.contains(&format!(" {sacre} ")) || line.contains(&format!(" {sacre}*")), "{line}");
@@ -82,11 +63,11 @@ fn tui_scores_title_names_the_conventions_and_keys_change_them() {
     // p: corpus-words (asked), corpus-tokens, mean, then the best the scores allow again.
     for (pooling, want) in &pooled {
         press(&mut app, 'p');
-        let s = screen(&mut app);
+        let s = crate::headless::screen(&mut app, 200, 30);
         assert!(s.contains(&format!("· BLEU.sacre13a · PPL.{pooling}")), "{s}");
         let line = s.lines().find(|l| l.contains("lexicon-swap")).unwrap();
         assert!(line.contains(&format!(" {want} ")) || line.contains(&format!(" {want}*")), "{pooling}: {want} in {line}");
     }
     press(&mut app, 'p');
-    assert!(screen(&mut app).contains("· BLEU.sacre13a · PPL.corpus-words"));
+    assert!(crate::headless::screen(&mut app, 200, 30).contains("· BLEU.sacre13a · PPL.corpus-words"));
 }

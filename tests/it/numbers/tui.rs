@@ -4,32 +4,13 @@
 //! the Scores screen's `b` (a baseline: `†` where the paired bootstrap finds p < 0.05) on
 //! DualRL's scored outputs.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crate::headless::{press_char as press, screen, WAIT};
 use std::path::Path;
-use std::time::Duration;
 use tstlab::analysis::correlate::Part;
 use tstlab::analysis::meta::Undefined;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
 use tstlab::tui::{App, Loader};
-
-const WAIT: Duration = Duration::from_secs(60);
-
-fn press(app: &mut App, ch: char) {
-    app.key(KeyEvent::new(KeyCode::Char(ch), KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
-
-fn screen(app: &mut App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    let buf = t.backend().buffer().clone();
-    (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect()
-}
 
 #[test]
 fn analysis_keys_change_the_conventions() {

@@ -431,8 +431,8 @@ fn tui_screens_show_controls_visibly() {
         app.handle(Action::Go(Screen::Compare));
         draw(&mut app, &format!("compare #{id}"));
     }
-    let id = jobs.spawn(format!("import {DATASET}"), |_| anyhow::bail!("x.tsv:2: {}", TEXTS[3]));
-    jobs.wait(id, wait).unwrap();
+    let job = jobs.spawn(tstlab::jobs::Kind::Import, format!("import {DATASET}"), |_| -> anyhow::Result<String> { anyhow::bail!("x.tsv:2: {}", TEXTS[3]) });
+    jobs.wait(job.id, wait).unwrap();
     app.jobs_changed();
     for screen in [Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Scores, Screen::Analysis] {
         app.handle(Action::Go(screen));
