@@ -339,7 +339,7 @@ fn concat(parts: impl Iterator<Item = UnitStats>) -> UnitStats {
 
 /// The column's score from the summed statistics of its components.
 fn scorer(conv: &Convention, comps: &[Comp], modes: &[PplPooling], combine: Combine) -> impl Fn(&[f64]) -> Option<f64> + Sync + use<> {
-    let conv = conv.clone();
+    let conv = *conv;
     let comps: Vec<(Comp, PplPooling)> = comps.iter().copied().zip(modes.iter().copied()).collect();
     move |sums: &[f64]| {
         let mut vals = Vec::with_capacity(comps.len());
