@@ -165,20 +165,16 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
         if imported && !repeat {
             g.real.insert((a, i, k), v.clone());
         }
+        // One output's score as a Likert judgment.
+        let likert = |s: usize, score: f64| {
+            let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
+            LikertJudgment { annotator: a, item: item.item_id, direction: item.direction_id, aspect: k as i64, system: s, score, identical_to_source: same(out, &sources[i]) }
+        };
         if v.iter().any(Option::is_none) {
             if imported && !repeat && g.campaign.def.mode != Mode::Rank {
                 for (s, score) in v.iter().enumerate().filter_map(|(s, x)| x.map(|x| (s, x))) {
-                    let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
                     g.incomplete += 1;
-                    g.scores.push(LikertJudgment {
-                        annotator: a,
-                        item: item.item_id,
-                        direction: item.direction_id,
-                        aspect: k as i64,
-                        system: s,
-                        score,
-                        identical_to_source: same(out, &sources[i]),
-                    });
+                    g.scores.push(likert(s, score));
                 }
             }
             continue;
@@ -205,16 +201,7 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
         });
         if g.campaign.def.mode != Mode::Rank && !repeat {
             for (s, score) in vals.iter().enumerate() {
-                let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
-                g.scores.push(LikertJudgment {
-                    annotator: a,
-                    item: item.item_id,
-                    direction: item.direction_id,
-                    aspect: k as i64,
-                    system: s,
-                    score: *score,
-                    identical_to_source: same(out, &sources[i]),
-                });
+                g.scores.push(likert(s, *score));
             }
         }
     }

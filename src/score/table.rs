@@ -323,12 +323,17 @@ const STORED: &[(Column, &[&str])] = &[
     (Column::TPpl, &["g-ppl"]),
 ];
 
+/// A metric configuration's JSON by its hash (`Null` when there is none or it is not JSON).
+pub(super) fn config_json(store: &Store, hash: &str) -> serde_json::Value {
+    let config: Option<String> =
+        store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [hash], |r| r.get(0)).ok();
+    config.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
+}
+
 /// Which classifier gave the ACC scores and what it was trained on (e.g. "test sources (5-fold
 /// CV)" for datasets without training sentences), from the metric configuration.
 fn classifier_note(store: &Store, hash: &str) -> anyhow::Result<String> {
-    let config: Option<String> =
-        store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [hash], |r| r.get(0)).ok();
-    let v: serde_json::Value = config.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default();
+    let v = config_json(store, hash);
     Ok(match (v["classifier"].as_str(), v["trained_on"].as_str()) {
         (Some(c), Some(t)) => format!(", {c} classifier trained on {t}"),
         (Some(c), None) => format!(", classifier {c}"),

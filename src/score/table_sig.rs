@@ -75,12 +75,6 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<String, B
     Ok(out)
 }
 
-/// Stored values (and details) of a metric in the configuration with the most values in the
-/// direction, as the table picks it.
-fn stored(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Stored>> {
-    Ok(super::table::scores(store, direction_id, metric)?.map(|s| s.values))
-}
-
 /// One input of a column.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Comp {
@@ -198,23 +192,21 @@ pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::
         let names: Vec<&str> = by_system.keys().map(String::as_str).collect();
         anyhow::bail!("--significance {:?}: no such system in {} {} (systems: {})", opts.baseline, table.dataset, table.direction, names.join(", "));
     }
-    let mut scores = HashMap::new();
+    // Each metric in the configuration with the most values in the direction, as the table picks it.
+    let (mut scores, mut dppl_config) = (HashMap::new(), None);
     for m in ["acc", "s-bert", "r-bert", "multi-bert", "cola", "d-ppl", "g-ppl"] {
-        if let Some(s) = stored(store, direction_id, m)? {
-            scores.insert(m, s);
+        if let Some(s) = super::table::scores(store, direction_id, m)? {
+            if m == "d-ppl" {
+                dppl_config = Some(s.config);
+            }
+            scores.insert(m, s.values);
         }
     }
     let max_refs = by_system.values().flat_map(|o| o.values()).map(|o| o.refs.len()).max().unwrap_or(0);
     let conv = Convention::parse(&table.conventions.bleu)?;
     // d-PPL's word counts come from its LM's tokenizer, as the table's (see `joint_data`).
     let target = table.direction.split_once("->").map_or("", |d| d.1);
-    let dppl_words = match super::table::scores(store, direction_id, "d-ppl")? {
-        Some(s) => {
-            let config: Option<String> = store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [&s.config], |r| r.get(0)).ok();
-            config.and_then(|c| serde_json::from_str(&c).ok()).and_then(|c| joint_data::dppl_tokenizer(&c, target))
-        }
-        None => None,
-    };
+    let dppl_words = dppl_config.and_then(|h| joint_data::dppl_tokenizer(&super::table::config_json(store, &h), target));
     let data = Data { by_system, scores, max_refs, conv, dppl_words };
     let col_idx = |c: Column| table.columns.iter().position(|x| *x == c);
     let row_of = |name: &str| table.rows.iter().find(|r| r.system == name);

@@ -207,12 +207,19 @@ mod tests {
         let v: Vec<f32> = (0..n * 2 * inter).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
         let t = Tensor::from_vec(v.clone(), (n, 2 * inter), &Device::Cpu).unwrap();
         let got = t.apply_op1_no_bwd(&SiluMul).unwrap().to_vec2::<f32>().unwrap();
-        for r in 0..n {
-            for j in 0..inter {
+        assert_silu_mul(&v, &got, inter);
+    }
+
+    /// `got` is silu(gate) * up of `v`'s rows (`[gate | up]`, `inter` each), to 1e-6 relative.
+    fn assert_silu_mul(v: &[f32], got: &[Vec<f32>], inter: usize) {
+        assert_eq!(got.len(), v.len() / (2 * inter));
+        assert!(got.iter().all(|row| row.len() == inter));
+        for (r, row) in got.iter().enumerate() {
+            for (j, &x) in row.iter().enumerate().take(inter) {
                 let g = v[r * 2 * inter + j] as f64;
                 let u = v[r * 2 * inter + inter + j] as f64;
                 let want = g / (1.0 + (-g).exp()) * u;
-                assert!((got[r][j] as f64 - want).abs() <= 1e-6 * (1.0 + want.abs()), "{r},{j}: {} vs {want}", got[r][j]);
+                assert!((x as f64 - want).abs() <= 1e-6 * (1.0 + want.abs()), "{r},{j}: {x} vs {want}");
             }
         }
     }
@@ -223,14 +230,7 @@ mod tests {
         let v = crate::models::kernels::test_values(n * 2 * inter, 9).iter().map(|x| x * 6.0).collect::<Vec<_>>();
         let t = Tensor::from_vec(v.clone(), (n, 2 * inter), &Device::Cpu).unwrap();
         let got = silu_mul(&t, inter).unwrap().to_vec2::<f32>().unwrap();
-        for r in 0..n {
-            for j in 0..inter {
-                let g = v[r * 2 * inter + j] as f64;
-                let u = v[r * 2 * inter + inter + j] as f64;
-                let want = g / (1.0 + (-g).exp()) * u;
-                assert!((got[r][j] as f64 - want).abs() <= 1e-6 * (1.0 + want.abs()), "{r},{j}: {} vs {want}", got[r][j]);
-            }
-        }
+        assert_silu_mul(&v, &got, inter);
     }
 
     #[test]
