@@ -1,8 +1,31 @@
 //! The one action type: keys map to actions through `keys.rs`; loader answers and timers
 //! arrive as actions too. Screens handle actions and may answer with a follow-up action.
+//! [`ScreenId`] names a screen (what `Action::Go` shows, a screen's key context).
 
-use super::app::Screen;
 use super::loader::Response;
+
+/// A screen, by the name on its tab. The screens that keys or other screens name are listed
+/// here; a screen nothing else names may keep its id in its own file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ScreenId(pub &'static str);
+
+impl ScreenId {
+    pub const BROWSE: ScreenId = ScreenId("Browse");
+    pub const COMPARE: ScreenId = ScreenId("Compare");
+    pub const JOBS: ScreenId = ScreenId("Jobs");
+    pub const IMPORT: ScreenId = ScreenId("Import");
+    pub const CAMPAIGNS: ScreenId = ScreenId("Campaigns");
+    /// Reached from Campaigns (or `tstlab annotate`), not a tab of its own.
+    pub const ANNOTATE: ScreenId = ScreenId("Annotate");
+    /// Reached from Campaigns, not a tab of its own.
+    pub const RESULTS: ScreenId = ScreenId("Results");
+    pub const ANALYSIS: ScreenId = ScreenId("Analysis");
+    pub const SCORES: ScreenId = ScreenId("Scores");
+
+    pub fn name(self) -> &'static str {
+        self.0
+    }
+}
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -23,7 +46,7 @@ pub enum Action {
     /// Enter: open the selection.
     Open,
     /// Show a screen.
-    Go(Screen),
+    Go(ScreenId),
     Search,
     CycleFilter,
     CycleSort,

@@ -1,13 +1,13 @@
 //! The app: which screen is shown, the help overlay, the status line, and action dispatch.
 //!
 //! To add a screen: write `screens/<name>.rs` with a type implementing [`View`], add a
-//! `Screen` variant (and to `Screen::ALL`), a field on `App`, its arms in `App::view`,
+//! `Screen` variant (and to `TABS`), a field on `App`, its arms in `App::view`,
 //! `dispatch_main` and `draw`, and an `Action::Go(Screen::...)` key in `keys.rs`.
 //!
 //! Annotator mode (`tstlab annotate`, [`App::lock_to_annotate`]) shows only the Annotate
 //! screen: other screens would show system names and other annotators' work.
 
-use super::action::Action;
+use super::action::{Action, ScreenId};
 use super::keys::{self, Context};
 use super::loader::{Loader, Topic};
 use super::screens::{
@@ -50,43 +50,19 @@ pub trait View {
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared);
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Screen {
-    Browse,
-    Compare,
-    Jobs,
-    Import,
-    Analysis,
-    Campaigns,
-    /// Reached from Campaigns (or `tstlab annotate`), not a tab of its own.
-    Annotate,
-    /// Reached from Campaigns, not a tab of its own.
-    Results,
-    Scores,
-}
-
-impl Screen {
-    /// In tab order (the keys `1`, `2`, ... in `keys.rs`).
-    pub const ALL: [Screen; 7] =
-        [Screen::Browse, Screen::Compare, Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Analysis, Screen::Scores];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Screen::Browse => "Browse",
-            Screen::Compare => "Compare",
-            Screen::Jobs => "Jobs",
-            Screen::Import => "Import",
-            Screen::Campaigns => "Campaigns",
-            Screen::Annotate => "Annotate",
-            Screen::Results => "Results",
-            Screen::Analysis => "Analysis",
-            Screen::Scores => "Scores",
-        }
-    }
-}
+/// The tabs, in order (the keys `1`, `2`, ... in `keys.rs`).
+const TABS: [ScreenId; 7] = [
+    ScreenId::BROWSE,
+    ScreenId::COMPARE,
+    ScreenId::JOBS,
+    ScreenId::IMPORT,
+    ScreenId::CAMPAIGNS,
+    ScreenId::ANALYSIS,
+    ScreenId::SCORES,
+];
 
 pub struct App {
-    pub screen: Screen,
+    pub screen: ScreenId,
     /// The help overlay's scroll offset while it is open.
     pub help: Option<usize>,
     pub browse: Browse,
@@ -116,7 +92,7 @@ pub struct App {
 impl App {
     pub fn new(loader: Loader, jobs: Jobs, store_path: &Path) -> App {
         App {
-            screen: Screen::Browse,
+            screen: ScreenId::BROWSE,
             help: None,
             browse: Browse::default(),
             compare: Compare::default(),
@@ -148,7 +124,7 @@ impl App {
         let path = self.shared.store_path.clone();
         self.annotate.open(&path, campaign, annotator, join)?;
         self.annotate.locked = true;
-        self.screen = Screen::Annotate;
+        self.screen = ScreenId::ANNOTATE;
         Ok(())
     }
 
@@ -186,15 +162,16 @@ impl App {
 
     fn view(&mut self) -> &mut dyn View {
         match self.screen {
-            Screen::Browse => &mut self.browse,
-            Screen::Compare => &mut self.compare,
-            Screen::Jobs => &mut self.jobs_view,
-            Screen::Import => &mut self.import,
-            Screen::Campaigns => &mut self.campaigns,
-            Screen::Annotate => &mut self.annotate,
-            Screen::Results => &mut self.results,
-            Screen::Analysis => &mut self.analysis,
-            Screen::Scores => &mut self.scores,
+            ScreenId::BROWSE => &mut self.browse,
+            ScreenId::COMPARE => &mut self.compare,
+            ScreenId::JOBS => &mut self.jobs_view,
+            ScreenId::IMPORT => &mut self.import,
+            ScreenId::CAMPAIGNS => &mut self.campaigns,
+            ScreenId::ANNOTATE => &mut self.annotate,
+            ScreenId::RESULTS => &mut self.results,
+            ScreenId::ANALYSIS => &mut self.analysis,
+            ScreenId::SCORES => &mut self.scores,
+            other => unreachable!("no screen {other:?}"),
         }
     }
 
@@ -224,7 +201,7 @@ impl App {
         let asked = if replay { self.quit_asked } else { std::mem::take(&mut self.quit_asked) };
         let chain = self.chain();
         let action = keys::action_for(&chain, &key);
-        let holds = self.screen == Screen::Annotate
+        let holds = self.screen == ScreenId::ANNOTATE
             && self.help.is_none()
             && (self.annotate.waiting() || (!replay && !self.held.is_empty()));
         // Quitting asks first when a change failed to be stored (else it waits its turn).
@@ -311,7 +288,7 @@ impl App {
     fn open_launch(&mut self) -> Option<Action> {
         let items_of = |id: i64| self.browse.directions.iter().find(|d| d.id == id).map_or(0, |d| d.items);
         let form = match self.screen {
-            Screen::Compare => {
+            ScreenId::COMPARE => {
                 let d = self.compare.detail.as_ref()?;
                 let direction = format!("{}->{}", d.source_style, d.target_style);
                 LaunchForm::new(&d.dataset, &direction, items_of(d.direction_id), Some((d.id, d.address())))
@@ -344,8 +321,8 @@ impl App {
             Action::Go(_) | Action::OpenItem(_) | Action::OpenResults(_) | Action::OpenAnnotate(..) if self.annotate.locked => {
                 self.note = Some(("annotator mode: only this queue (q quits; your work is saved)".into(), false));
             }
-            Action::Go(Screen::Campaigns) => {
-                self.screen = Screen::Campaigns;
+            Action::Go(ScreenId::CAMPAIGNS) => {
+                self.screen = ScreenId::CAMPAIGNS;
                 return self.campaigns.handle(Action::Refresh, &mut self.shared);
             }
             Action::OpenAnnotate(campaign, annotator) => {
@@ -357,37 +334,37 @@ impl App {
                     let _ = s.flush(FLUSH_WAIT);
                 }
                 match self.annotate.open(&self.shared.store_path.clone(), &campaign, &annotator, false) {
-                    Ok(()) => self.screen = Screen::Annotate,
+                    Ok(()) => self.screen = ScreenId::ANNOTATE,
                     Err(e) => self.note = Some((format!("cannot open the queue: {e}"), true)),
                 }
             }
             Action::OpenResults(_) => {
-                self.screen = Screen::Results;
+                self.screen = ScreenId::RESULTS;
                 return self.results.handle(a, &mut self.shared);
             }
-            Action::Go(Screen::Compare) if self.compare.is_empty() && !self.shared.loader.busy(Topic::Detail) => {
+            Action::Go(ScreenId::COMPARE) if self.compare.is_empty() && !self.shared.loader.busy(Topic::Detail) => {
                 self.note = Some(("no item open yet: press Enter on an item in Browse".into(), false));
             }
-            Action::Go(Screen::Analysis) => {
-                self.screen = Screen::Analysis;
+            Action::Go(ScreenId::ANALYSIS) => {
+                self.screen = ScreenId::ANALYSIS;
                 // The first visit loads the heatmap.
                 if self.analysis.loaded.is_none() && !self.shared.loader.busy(Topic::Matrix) {
                     return self.analysis.handle(Action::Refresh, &mut self.shared);
                 }
             }
-            Action::Go(Screen::Scores) => {
-                self.screen = Screen::Scores;
+            Action::Go(ScreenId::SCORES) => {
+                self.screen = ScreenId::SCORES;
                 if !self.scores.loaded {
                     return self.scores.handle(Action::Refresh, &mut self.shared);
                 }
             }
             Action::Go(screen) => self.screen = screen,
             Action::OpenItem(_) => {
-                self.screen = Screen::Compare;
+                self.screen = ScreenId::COMPARE;
                 return self.compare.handle(a, &mut self.shared);
             }
             Action::Note(text, error) => self.note = Some((text, error)),
-            Action::LaunchTransfer if matches!(self.screen, Screen::Browse | Screen::Compare) => return self.open_launch(),
+            Action::LaunchTransfer if matches!(self.screen, ScreenId::BROWSE | ScreenId::COMPARE) => return self.open_launch(),
             Action::Loaded(r) => {
                 if let Err(e) = &r.result {
                     self.note = Some((format!("store query failed: {e}"), true));
@@ -403,15 +380,16 @@ impl App {
             }
             a => {
                 return match self.screen {
-                    Screen::Browse => self.browse.handle(a, &mut self.shared),
-                    Screen::Compare => self.compare.handle(a, &mut self.shared),
-                    Screen::Jobs => self.jobs_view.handle(a, &mut self.shared),
-                    Screen::Import => self.import.handle(a, &mut self.shared),
-                    Screen::Campaigns => self.campaigns.handle(a, &mut self.shared),
-                    Screen::Annotate => self.annotate.handle(a, &mut self.shared),
-                    Screen::Results => self.results.handle(a, &mut self.shared),
-                    Screen::Analysis => self.analysis.handle(a, &mut self.shared),
-                    Screen::Scores => self.scores.handle(a, &mut self.shared),
+                    ScreenId::BROWSE => self.browse.handle(a, &mut self.shared),
+                    ScreenId::COMPARE => self.compare.handle(a, &mut self.shared),
+                    ScreenId::JOBS => self.jobs_view.handle(a, &mut self.shared),
+                    ScreenId::IMPORT => self.import.handle(a, &mut self.shared),
+                    ScreenId::CAMPAIGNS => self.campaigns.handle(a, &mut self.shared),
+                    ScreenId::ANNOTATE => self.annotate.handle(a, &mut self.shared),
+                    ScreenId::RESULTS => self.results.handle(a, &mut self.shared),
+                    ScreenId::ANALYSIS => self.analysis.handle(a, &mut self.shared),
+                    ScreenId::SCORES => self.scores.handle(a, &mut self.shared),
+                    other => unreachable!("no screen {other:?}"),
                 };
             }
         }
@@ -422,7 +400,7 @@ impl App {
     fn writes(&self, a: &Action) -> bool {
         match a {
             Action::StartScoring | Action::LaunchTransfer | Action::Regenerate | Action::KeepRegen | Action::OpenAnnotate(..) => true,
-            Action::Submit | Action::Open => self.screen == Screen::Import,
+            Action::Submit | Action::Open => self.screen == ScreenId::IMPORT,
             _ => false,
         }
     }
@@ -494,15 +472,16 @@ impl App {
             Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
         self.draw_tabs(f, tabs);
         match self.screen {
-            Screen::Browse => self.browse.draw(f, body, &self.shared),
-            Screen::Compare => self.compare.draw(f, body, &self.shared),
-            Screen::Jobs => self.jobs_view.draw(f, body, &self.shared),
-            Screen::Import => self.import.draw(f, body, &self.shared),
-            Screen::Campaigns => self.campaigns.draw(f, body, &self.shared),
-            Screen::Annotate => self.annotate.draw(f, body, &self.shared),
-            Screen::Results => self.results.draw(f, body, &self.shared),
-            Screen::Analysis => self.analysis.draw(f, body, &self.shared),
-            Screen::Scores => self.scores.draw(f, body, &self.shared),
+            ScreenId::BROWSE => self.browse.draw(f, body, &self.shared),
+            ScreenId::COMPARE => self.compare.draw(f, body, &self.shared),
+            ScreenId::JOBS => self.jobs_view.draw(f, body, &self.shared),
+            ScreenId::IMPORT => self.import.draw(f, body, &self.shared),
+            ScreenId::CAMPAIGNS => self.campaigns.draw(f, body, &self.shared),
+            ScreenId::ANNOTATE => self.annotate.draw(f, body, &self.shared),
+            ScreenId::RESULTS => self.results.draw(f, body, &self.shared),
+            ScreenId::ANALYSIS => self.analysis.draw(f, body, &self.shared),
+            ScreenId::SCORES => self.scores.draw(f, body, &self.shared),
+            other => unreachable!("no screen {other:?}"),
         }
         self.draw_status(f, status);
         if let Some(form) = &self.launch {
@@ -524,12 +503,12 @@ impl App {
             f.render_widget(Paragraph::new(Line::from(spans)), area);
             return;
         }
-        for (i, s) in Screen::ALL.iter().enumerate() {
+        for (i, s) in TABS.iter().enumerate() {
             let style = if *s == self.screen { theme::KEY } else { theme::MUTED };
             spans.push(Span::styled(format!("{} {}", i + 1, s.name()), style));
             spans.push(Span::raw("  "));
         }
-        if !Screen::ALL.contains(&self.screen) {
+        if !TABS.contains(&self.screen) {
             spans.push(Span::styled(format!("· {}", self.screen.name()), theme::KEY));
             spans.push(Span::raw("  "));
         }

@@ -1,8 +1,7 @@
 //! The key table: every binding, with the context it works in and what it does. Key handling
 //! and the help overlay both read `BINDINGS`; add a key here and it is documented.
 
-use super::action::Action;
-use super::app::Screen;
+use super::action::{Action, ScreenId};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 /// Where a binding applies. The app looks a key up in a chain of contexts, most specific first.
@@ -12,15 +11,8 @@ pub enum Context {
     Any,
     /// On every screen when not typing.
     Main,
-    Browse,
-    Compare,
-    Jobs,
-    Import,
-    Campaigns,
-    Annotate,
-    Results,
-    Analysis,
-    Scores,
+    /// On one screen when not typing.
+    Screen(ScreenId),
     /// While the launch form of a transfer run is open.
     Launch,
     /// While typing into a text field (other printable keys type themselves).
@@ -30,22 +22,14 @@ pub enum Context {
 }
 
 impl Context {
-    pub fn name(self) -> &'static str {
+    pub fn name(self) -> String {
         match self {
-            Context::Any => "anywhere",
-            Context::Main => "screens",
-            Context::Browse => "browse",
-            Context::Compare => "compare",
-            Context::Jobs => "jobs",
-            Context::Import => "import",
-            Context::Campaigns => "campaigns",
-            Context::Annotate => "annotate",
-            Context::Results => "results",
-            Context::Analysis => "analysis",
-            Context::Scores => "scores",
-            Context::Launch => "launch",
-            Context::Input => "typing",
-            Context::Help => "help",
+            Context::Any => "anywhere".into(),
+            Context::Main => "screens".into(),
+            Context::Screen(id) => id.name().to_lowercase(),
+            Context::Launch => "launch".into(),
+            Context::Input => "typing".into(),
+            Context::Help => "help".into(),
         }
     }
 }
@@ -121,6 +105,17 @@ impl Binding {
 use Context::*;
 use KeyCode as K;
 
+// The screens with keys of their own.
+const BROWSE: Context = Screen(ScreenId::BROWSE);
+const COMPARE: Context = Screen(ScreenId::COMPARE);
+const JOBS: Context = Screen(ScreenId::JOBS);
+const IMPORT: Context = Screen(ScreenId::IMPORT);
+const CAMPAIGNS: Context = Screen(ScreenId::CAMPAIGNS);
+const ANNOTATE: Context = Screen(ScreenId::ANNOTATE);
+const RESULTS: Context = Screen(ScreenId::RESULTS);
+const ANALYSIS: Context = Screen(ScreenId::ANALYSIS);
+const SCORES: Context = Screen(ScreenId::SCORES);
+
 macro_rules! bind {
     ($ctx:expr, [$($key:expr),+], $action:expr, $desc:expr) => {
         bind!($ctx, [$($key),+], $action, $desc, "")
@@ -135,13 +130,13 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Any, [ctrl('c')], Action::Quit, "quit tstlab"),
     bind!(Main, [c('q')], Action::Quit, "quit tstlab", "quit"),
     bind!(Main, [c('?')], Action::Help, "show this help", "help"),
-    bind!(Main, [c('1')], Action::Go(Screen::Browse), "Browse screen: datasets, directions, items"),
-    bind!(Main, [c('2')], Action::Go(Screen::Compare), "Compare screen: the last opened item"),
-    bind!(Main, [c('3'), c('J')], Action::Go(Screen::Jobs), "Jobs screen: background jobs", "jobs"),
-    bind!(Main, [c('4'), c('I')], Action::Go(Screen::Import), "Import screen: import a file as a job"),
-    bind!(Main, [c('5'), c('C')], Action::Go(Screen::Campaigns), "Campaigns screen: campaigns, annotators, results"),
-    bind!(Main, [c('6'), c('A')], Action::Go(Screen::Analysis), "Analysis screen: metric x human heatmap, trade-off chart"),
-    bind!(Main, [c('7'), c('T')], Action::Go(Screen::Scores), "Scores screen: result table per direction (TSTBench layout)"),
+    bind!(Main, [c('1')], Action::Go(ScreenId::BROWSE), "Browse screen: datasets, directions, items"),
+    bind!(Main, [c('2')], Action::Go(ScreenId::COMPARE), "Compare screen: the last opened item"),
+    bind!(Main, [c('3'), c('J')], Action::Go(ScreenId::JOBS), "Jobs screen: background jobs", "jobs"),
+    bind!(Main, [c('4'), c('I')], Action::Go(ScreenId::IMPORT), "Import screen: import a file as a job"),
+    bind!(Main, [c('5'), c('C')], Action::Go(ScreenId::CAMPAIGNS), "Campaigns screen: campaigns, annotators, results"),
+    bind!(Main, [c('6'), c('A')], Action::Go(ScreenId::ANALYSIS), "Analysis screen: metric x human heatmap, trade-off chart"),
+    bind!(Main, [c('7'), c('T')], Action::Go(ScreenId::SCORES), "Scores screen: result table per direction (TSTBench layout)"),
     bind!(Main, [k(K::Up), c('k')], Action::Up, "move up"),
     bind!(Main, [k(K::Down), c('j')], Action::Down, "move down"),
     bind!(Main, [k(K::PageUp), ctrl('b')], Action::PageUp, "page up"),
@@ -154,77 +149,77 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Main, [k(K::Enter)], Action::Open, "open the selection"),
     bind!(Main, [k(K::Esc)], Action::Back, "go back"),
     bind!(Main, [c('r')], Action::Refresh, "reload from the store"),
-    bind!(Browse, [c('/')], Action::Search, "search sources, references and outputs", "search"),
-    bind!(Browse, [c('f')], Action::CycleFilter, "cycle the item filter", "filter"),
-    bind!(Browse, [c('s')], Action::CycleSort, "cycle the item order", "sort"),
-    bind!(Browse, [k(K::Enter)], Action::Open, "open: next level, or the item in Compare", "open"),
-    bind!(Browse, [c('t')], Action::LaunchTransfer, "launch a local transfer run on the selected direction", "transfer"),
-    bind!(Compare, [k(K::Right), c('n')], Action::NextItem, "next item", "next"),
-    bind!(Compare, [k(K::Left), c('b')], Action::PrevItem, "previous item", "prev"),
-    bind!(Compare, [c('x')], Action::HideSystem, "hide the selected system", "hide"),
-    bind!(Compare, [c('p')], Action::PinSystem, "pin (or unpin) the selected system first", "pin"),
-    bind!(Compare, [c('a')], Action::ShowHidden, "show hidden systems again", "show all"),
-    bind!(Compare, [c('d')], Action::ToggleRemoved, "show or hide removed source words", "removed"),
-    bind!(Compare, [c('w')], Action::WriteCase, "write a case study (.md, .tex) to case-studies/", "case study"),
-    bind!(Compare, [c('t')], Action::LaunchTransfer, "launch a local transfer run (this item, first N or all)"),
-    bind!(Compare, [c('e')], Action::Regenerate, "regenerate the selected local output (diff new vs old)"),
-    bind!(Compare, [c('y')], Action::KeepRegen, "keep the regenerated output in its run"),
-    bind!(Compare, [k(K::Esc)], Action::Back, "drop a regenerated output, else back to Browse", "back"),
-    bind!(Analysis, [k(K::Up), c('k')], Action::Up, "heatmap: row up; trade-off: previous system"),
-    bind!(Analysis, [k(K::Down), c('j')], Action::Down, "heatmap: row down; trade-off: next system"),
-    bind!(Analysis, [k(K::Left), c('h')], Action::Left, "heatmap: column left"),
-    bind!(Analysis, [k(K::Right), c('l')], Action::Right, "heatmap: column right"),
-    bind!(Analysis, [c('d')], Action::CyclePart, "next direction, then pooled, then overall", "direction"),
-    bind!(Analysis, [c('v')], Action::CycleLevel, "next level: system, pairwise accuracy, sample, dataset", "level"),
-    bind!(Analysis, [c('m')], Action::CycleMethod, "next method: Pearson, Spearman, Kendall tau-b, tau-like", "method"),
-    bind!(Analysis, [c('c')], Action::ToggleColumns, "columns: human aspects or metrics (metric x metric)", "columns"),
-    bind!(Analysis, [c('s')], Action::CycleDataset, "next dataset"),
-    bind!(Analysis, [c('t')], Action::ToggleView, "heatmap or trade-off chart", "trade-off"),
-    bind!(Analysis, [c('x')], Action::NextX, "trade-off: next metric on the x axis (content)"),
-    bind!(Analysis, [c('y')], Action::NextY, "trade-off: next metric on the y axis (style strength)"),
-    bind!(Analysis, [c('u')], Action::ToggleUndefined, "sample level: undefined correlations skipped or counted as 0"),
-    bind!(Analysis, [c('o')], Action::ToggleOutputs, "keep or leave out empty and refused outputs"),
-    bind!(Analysis, [c('e')], Action::ToggleHumanSystems, "keep or leave out human systems (kind human, e.g. REF)"),
-    bind!(Analysis, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
-    bind!(Scores, [k(K::Left), c('h')], Action::Left, "select the previous column"),
-    bind!(Scores, [k(K::Right), c('l')], Action::Right, "select the next column"),
-    bind!(Scores, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),
-    bind!(Scores, [c('d')], Action::CyclePart, "next direction", "direction"),
-    bind!(Scores, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
-    bind!(Scores, [c('x')], Action::StartScoring, "score this dataset (tstbench metrics) as a background job", "score"),
-    bind!(Scores, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
-    bind!(Scores, [c('b')], Action::NextBaseline, "next significance baseline († = p < 0.05, paired bootstrap)", "baseline"),
-    bind!(Scores, [c('B')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
-    bind!(Scores, [c('p')], Action::CyclePool, "PPL pooling: best allowed, corpus-words, -tokens, mean", "PPL pool"),
-    bind!(Scores, [k(K::Esc)], Action::Go(Screen::Browse), "back to Browse"),
-    bind!(Jobs, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
-    bind!(Import, [k(K::Enter)], Action::Submit, "start the import", "import"),
-    bind!(Import, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),
-    bind!(Campaigns, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
-    bind!(Campaigns, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
-    bind!(Annotate, [c('K'), c('+')], Action::RankUp, "ranking: move the selected output up (better)", "better"),
-    bind!(Annotate, [c('J'), c('-')], Action::RankDown, "ranking: move the selected output down (worse)", "worse"),
-    bind!(Annotate, [c('=')], Action::Tie, "ranking: tie with the output above (again: untie)", "tie"),
-    bind!(Annotate, [c('o')], Action::TypeOrdering, "ranking: type an ordering of the labels, e.g. 3>1=2>4", "type"),
-    bind!(Annotate, [k(K::Enter), c(' ')], Action::Accept, "ranking: take the order shown; if judged: next unfinished", "accept"),
-    bind!(Annotate, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
+    bind!(BROWSE, [c('/')], Action::Search, "search sources, references and outputs", "search"),
+    bind!(BROWSE, [c('f')], Action::CycleFilter, "cycle the item filter", "filter"),
+    bind!(BROWSE, [c('s')], Action::CycleSort, "cycle the item order", "sort"),
+    bind!(BROWSE, [k(K::Enter)], Action::Open, "open: next level, or the item in Compare", "open"),
+    bind!(BROWSE, [c('t')], Action::LaunchTransfer, "launch a local transfer run on the selected direction", "transfer"),
+    bind!(COMPARE, [k(K::Right), c('n')], Action::NextItem, "next item", "next"),
+    bind!(COMPARE, [k(K::Left), c('b')], Action::PrevItem, "previous item", "prev"),
+    bind!(COMPARE, [c('x')], Action::HideSystem, "hide the selected system", "hide"),
+    bind!(COMPARE, [c('p')], Action::PinSystem, "pin (or unpin) the selected system first", "pin"),
+    bind!(COMPARE, [c('a')], Action::ShowHidden, "show hidden systems again", "show all"),
+    bind!(COMPARE, [c('d')], Action::ToggleRemoved, "show or hide removed source words", "removed"),
+    bind!(COMPARE, [c('w')], Action::WriteCase, "write a case study (.md, .tex) to case-studies/", "case study"),
+    bind!(COMPARE, [c('t')], Action::LaunchTransfer, "launch a local transfer run (this item, first N or all)"),
+    bind!(COMPARE, [c('e')], Action::Regenerate, "regenerate the selected local output (diff new vs old)"),
+    bind!(COMPARE, [c('y')], Action::KeepRegen, "keep the regenerated output in its run"),
+    bind!(COMPARE, [k(K::Esc)], Action::Back, "drop a regenerated output, else back to Browse", "back"),
+    bind!(ANALYSIS, [k(K::Up), c('k')], Action::Up, "heatmap: row up; trade-off: previous system"),
+    bind!(ANALYSIS, [k(K::Down), c('j')], Action::Down, "heatmap: row down; trade-off: next system"),
+    bind!(ANALYSIS, [k(K::Left), c('h')], Action::Left, "heatmap: column left"),
+    bind!(ANALYSIS, [k(K::Right), c('l')], Action::Right, "heatmap: column right"),
+    bind!(ANALYSIS, [c('d')], Action::CyclePart, "next direction, then pooled, then overall", "direction"),
+    bind!(ANALYSIS, [c('v')], Action::CycleLevel, "next level: system, pairwise accuracy, sample, dataset", "level"),
+    bind!(ANALYSIS, [c('m')], Action::CycleMethod, "next method: Pearson, Spearman, Kendall tau-b, tau-like", "method"),
+    bind!(ANALYSIS, [c('c')], Action::ToggleColumns, "columns: human aspects or metrics (metric x metric)", "columns"),
+    bind!(ANALYSIS, [c('s')], Action::CycleDataset, "next dataset"),
+    bind!(ANALYSIS, [c('t')], Action::ToggleView, "heatmap or trade-off chart", "trade-off"),
+    bind!(ANALYSIS, [c('x')], Action::NextX, "trade-off: next metric on the x axis (content)"),
+    bind!(ANALYSIS, [c('y')], Action::NextY, "trade-off: next metric on the y axis (style strength)"),
+    bind!(ANALYSIS, [c('u')], Action::ToggleUndefined, "sample level: undefined correlations skipped or counted as 0"),
+    bind!(ANALYSIS, [c('o')], Action::ToggleOutputs, "keep or leave out empty and refused outputs"),
+    bind!(ANALYSIS, [c('e')], Action::ToggleHumanSystems, "keep or leave out human systems (kind human, e.g. REF)"),
+    bind!(ANALYSIS, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
+    bind!(SCORES, [k(K::Left), c('h')], Action::Left, "select the previous column"),
+    bind!(SCORES, [k(K::Right), c('l')], Action::Right, "select the next column"),
+    bind!(SCORES, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),
+    bind!(SCORES, [c('d')], Action::CyclePart, "next direction", "direction"),
+    bind!(SCORES, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
+    bind!(SCORES, [c('x')], Action::StartScoring, "score this dataset (tstbench metrics) as a background job", "score"),
+    bind!(SCORES, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
+    bind!(SCORES, [c('b')], Action::NextBaseline, "next significance baseline († = p < 0.05, paired bootstrap)", "baseline"),
+    bind!(SCORES, [c('B')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
+    bind!(SCORES, [c('p')], Action::CyclePool, "PPL pooling: best allowed, corpus-words, -tokens, mean", "PPL pool"),
+    bind!(SCORES, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
+    bind!(JOBS, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
+    bind!(IMPORT, [k(K::Enter)], Action::Submit, "start the import", "import"),
+    bind!(IMPORT, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),
+    bind!(CAMPAIGNS, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
+    bind!(CAMPAIGNS, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
+    bind!(ANNOTATE, [c('K'), c('+')], Action::RankUp, "ranking: move the selected output up (better)", "better"),
+    bind!(ANNOTATE, [c('J'), c('-')], Action::RankDown, "ranking: move the selected output down (worse)", "worse"),
+    bind!(ANNOTATE, [c('=')], Action::Tie, "ranking: tie with the output above (again: untie)", "tie"),
+    bind!(ANNOTATE, [c('o')], Action::TypeOrdering, "ranking: type an ordering of the labels, e.g. 3>1=2>4", "type"),
+    bind!(ANNOTATE, [k(K::Enter), c(' ')], Action::Accept, "ranking: take the order shown; if judged: next unfinished", "accept"),
+    bind!(ANNOTATE, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
         "Likert: score; slider: 10x the digit; ranking: type order"),
-    bind!(Annotate, [k(K::Left), c('h')], Action::Adjust(-1), "slider or Likert: selected output -1"),
-    bind!(Annotate, [k(K::Right), c('l')], Action::Adjust(1), "slider or Likert: selected output +1"),
-    bind!(Annotate, [c('['), c('H')], Action::Adjust(-10), "slider: selected output -10"),
-    bind!(Annotate, [c(']'), c('L')], Action::Adjust(10), "slider: selected output +10"),
-    bind!(Annotate, [k(K::Tab), c('a')], Action::NextAspect, "next aspect (strength, content, fluency ...)", "aspect"),
-    bind!(Annotate, [c('n')], Action::NextItem, "next item in the queue", "next"),
-    bind!(Annotate, [c('b')], Action::PrevItem, "previous item in the queue", "prev"),
-    bind!(Annotate, [c('u')], Action::NextUnfinished, "jump to the next unfinished item and aspect", "unfinished"),
-    bind!(Annotate, [c('z'), ctrl('z')], Action::Undo, "undo the last change (any item)", "undo"),
-    bind!(Annotate, [c('y'), ctrl('y')], Action::Redo, "redo the last undone change", "redo"),
-    bind!(Annotate, [c('i')], Action::Guidelines, "show or hide the guidelines", "guidelines"),
-    bind!(Annotate, [c('d')], Action::ToggleDiff, "word diff against the source on or off"),
-    bind!(Annotate, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
-    bind!(Results, [k(K::Tab), k(K::Right), c('l')], Action::NextPane, "next section", "section"),
-    bind!(Results, [k(K::Left), c('h')], Action::Left, "previous section"),
-    bind!(Results, [k(K::Esc)], Action::Go(Screen::Campaigns), "back to Campaigns", "back"),
+    bind!(ANNOTATE, [k(K::Left), c('h')], Action::Adjust(-1), "slider or Likert: selected output -1"),
+    bind!(ANNOTATE, [k(K::Right), c('l')], Action::Adjust(1), "slider or Likert: selected output +1"),
+    bind!(ANNOTATE, [c('['), c('H')], Action::Adjust(-10), "slider: selected output -10"),
+    bind!(ANNOTATE, [c(']'), c('L')], Action::Adjust(10), "slider: selected output +10"),
+    bind!(ANNOTATE, [k(K::Tab), c('a')], Action::NextAspect, "next aspect (strength, content, fluency ...)", "aspect"),
+    bind!(ANNOTATE, [c('n')], Action::NextItem, "next item in the queue", "next"),
+    bind!(ANNOTATE, [c('b')], Action::PrevItem, "previous item in the queue", "prev"),
+    bind!(ANNOTATE, [c('u')], Action::NextUnfinished, "jump to the next unfinished item and aspect", "unfinished"),
+    bind!(ANNOTATE, [c('z'), ctrl('z')], Action::Undo, "undo the last change (any item)", "undo"),
+    bind!(ANNOTATE, [c('y'), ctrl('y')], Action::Redo, "redo the last undone change", "redo"),
+    bind!(ANNOTATE, [c('i')], Action::Guidelines, "show or hide the guidelines", "guidelines"),
+    bind!(ANNOTATE, [c('d')], Action::ToggleDiff, "word diff against the source on or off"),
+    bind!(ANNOTATE, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
+    bind!(RESULTS, [k(K::Tab), k(K::Right), c('l')], Action::NextPane, "next section", "section"),
+    bind!(RESULTS, [k(K::Left), c('h')], Action::Left, "previous section"),
+    bind!(RESULTS, [k(K::Esc)], Action::Go(ScreenId::CAMPAIGNS), "back to Campaigns", "back"),
     bind!(Launch, [k(K::Up), c('k')], Action::Up, "previous field"),
     bind!(Launch, [k(K::Down), c('j'), k(K::Tab)], Action::Down, "next field"),
     bind!(Launch, [k(K::Left), c('h')], Action::Left, "previous choice", "change"),
@@ -290,9 +285,9 @@ mod tests {
 
     #[test]
     fn chain_order_and_typing() {
-        let compare = [Compare, Main, Any];
+        let compare = [COMPARE, Main, Any];
         assert_eq!(lookup(&compare, &key(K::Right)), Some(Action::NextItem));
-        assert_eq!(lookup(&[Browse, Main, Any], &key(K::Right)), Some(Action::Right));
+        assert_eq!(lookup(&[BROWSE, Main, Any], &key(K::Right)), Some(Action::Right));
         assert_eq!(lookup(&compare, &key(K::Char('q'))), Some(Action::Quit));
         let typing = [Input, Any];
         assert_eq!(action_for(&typing, &key(K::Char('q'))), Some(Action::Char('q')));
@@ -300,7 +295,7 @@ mod tests {
         assert_eq!(lookup(&compare, &shifted), Some(Action::Bottom));
         let cc = KeyEvent::new(K::Char('c'), KeyModifiers::CONTROL);
         assert_eq!(action_for(&typing, &cc), Some(Action::Quit));
-        assert_eq!(action_for(&[Jobs, Main, Any], &cc), Some(Action::Quit));
+        assert_eq!(action_for(&[JOBS, Main, Any], &cc), Some(Action::Quit));
     }
 
     #[test]

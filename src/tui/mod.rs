@@ -15,8 +15,8 @@ pub mod screens;
 pub mod term;
 pub mod theme;
 
-pub use action::Action;
-pub use app::{App, Screen};
+pub use action::{Action, ScreenId};
+pub use app::App;
 pub use loader::Loader;
 
 use crate::jobs::Jobs;

@@ -11,7 +11,7 @@ use tstlab::human::rankedit;
 use tstlab::human::session::Session;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
-use tstlab::tui::{App, Loader, Screen};
+use tstlab::tui::{App, Loader, ScreenId};
 
 const WAIT: Duration = Duration::from_secs(30);
 const SYSTEMS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
@@ -135,7 +135,7 @@ fn rank_tie_type_undo_redo_and_resume() {
     let path = tiny_store(dir.path());
     make_campaign(&path, "t", Mode::Rank, &["a", "b"]);
     let mut app = annotator_app(&path, "t", "a");
-    assert_eq!(app.screen, Screen::Annotate);
+    assert_eq!(app.screen, ScreenId::ANNOTATE);
     let t = screen(&mut app, 120, 24);
     assert!(t.contains("item 1/11 · TRAINING") && t.contains("strength"), "{t}");
     assert!(t.contains("x2") && t.contains("names a model"), "{t}");
@@ -265,7 +265,7 @@ fn campaigns_screen_opens_a_queue_and_results() {
     }
     let mut app = app(&path);
     keys(&mut app, "5");
-    assert_eq!(app.screen, Screen::Campaigns);
+    assert_eq!(app.screen, ScreenId::CAMPAIGNS);
     let t = screen(&mut app, 130, 20);
     assert!(t.contains("1 Browse") && t.contains("5 Campaigns"), "{t}");
     assert!(t.contains("tiny · rank · 8+1 items · 4 sys · 2 annotator(s)"), "{t}");
@@ -273,13 +273,13 @@ fn campaigns_screen_opens_a_queue_and_results() {
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Annotate);
+    assert_eq!(app.screen, ScreenId::ANNOTATE);
     assert_eq!(app.annotate.session.as_ref().unwrap().annotator, "b");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.screen, Screen::Campaigns);
+    assert_eq!(app.screen, ScreenId::CAMPAIGNS);
     app.results.resamples = 100;
     keys(&mut app, "v");
-    assert_eq!(app.screen, Screen::Results);
+    assert_eq!(app.screen, ScreenId::RESULTS);
     let t = screen(&mut app, 130, 30);
     assert!(t.contains("all directions") && t.contains("±"), "{t}");
     press(&mut app, KeyCode::Tab);

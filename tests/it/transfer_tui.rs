@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 use tstlab::jobs::{Jobs, Status};
 use tstlab::store::Store;
-use tstlab::tui::{App, Loader, Screen};
+use tstlab::tui::{App, Loader, ScreenId};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -62,15 +62,15 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     assert_eq!((done.progress.done, done.progress.total), (10, 10));
     app.jobs_changed();
     assert!(app.settle(WAIT));
-    app.handle(tstlab::tui::Action::Go(Screen::Jobs));
+    app.handle(tstlab::tui::Action::Go(ScreenId::JOBS));
     let text = screen(&mut app, 140, 40);
     assert!(text.contains("100% 10/10") && text.contains("items/s"), "{text}");
 
     // The first item in Compare has the new system beside the demo systems.
-    app.handle(tstlab::tui::Action::Go(Screen::Browse));
+    app.handle(tstlab::tui::Action::Go(ScreenId::BROWSE));
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen, ScreenId::COMPARE);
     let d = app.compare.detail.clone().unwrap();
     let names: Vec<&str> = d.outputs.iter().map(|o| o.system.as_str()).collect();
     assert!(names.contains(&"copy") && names.contains(&"smollm2-135m-instruct:tstbench-generic"), "{names:?}");

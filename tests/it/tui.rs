@@ -12,7 +12,7 @@ use std::time::Duration;
 use tstlab::jobs::{Jobs, Status};
 use tstlab::store::Store;
 use tstlab::tui::keys::BINDINGS;
-use tstlab::tui::{Action, App, Loader, Screen};
+use tstlab::tui::{Action, App, Loader, ScreenId};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -154,7 +154,7 @@ fn browse_pages_searches_filters_and_sorts_many_items() {
 fn compare_shows_the_diff_with_styles() {
     let mut app = demo_app();
     open_sentiment_item_3(&mut app);
-    assert_eq!(app.screen, Screen::Compare);
+    assert_eq!(app.screen, ScreenId::COMPARE);
     let buf = render(&mut app, 120, 16);
     insta::assert_snapshot!("compare_demo_item_3", text(&buf));
     let t = text(&buf);
@@ -211,7 +211,7 @@ fn compare_hides_pins_and_moves_between_items() {
     assert_eq!(app.compare.detail.as_ref().unwrap().idx, 1);
     assert_eq!(app.note.as_ref().unwrap().0, "this is the first item");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.screen, Screen::Browse);
+    assert_eq!(app.screen, ScreenId::BROWSE);
 }
 
 #[test]
@@ -252,12 +252,12 @@ fn help_lists_every_binding_and_closes() {
     assert!(app.help.is_some());
     // While the help is open, screen keys do nothing.
     press(&mut app, KeyCode::Char('2'));
-    assert_eq!(app.screen, Screen::Browse);
+    assert_eq!(app.screen, ScreenId::BROWSE);
     let buf = render(&mut app, 130, BINDINGS.len() as u16 + 10);
     let t = text(&buf);
     for b in BINDINGS {
         let found = t.lines().any(|l| {
-            l.contains(b.desc) && l.contains(&b.key_labels()) && l.contains(b.context.name())
+            l.contains(b.desc) && l.contains(&b.key_labels()) && l.contains(&b.context.name())
         });
         assert!(found, "{} ({}) missing:\n{t}", b.desc, b.key_labels());
     }
@@ -288,7 +288,7 @@ fn import_runs_as_a_job_and_browse_reloads() {
     let mut app = app_on(store, &path);
     assert_eq!(app.browse.datasets.len(), 2);
     press(&mut app, KeyCode::Char('4'));
-    assert_eq!(app.screen, Screen::Import);
+    assert_eq!(app.screen, ScreenId::IMPORT);
     // A bad file: the error names file and line.
     press(&mut app, KeyCode::Tab);
     keys(&mut app, &fixture("items_bad.tsv"));

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tstlab::analysis::correlate::{Level, Part};
 use tstlab::jobs::Jobs;
 use tstlab::plot::diverging;
-use tstlab::tui::{Action, App, Loader, Screen};
+use tstlab::tui::{Action, App, Loader, ScreenId};
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -58,7 +58,7 @@ fn heatmap_shows_coloured_cells_and_the_selected_cell() {
     // The status line shows the store path: a fixed one keeps the snapshot stable.
     let mut app = app(Path::new("toy.sqlite"));
     press(&mut app, KeyCode::Char('6'));
-    assert_eq!(app.screen, Screen::Analysis);
+    assert_eq!(app.screen, ScreenId::ANALYSIS);
     let buf = render(&mut app, 120, 24);
     insta::assert_snapshot!("analysis_heatmap", text(&buf));
     let t = text(&buf);

@@ -14,8 +14,8 @@ use crate::analysis::orient::word;
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
 use crate::plot::diverging;
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{CellQuery, Reply, Request, Topic};
 use crate::tui::theme;
@@ -163,7 +163,7 @@ impl Analysis {
 
 impl View for Analysis {
     fn context(&self) -> Context {
-        Context::Analysis
+        Context::Screen(ScreenId::ANALYSIS)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -321,7 +321,7 @@ impl View for Analysis {
                     self.ask_tradeoff(sh);
                 }
             }
-            Action::Back => return Some(Action::Go(Screen::Browse)),
+            Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
             _ => {}
         }
         None

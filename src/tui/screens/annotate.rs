@@ -14,8 +14,8 @@ use crate::human::campaign::Mode;
 use crate::human::rankedit::{self, Groups};
 use crate::human::session::{Session, Update};
 use crate::human::saver::Outcome;
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -420,7 +420,7 @@ fn fmt_rank(r: f64) -> String {
 
 impl View for Annotate {
     fn context(&self) -> Context {
-        Context::Annotate
+        Context::Screen(ScreenId::ANNOTATE)
     }
 
     fn typing(&self) -> bool {
@@ -511,7 +511,7 @@ impl View for Annotate {
             }
             Action::ToggleDiff => self.diff = !self.diff,
             Action::Back if self.locked => return Some(Action::Note("q quits; your work is saved".into(), false)),
-            Action::Back => return Some(Action::Go(Screen::Campaigns)),
+            Action::Back => return Some(Action::Go(ScreenId::CAMPAIGNS)),
             _ => {}
         }
         None

@@ -2,7 +2,7 @@
 //! pane is a window over a paged query, so any number of items scrolls without lag.
 
 use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
-use crate::tui::action::Action;
+use crate::tui::action::{Action, ScreenId};
 use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
@@ -233,7 +233,7 @@ impl Browse {
 
 impl View for Browse {
     fn context(&self) -> Context {
-        Context::Browse
+        Context::Screen(ScreenId::BROWSE)
     }
 
     fn typing(&self) -> bool {

@@ -3,7 +3,7 @@
 //! Enter on one of their annotators says so instead of annotating.
 
 use crate::human::campaign::CampaignSummary;
-use crate::tui::action::Action;
+use crate::tui::action::{Action, ScreenId};
 use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
@@ -30,7 +30,7 @@ impl Campaigns {
 
 impl View for Campaigns {
     fn context(&self) -> Context {
-        Context::Campaigns
+        Context::Screen(ScreenId::CAMPAIGNS)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {

@@ -6,8 +6,8 @@
 use crate::score::table_fmt::fmt_score;
 use crate::diff::{self, Piece};
 use crate::store::{ItemDetail, OutputView};
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
 use crate::jobs::Handle;
@@ -347,7 +347,7 @@ fn split_at_width(s: &str, width: usize) -> (String, String) {
 
 impl View for Compare {
     fn context(&self) -> Context {
-        Context::Compare
+        Context::Screen(ScreenId::COMPARE)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -452,7 +452,7 @@ impl View for Compare {
             Action::Regenerate => return self.regenerate(sh),
             Action::KeepRegen => return self.keep_regen(sh),
             Action::Back if matches!(self.regen, Some(RegenState::Ready { .. } | RegenState::Failed { .. })) => self.regen = None,
-            Action::Back => return Some(Action::Go(Screen::Browse)),
+            Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
             _ => {}
         }
         None

@@ -4,8 +4,8 @@
 use crate::import;
 use crate::jobs::{JobId, Kind, Status};
 use crate::store::Store;
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -85,7 +85,7 @@ impl Import {
 
 impl View for Import {
     fn context(&self) -> Context {
-        Context::Import
+        Context::Screen(ScreenId::IMPORT)
     }
 
     fn typing(&self) -> bool {
@@ -111,7 +111,7 @@ impl View for Import {
             Action::ClearInput => self.text()?.clear(),
             Action::Submit | Action::Open => return Some(self.start(sh)),
             Action::Back if self.field != Field::Format => self.field = Field::Format,
-            Action::Back => return Some(Action::Go(Screen::Browse)),
+            Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
             _ => {}
         }
         None

@@ -1,8 +1,8 @@
 //! Jobs: every background job with a progress bar, rate, time left and status; cancel one.
 
 use crate::jobs::{JobView, Status};
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::theme;
 use ratatui::Frame;
@@ -51,7 +51,7 @@ fn status_style(j: &JobView) -> Style {
 
 impl View for JobsView {
     fn context(&self) -> Context {
-        Context::Jobs
+        Context::Screen(ScreenId::JOBS)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -70,7 +70,7 @@ impl View for JobsView {
                 };
                 return Some(Action::Note(note, false));
             }
-            Action::Back => return Some(Action::Go(Screen::Browse)),
+            Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
             _ => {}
         }
         None

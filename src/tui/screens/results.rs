@@ -5,8 +5,8 @@
 use crate::stats::bootstrap::DEFAULT_RESAMPLES;
 use crate::human::report;
 use crate::human::results::{Disagreement, Results};
-use crate::tui::action::Action;
-use crate::tui::app::{Screen, Shared, View};
+use crate::tui::action::{Action, ScreenId};
+use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
 use crate::tui::theme;
@@ -46,7 +46,7 @@ impl ResultsView {
 
 impl View for ResultsView {
     fn context(&self) -> Context {
-        Context::Results
+        Context::Screen(ScreenId::RESULTS)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -81,7 +81,7 @@ impl View for ResultsView {
             Action::PageUp => self.scroll = self.scroll.saturating_sub(10),
             Action::PageDown => self.scroll += 10,
             Action::Top => self.scroll = 0,
-            Action::Back => return Some(Action::Go(Screen::Campaigns)),
+            Action::Back => return Some(Action::Go(ScreenId::CAMPAIGNS)),
             _ => {}
         }
         None

@@ -14,7 +14,7 @@ use crate::score::plan::{self, Event, Options};
 use crate::score::table::{Column, Table};
 use crate::score::table_fmt;
 use crate::store::Store;
-use crate::tui::action::Action;
+use crate::tui::action::{Action, ScreenId};
 use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
 use crate::tui::loader::{Reply, Request, Topic};
@@ -134,7 +134,7 @@ impl Scores {
 
 impl View for Scores {
     fn context(&self) -> Context {
-        Context::Scores
+        Context::Screen(ScreenId::SCORES)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {

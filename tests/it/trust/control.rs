@@ -17,7 +17,7 @@ use std::time::Duration;
 use tstlab::human::{rankedit, session::Session};
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
-use tstlab::tui::{Action, App, Loader, Screen};
+use tstlab::tui::{Action, App, Loader, ScreenId};
 
 /// Texts a terminal would obey: clear screen, clipboard write (OSC 52), window title (OSC 2),
 /// a hyperlink (OSC 8), C1 CSI/OSC/ST, BEL, a bare CR hiding text, backspaces and DEL, bidi
@@ -428,13 +428,13 @@ fn tui_screens_show_controls_visibly() {
     for id in item_ids(&lab) {
         app.handle(Action::OpenItem(id));
         assert!(app.settle(wait));
-        app.handle(Action::Go(Screen::Compare));
+        app.handle(Action::Go(ScreenId::COMPARE));
         draw(&mut app, &format!("compare #{id}"));
     }
     let job = jobs.spawn(tstlab::jobs::Kind::Import, format!("import {DATASET}"), |_| -> anyhow::Result<String> { anyhow::bail!("x.tsv:2: {}", TEXTS[3]) });
     jobs.wait(job.id, wait).unwrap();
     app.jobs_changed();
-    for screen in [Screen::Jobs, Screen::Import, Screen::Campaigns, Screen::Scores, Screen::Analysis] {
+    for screen in [ScreenId::JOBS, ScreenId::IMPORT, ScreenId::CAMPAIGNS, ScreenId::SCORES, ScreenId::ANALYSIS] {
         app.handle(Action::Go(screen));
         assert!(app.settle(wait));
         draw(&mut app, screen.name());
