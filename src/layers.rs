@@ -21,8 +21,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Pairs of files inside one module that use each other (a file-level cycle), each with why it
 /// is still here; the same rules as `ALLOWED`. Files are named by module path (`models::install`).
 const ALLOWED_PAIRS: &[(&str, &str, &str)] = &[
-    // Issue 18 point 2 (one `Screen` trait) removes this one.
-    ("tui::screens::analysis", "tui::screens::analysis_chart", "the Analysis screen and its chart share state"),
 ];
 
 #[cfg(test)]

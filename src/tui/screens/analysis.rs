@@ -14,6 +14,7 @@ use crate::analysis::orient::word;
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
 use crate::plot::diverging;
+use super::analysis_chart::Tradeoff;
 use crate::tui::action::{Action, ScreenId};
 use crate::tui::app::{Shared, View};
 use crate::tui::keys::Context;
@@ -329,7 +330,14 @@ impl View for Analysis {
 
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         if self.mode == Mode::Tradeoff {
-            super::analysis_chart::draw(self, f, area, sh);
+            let chart = Tradeoff {
+                dataset: self.loaded.as_ref().map(|l| l.names.dataset.as_str()),
+                tradeoff: self.tradeoff.as_deref(),
+                joint: self.joint.as_deref(),
+                has_axes: self.axes.is_some(),
+                point: self.point,
+            };
+            super::analysis_chart::draw(chart, f, area, sh);
             return;
         }
         let busy = if sh.loader.busy(Topic::Matrix) { " · loading…" } else { "" };

@@ -3,8 +3,9 @@
 //! line, and the list of points beside it with each system's Joint (`*` on the front, the
 //! selected one highlighted; under it the selected system's Joint inputs and their signature).
 
-use super::analysis::Analysis;
+use crate::analysis::joint_table::JointTable;
 use crate::analysis::meta::Orientation;
+use crate::analysis::tradeoff::TradeoffData;
 use crate::tui::app::Shared;
 use crate::tui::loader::Topic;
 use crate::tui::theme;
@@ -17,17 +18,29 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Wrap};
 
 const COLORS: [Color; 5] = [Color::Cyan, Color::Magenta, Color::Green, Color::Yellow, Color::Blue];
 
-pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
+/// What the chart shows, handed over by the Analysis screen.
+pub struct Tradeoff<'a> {
+    /// The dataset loaded, if any.
+    pub dataset: Option<&'a str>,
+    pub tradeoff: Option<&'a TradeoffData>,
+    pub joint: Option<&'a JointTable>,
+    /// False when the dataset has fewer than two metrics.
+    pub has_axes: bool,
+    /// The selected point.
+    pub point: usize,
+}
+
+pub fn draw(a: Tradeoff, f: &mut Frame, area: Rect, sh: &Shared) {
     let busy = if sh.loader.busy(Topic::Tradeoff) { " · loading…" } else { "" };
-    let title = match (&a.loaded, &a.tradeoff) {
-        (Some(l), Some(t)) => format!(" Trade-off · {} · y {} · x {}{busy} ", l.names.dataset, t.y.label, t.x.label),
+    let title = match (a.dataset, a.tradeoff) {
+        (Some(dataset), Some(t)) => format!(" Trade-off · {dataset} · y {} · x {}{busy} ", t.y.label, t.x.label),
         _ => format!(" Trade-off{busy} "),
     };
     let block = theme::pane(title, true);
     let inner = block.inner(area);
     f.render_widget(block, area);
-    let Some(t) = &a.tradeoff else {
-        let text = if a.axes.is_none() { "a trade-off needs two metrics in the dataset" } else { "loading…" };
+    let Some(t) = a.tradeoff else {
+        let text = if !a.has_axes { "a trade-off needs two metrics in the dataset" } else { "loading…" };
         f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
         return;
     };
@@ -77,7 +90,7 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     f.render_widget(chart, chart_area);
 
     let joint_of = |part: &str, system: &str| {
-        a.joint.as_ref().and_then(|j| j.rows.iter().find(|r| r.part == part && r.system == system)).and_then(|r| r.joint)
+        a.joint.and_then(|j| j.rows.iter().find(|r| r.part == part && r.system == system)).and_then(|r| r.joint)
     };
     let mut lines = vec![Line::styled(format!(" {:<18} {:>8} {:>8} {:>6}  front", "system", "x", "y", "Joint"), theme::MUTED)];
     let mut last = "";
@@ -95,14 +108,14 @@ pub fn draw(a: &Analysis, f: &mut Frame, area: Rect, sh: &Shared) {
     if let Some(p) = t.points.get(a.point) {
         lines.push(Line::default());
         lines.push(Line::styled(theme::owned(format!(" {} · {}: {} outputs with both values", p.group, p.system, p.outputs)), theme::MUTED));
-        let row = a.joint.as_ref().and_then(|j| j.rows.iter().find(|r| r.part == p.group && r.system == p.system));
+        let row = a.joint.and_then(|j| j.rows.iter().find(|r| r.part == p.group && r.system == p.system));
         if let Some(r) = row {
             let n = |v: Option<f64>| v.map_or("—".to_owned(), |v| format!("{v:.1}"));
             lines.push(Line::raw(format!(" Joint {} · G2 {} (ACC {}, BLEU {}, PPL {})", r.joint.map_or("—".to_owned(), |j| format!("{j:.2}")), n(r.g2), n(r.acc), n(r.bleu), n(r.ppl))));
         }
     }
     lines.push(Line::styled(" * Pareto front · █ selected · x / y: other metrics", theme::MUTED));
-    if let Some(part) = t.points.get(a.point).and_then(|p| a.joint.as_ref()?.part(&p.group)) {
+    if let Some(part) = t.points.get(a.point).and_then(|p| a.joint?.part(&p.group)) {
         lines.push(Line::styled(theme::owned(format!(" {}", part.signature)), theme::MUTED));
     }
     f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), list_area);
