@@ -93,8 +93,8 @@ pub enum Action {
     OpenItem(i64),
     /// A note for the status line (`true`: an error).
     Note(String, bool),
-    /// Open the annotate screen on (campaign, annotator).
-    OpenAnnotate(String, String),
+    /// Open the annotate screen on an annotator's queue of a campaign (`join`: join it first).
+    OpenAnnotate { campaign: String, annotator: String, join: bool },
     /// Open the results screen of a campaign.
     OpenResults(String),
     /// Results of the selected campaign.
@@ -128,12 +128,44 @@ pub enum Action {
     CyclePool,
     /// Browse or Compare: open the launch form of a local transfer run.
     LaunchTransfer,
+    /// The app opens the launch form for this direction (a screen's answer to `LaunchTransfer`).
+    Launch(Box<LaunchAt>),
     /// Compare: regenerate the selected output of a local run; keep the new one.
     Regenerate,
     KeepRegen,
 }
 
+/// Where a transfer run is launched: a direction, and the item shown when launched from Compare.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchAt {
+    pub dataset: String,
+    /// `source->target`.
+    pub direction: String,
+    pub direction_id: i64,
+    /// The item's id and address.
+    pub item: Option<(i64, String)>,
+}
+
 impl Action {
+    /// The screen an action opens something on: the app shows it and hands it the action
+    /// (`Screen::open`).
+    pub fn target(&self) -> Option<ScreenId> {
+        match self {
+            Action::OpenItem(_) => Some(ScreenId::COMPARE),
+            Action::OpenAnnotate { .. } => Some(ScreenId::ANNOTATE),
+            Action::OpenResults(_) => Some(ScreenId::RESULTS),
+            _ => None,
+        }
+    }
+
+    /// Whether the action writes to the store on any screen (refused in read-only mode).
+    pub fn writes(&self) -> bool {
+        matches!(
+            self,
+            Action::StartScoring | Action::LaunchTransfer | Action::Regenerate | Action::KeepRegen | Action::OpenAnnotate { .. }
+        )
+    }
+
     /// The name shown in the help overlay.
     pub fn name(&self) -> String {
         if let Action::Go(s) = self {

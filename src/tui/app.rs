@@ -1,19 +1,16 @@
-//! The app: which screen is shown, the help overlay, the status line, and action dispatch.
-//!
-//! To add a screen: write `screens/<name>.rs` with a type implementing [`View`], add a
-//! `Screen` variant (and to `TABS`), a field on `App`, its arms in `App::view`,
-//! `dispatch_main` and `draw`, and an `Action::Go(Screen::...)` key in `keys.rs`.
+//! The app: the screens (behind the `Screen` trait, from `screens::all()`), which one is shown,
+//! the help overlay, the launch form, the status line, and action dispatch. Nothing here names
+//! a screen: to add one, write `screens/<name>.rs` and register it in `screens::all()` (keys of
+//! its own go in `keys.rs`).
 //!
 //! Annotator mode (`tstlab annotate`, [`App::lock_to_annotate`]) shows only the Annotate
 //! screen: other screens would show system names and other annotators' work.
 
-use super::action::{Action, ScreenId};
+use super::action::{Action, LaunchAt, ScreenId};
 use super::keys::{self, Context};
-use super::loader::{Loader, Topic};
-use super::screens::{
-    analysis::Analysis, annotate::{self, Annotate}, browse::Browse, campaigns::Campaigns, compare::Compare, import::Import,
-    jobs::JobsView, launch::{self, LaunchForm}, results::ResultsView, scores::Scores,
-};
+use super::screen::{Screen, Shared, Show};
+use super::screens::{self, launch::{self, LaunchForm}};
+use super::loader::Loader;
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Kind, Status};
 use crossterm::event::KeyEvent;
@@ -21,59 +18,18 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
+use std::any::Any;
 use std::collections::{HashSet, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// How long quitting or leaving a queue waits to write the time spent and the position.
-const FLUSH_WAIT: Duration = Duration::from_secs(1);
-
-/// What every screen may use: the loader, the jobs list, the store file.
-pub struct Shared {
-    pub loader: Loader,
-    pub jobs: Jobs,
-    pub store_path: PathBuf,
-    /// Why the store is read-only, when it is: keys that would write say so instead.
-    pub read_only: Option<String>,
-}
-
-/// One screen.
-pub trait View {
-    /// Its key context (see `keys.rs`).
-    fn context(&self) -> Context;
-    /// True while a text field of the screen takes the keys.
-    fn typing(&self) -> bool {
-        false
-    }
-    /// Handles an action; may answer with a follow-up action for the app.
-    fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action>;
-    fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared);
-}
-
-/// The tabs, in order (the keys `1`, `2`, ... in `keys.rs`).
-const TABS: [ScreenId; 7] = [
-    ScreenId::BROWSE,
-    ScreenId::COMPARE,
-    ScreenId::JOBS,
-    ScreenId::IMPORT,
-    ScreenId::CAMPAIGNS,
-    ScreenId::ANALYSIS,
-    ScreenId::SCORES,
-];
-
 pub struct App {
-    pub screen: ScreenId,
+    /// Every screen, from `screens::all()`.
+    screens: Vec<Box<dyn Screen>>,
+    /// The one shown (an index into `screens`).
+    shown: usize,
     /// The help overlay's scroll offset while it is open.
     pub help: Option<usize>,
-    pub browse: Browse,
-    pub compare: Compare,
-    pub import: Import,
-    pub jobs_view: JobsView,
-    pub campaigns: Campaigns,
-    pub annotate: Annotate,
-    pub results: ResultsView,
-    pub analysis: Analysis,
-    pub scores: Scores,
     /// The launch form of a transfer run, while open.
     pub launch: Option<LaunchForm>,
     pub shared: Shared,
@@ -82,29 +38,21 @@ pub struct App {
     pub quit: bool,
     /// `q` was pressed once with a change not saved yet.
     quit_asked: bool,
-    /// Keys pressed while a change of the annotate screen waits to be stored.
+    /// Keys pressed while a change of the screen shown waits to be stored.
     held: VecDeque<KeyEvent>,
     finished: HashSet<JobId>,
-    /// When Compare was last reloaded for a running transfer job.
+    /// When screens were last reloaded for a running transfer job.
     live_reload: Option<Instant>,
 }
 
 impl App {
     pub fn new(loader: Loader, jobs: Jobs, store_path: &Path) -> App {
         App {
-            screen: ScreenId::BROWSE,
+            screens: screens::all(),
+            shown: 0,
             help: None,
-            browse: Browse::default(),
-            compare: Compare::default(),
-            import: Import::default(),
-            jobs_view: JobsView::default(),
-            campaigns: Campaigns::default(),
-            annotate: Annotate::default(),
-            results: ResultsView::default(),
-            analysis: Analysis::default(),
-            scores: Scores::default(),
             launch: None,
-            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None },
+            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false },
             note: None,
             quit: false,
             quit_asked: false,
@@ -119,32 +67,76 @@ impl App {
         self.handle(Action::Refresh);
     }
 
+    /// The screen shown.
+    pub fn shown(&self) -> ScreenId {
+        self.screens[self.shown].id()
+    }
+
+    /// The screen of type `T`, to look at its state (tests, `tstlab bench store`). Panics when
+    /// no such screen is registered.
+    pub fn screen<T: Screen>(&self) -> &T {
+        self.screens.iter().find_map(|s| (s.as_ref() as &dyn Any).downcast_ref::<T>()).expect("a screen in screens::all()")
+    }
+
+    /// The screen of type `T`, to change its state (tests).
+    pub fn screen_mut<T: Screen>(&mut self) -> &mut T {
+        self.screens.iter_mut().find_map(|s| (s.as_mut() as &mut dyn Any).downcast_mut::<T>()).expect("a screen in screens::all()")
+    }
+
+    fn index(&self, id: ScreenId) -> Option<usize> {
+        self.screens.iter().position(|s| s.id() == id)
+    }
+
     /// Annotator mode: opens `annotator`'s queue of `campaign` and shows nothing else.
     pub fn lock_to_annotate(&mut self, campaign: &str, annotator: &str, join: bool) -> Result<(), String> {
-        let path = self.shared.store_path.clone();
-        self.annotate.open(&path, campaign, annotator, join)?;
-        self.annotate.locked = true;
-        self.screen = ScreenId::ANNOTATE;
-        Ok(())
+        self.lock(Action::OpenAnnotate { campaign: campaign.to_owned(), annotator: annotator.to_owned(), join })
+    }
+
+    /// Shows what `open` opens on its screen (`Action::target`), and from then on nothing else.
+    fn lock(&mut self, open: Action) -> Result<(), String> {
+        let Some(i) = open.target().and_then(|id| self.index(id)) else {
+            return Err(format!("no screen opens {}", open.name()));
+        };
+        self.shared.locked = true;
+        match self.screens[i].open(open, &mut self.shared) {
+            Show::Yes(next) => {
+                self.shown = i;
+                if let Some(a) = next {
+                    self.handle(a);
+                }
+                Ok(())
+            }
+            Show::No { note, .. } => {
+                self.shared.locked = false;
+                Err(note)
+            }
+        }
     }
 
     /// Records what is in flight before the app ends (time on the shown item).
     pub fn shutdown(&mut self) {
-        if let Some(s) = self.annotate.session.as_mut() {
-            let _ = s.flush(FLUSH_WAIT);
+        for s in &mut self.screens {
+            s.shutdown();
         }
     }
 
     /// Takes in what background writers answered (the annotate screen's saves) and hands the
     /// keys held meanwhile over once nothing waits; true when the screen changed.
     pub fn tick(&mut self) -> bool {
-        let Some(note) = self.annotate.tick() else { return false };
-        if let Some(a) = note {
-            self.handle(a);
+        let mut changed = false;
+        for i in 0..self.screens.len() {
+            let Some(note) = self.screens[i].tick() else { continue };
+            changed = true;
+            if let Some(a) = note {
+                self.handle(a);
+            }
         }
-        while !self.annotate.waiting() {
+        if !changed {
+            return false;
+        }
+        while !self.waiting() {
             let Some(k) = self.held.pop_front() else { break };
-            self.annotate.held = self.held.len();
+            self.tell_held();
             self.press(k, true);
         }
         true
@@ -155,39 +147,47 @@ impl App {
         self.shared.loader.pending() || self.shared.jobs.running() > 0 || self.unsaved()
     }
 
-    /// A change of the annotate screen waits to be stored, or keys wait for it.
+    /// A change waits to be stored, or keys wait for it.
     pub fn unsaved(&self) -> bool {
-        self.annotate.waiting() || !self.held.is_empty()
+        self.waiting() || !self.held.is_empty()
     }
 
-    fn view(&mut self) -> &mut dyn View {
-        match self.screen {
-            ScreenId::BROWSE => &mut self.browse,
-            ScreenId::COMPARE => &mut self.compare,
-            ScreenId::JOBS => &mut self.jobs_view,
-            ScreenId::IMPORT => &mut self.import,
-            ScreenId::CAMPAIGNS => &mut self.campaigns,
-            ScreenId::ANNOTATE => &mut self.annotate,
-            ScreenId::RESULTS => &mut self.results,
-            ScreenId::ANALYSIS => &mut self.analysis,
-            ScreenId::SCORES => &mut self.scores,
-            other => unreachable!("no screen {other:?}"),
+    /// A change of some screen waits to be stored.
+    fn waiting(&self) -> bool {
+        self.screens.iter().any(|s| s.pending().is_some())
+    }
+
+    /// The latest attempt at a waiting change failed.
+    fn failing(&self) -> bool {
+        self.screens.iter().any(|s| s.pending().is_some_and(|p| p.error.is_some()))
+    }
+
+    /// Why the waiting change is not stored yet, in a few words.
+    fn unsaved_reason(&self) -> String {
+        self.screens.iter().find_map(|s| s.pending()).and_then(|p| p.error).unwrap_or_else(|| "saving".into())
+    }
+
+    /// Tells the screens how many keys are held.
+    fn tell_held(&mut self) {
+        let n = self.held.len();
+        for s in &mut self.screens {
+            s.keys_held(n);
         }
     }
 
     /// The key contexts in force, most specific first.
-    pub fn chain(&mut self) -> Vec<Context> {
+    pub fn chain(&self) -> Vec<Context> {
         if self.help.is_some() {
             return vec![Context::Help, Context::Any];
         }
         if self.launch.is_some() {
             return vec![Context::Launch, Context::Any];
         }
-        let view = self.view();
-        if view.typing() {
+        let screen = &self.screens[self.shown];
+        if screen.typing() {
             vec![Context::Input, Context::Any]
         } else {
-            vec![view.context(), Context::Main, Context::Any]
+            vec![Context::Screen(screen.id()), Context::Main, Context::Any]
         }
     }
 
@@ -201,31 +201,32 @@ impl App {
         let asked = if replay { self.quit_asked } else { std::mem::take(&mut self.quit_asked) };
         let chain = self.chain();
         let action = keys::action_for(&chain, &key);
-        let holds = self.screen == ScreenId::ANNOTATE
-            && self.help.is_none()
-            && (self.annotate.waiting() || (!replay && !self.held.is_empty()));
+        let holds = self.help.is_none()
+            && (self.screens[self.shown].pending().is_some() || (!replay && !self.held.is_empty()));
+        let failing = self.failing();
         // Quitting asks first when a change failed to be stored (else it waits its turn).
-        if action == Some(Action::Quit) && !asked && self.unsaved() && (self.annotate.failing() || !holds) {
+        if action == Some(Action::Quit) && !asked && self.unsaved() && (failing || !holds) {
             self.quit_asked = true;
             self.note = Some((
-                format!("a change is not saved yet ({}): q again quits without it", self.annotate.unsaved_reason()),
+                format!("a change is not saved yet ({}): q again quits without it", self.unsaved_reason()),
                 true,
             ));
             return;
         }
-        // While a change of the annotate screen waits, its keys are held and handed over in
-        // order once it is stored, and only then mapped (a held `o` starts typing an ordering,
-        // so the keys after it are characters).
-        let quit_now = action == Some(Action::Quit) && (asked || self.annotate.failing());
-        if holds && !quit_now && !action.as_ref().is_some_and(annotate::is_view_only) {
-            if action == Some(Action::Back) && !self.annotate.typing() {
+        // While a change of the screen shown waits, its keys are held and handed over in order
+        // once it is stored, and only then mapped (a held `o` of the annotate screen starts
+        // typing an ordering, so the keys after it are characters).
+        let quit_now = action == Some(Action::Quit) && (asked || failing);
+        let screen = &mut self.screens[self.shown];
+        if holds && !quit_now && !action.as_ref().is_some_and(|a| screen.view_only(a)) {
+            if action == Some(Action::Back) && !screen.typing() {
                 let n = std::mem::take(&mut self.held).len();
-                self.annotate.held = 0;
+                self.tell_held();
                 self.note = Some((format!("{n} held key(s) dropped; the change on screen is still being saved"), false));
             } else {
+                screen.retry_now();
                 self.held.push_back(key);
-                self.annotate.held = self.held.len();
-                self.annotate.retry_now();
+                self.tell_held();
             }
             return;
         }
@@ -284,28 +285,29 @@ impl App {
         None
     }
 
-    /// Opens the launch form for the direction (and item) on screen.
-    fn open_launch(&mut self) -> Option<Action> {
-        let items_of = |id: i64| self.browse.directions.iter().find(|d| d.id == id).map_or(0, |d| d.items);
-        let form = match self.screen {
-            ScreenId::COMPARE => {
-                let d = self.compare.detail.as_ref()?;
-                let direction = format!("{}->{}", d.source_style, d.target_style);
-                LaunchForm::new(&d.dataset, &direction, items_of(d.direction_id), Some((d.id, d.address())))
-            }
-            _ => {
-                let Some(d) = self.browse.selected_direction() else {
-                    return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
-                };
-                let direction = format!("{}->{}", d.source_style, d.target_style);
-                LaunchForm::new(&d.dataset, &direction, d.items, None)
-            }
-        };
-        match form {
+    /// Opens the launch form for a direction (and item); the screen that lists the direction
+    /// says how many items it has.
+    fn open_launch(&mut self, at: LaunchAt) -> Option<Action> {
+        let items = self.screens.iter().find_map(|s| s.direction_items(at.direction_id)).unwrap_or(0);
+        match LaunchForm::new(&at.dataset, &at.direction, items, at.item) {
             Ok(f) => self.launch = Some(f),
             Err(e) => return Some(Action::Note(e, true)),
         }
         None
+    }
+
+    /// Shows screen `i` when its answer says yes.
+    fn show(&mut self, i: usize, answer: Show) -> Option<Action> {
+        match answer {
+            Show::Yes(next) => {
+                self.shown = i;
+                next
+            }
+            Show::No { note, error } => {
+                self.note = Some((note, error));
+                None
+            }
+        }
     }
 
     fn dispatch_main(&mut self, a: Action) -> Option<Action> {
@@ -315,94 +317,39 @@ impl App {
                 self.quit = true;
             }
             Action::Help => self.help = Some(0),
-            ref a if self.shared.read_only.is_some() && self.writes(a) => {
+            ref a if self.shared.read_only.is_some() && (a.writes() || self.screens[self.shown].writes(a)) => {
                 self.note = Some(("the store is read-only: nothing can be written to it".into(), true));
             }
-            Action::Go(_) | Action::OpenItem(_) | Action::OpenResults(_) | Action::OpenAnnotate(..) if self.annotate.locked => {
+            ref a if self.shared.locked && (matches!(a, Action::Go(_)) || a.target().is_some()) => {
                 self.note = Some(("annotator mode: only this queue (q quits; your work is saved)".into(), false));
             }
-            Action::Go(ScreenId::CAMPAIGNS) => {
-                self.screen = ScreenId::CAMPAIGNS;
-                return self.campaigns.handle(Action::Refresh, &mut self.shared);
+            Action::Go(id) => {
+                let i = self.index(id)?;
+                let answer = self.screens[i].on_show(&mut self.shared);
+                return self.show(i, answer);
             }
-            Action::OpenAnnotate(campaign, annotator) => {
-                if self.unsaved() {
-                    self.note = Some(("the open queue has a change not saved yet: wait for it first".into(), true));
-                    return None;
-                }
-                if let Some(s) = self.annotate.session.as_mut() {
-                    let _ = s.flush(FLUSH_WAIT);
-                }
-                match self.annotate.open(&self.shared.store_path.clone(), &campaign, &annotator, false) {
-                    Ok(()) => self.screen = ScreenId::ANNOTATE,
-                    Err(e) => self.note = Some((format!("cannot open the queue: {e}"), true)),
-                }
-            }
-            Action::OpenResults(_) => {
-                self.screen = ScreenId::RESULTS;
-                return self.results.handle(a, &mut self.shared);
-            }
-            Action::Go(ScreenId::COMPARE) if self.compare.is_empty() && !self.shared.loader.busy(Topic::Detail) => {
-                self.note = Some(("no item open yet: press Enter on an item in Browse".into(), false));
-            }
-            Action::Go(ScreenId::ANALYSIS) => {
-                self.screen = ScreenId::ANALYSIS;
-                // The first visit loads the heatmap.
-                if self.analysis.loaded.is_none() && !self.shared.loader.busy(Topic::Matrix) {
-                    return self.analysis.handle(Action::Refresh, &mut self.shared);
-                }
-            }
-            Action::Go(ScreenId::SCORES) => {
-                self.screen = ScreenId::SCORES;
-                if !self.scores.loaded {
-                    return self.scores.handle(Action::Refresh, &mut self.shared);
-                }
-            }
-            Action::Go(screen) => self.screen = screen,
-            Action::OpenItem(_) => {
-                self.screen = ScreenId::COMPARE;
-                return self.compare.handle(a, &mut self.shared);
+            a if a.target().is_some() => {
+                let i = a.target().and_then(|id| self.index(id))?;
+                let answer = self.screens[i].open(a, &mut self.shared);
+                return self.show(i, answer);
             }
             Action::Note(text, error) => self.note = Some((text, error)),
-            Action::LaunchTransfer if matches!(self.screen, ScreenId::BROWSE | ScreenId::COMPARE) => return self.open_launch(),
+            Action::Launch(at) => return self.open_launch(*at),
             Action::Loaded(r) => {
                 if let Err(e) = &r.result {
                     self.note = Some((format!("store query failed: {e}"), true));
                 }
                 // Every screen sees every answer and keeps the ones it asked for.
-                let follow = self.browse.handle(Action::Loaded(r.clone()), &mut self.shared);
-                let other = self.compare.handle(Action::Loaded(r.clone()), &mut self.shared);
-                let third = self.analysis.handle(Action::Loaded(r.clone()), &mut self.shared);
-                self.campaigns.handle(Action::Loaded(r.clone()), &mut self.shared);
-                self.scores.handle(Action::Loaded(r.clone()), &mut self.shared);
-                self.results.handle(Action::Loaded(r), &mut self.shared);
-                return follow.or(other).or(third);
+                let mut follow = None;
+                for s in &mut self.screens {
+                    let next = s.loaded(&r, &mut self.shared);
+                    follow = follow.or(next);
+                }
+                return follow;
             }
-            a => {
-                return match self.screen {
-                    ScreenId::BROWSE => self.browse.handle(a, &mut self.shared),
-                    ScreenId::COMPARE => self.compare.handle(a, &mut self.shared),
-                    ScreenId::JOBS => self.jobs_view.handle(a, &mut self.shared),
-                    ScreenId::IMPORT => self.import.handle(a, &mut self.shared),
-                    ScreenId::CAMPAIGNS => self.campaigns.handle(a, &mut self.shared),
-                    ScreenId::ANNOTATE => self.annotate.handle(a, &mut self.shared),
-                    ScreenId::RESULTS => self.results.handle(a, &mut self.shared),
-                    ScreenId::ANALYSIS => self.analysis.handle(a, &mut self.shared),
-                    ScreenId::SCORES => self.scores.handle(a, &mut self.shared),
-                    other => unreachable!("no screen {other:?}"),
-                };
-            }
+            a => return self.screens[self.shown].handle(a, &mut self.shared),
         }
         None
-    }
-
-    /// Whether `a` would write to the store (refused in read-only mode).
-    fn writes(&self, a: &Action) -> bool {
-        match a {
-            Action::StartScoring | Action::LaunchTransfer | Action::Regenerate | Action::KeepRegen | Action::OpenAnnotate(..) => true,
-            Action::Submit | Action::Open => self.screen == ScreenId::IMPORT,
-            _ => false,
-        }
     }
 
     /// Called when the jobs list changed: notes finished jobs and reloads what they may have
@@ -420,26 +367,25 @@ impl App {
             }
             live |= transfer && j.status == Status::Running;
         }
-        // Outputs of a running transfer job appear in Compare as they land (reloaded once a second).
-        if live && !refresh && !self.compare.is_empty() && self.live_reload.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-            self.live_reload = Some(Instant::now());
-            self.compare.handle(Action::Refresh, &mut self.shared);
+        // Outputs of a running transfer job appear as they land (reloaded once a second).
+        if live && !refresh && self.live_reload.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            let mut asked = false;
+            for s in &mut self.screens {
+                asked |= s.outputs_landing(&mut self.shared);
+            }
+            if asked {
+                self.live_reload = Some(Instant::now());
+            }
         }
         if refresh {
-            self.browse.handle(Action::Refresh, &mut self.shared);
-            self.compare.handle(Action::Refresh, &mut self.shared);
-            if self.analysis.loaded.is_some() {
-                self.analysis.handle(Action::Refresh, &mut self.shared);
-            }
-            if self.scores.loaded {
-                self.scores.handle(Action::Refresh, &mut self.shared);
+            for s in &mut self.screens {
+                s.store_changed(&mut self.shared);
             }
         }
     }
 
-    /// Feeds loader answers and the annotate screen's save answers in until nothing is pending
-    /// (tests and headless use). A save that failed and waits to be tried again counts as
-    /// settled.
+    /// Feeds loader answers and the screens' save answers in until nothing is pending (tests
+    /// and headless use). A save that failed and waits to be tried again counts as settled.
     pub fn settle(&mut self, timeout: Duration) -> bool {
         let end = Instant::now() + timeout;
         loop {
@@ -447,7 +393,7 @@ impl App {
                 self.handle(Action::Loaded(Box::new(r)));
             }
             self.tick();
-            if self.annotate.in_flight() {
+            if self.screens.iter().any(|s| s.pending().is_some_and(|p| p.in_flight)) {
                 if Instant::now() >= end {
                     return false;
                 }
@@ -471,18 +417,7 @@ impl App {
         let [tabs, body, status] =
             Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
         self.draw_tabs(f, tabs);
-        match self.screen {
-            ScreenId::BROWSE => self.browse.draw(f, body, &self.shared),
-            ScreenId::COMPARE => self.compare.draw(f, body, &self.shared),
-            ScreenId::JOBS => self.jobs_view.draw(f, body, &self.shared),
-            ScreenId::IMPORT => self.import.draw(f, body, &self.shared),
-            ScreenId::CAMPAIGNS => self.campaigns.draw(f, body, &self.shared),
-            ScreenId::ANNOTATE => self.annotate.draw(f, body, &self.shared),
-            ScreenId::RESULTS => self.results.draw(f, body, &self.shared),
-            ScreenId::ANALYSIS => self.analysis.draw(f, body, &self.shared),
-            ScreenId::SCORES => self.scores.draw(f, body, &self.shared),
-            other => unreachable!("no screen {other:?}"),
-        }
+        self.screens[self.shown].draw(f, body, &self.shared);
         self.draw_status(f, status);
         if let Some(form) = &self.launch {
             form.draw(f, body);
@@ -498,18 +433,19 @@ impl App {
             spans.push(Span::styled("READ-ONLY", theme::ERROR));
             spans.push(Span::raw("  "));
         }
-        if self.annotate.locked {
+        if self.shared.locked {
             spans.push(Span::styled("annotator mode · ? keys · i guidelines · q quits (work is saved as you go)", theme::MUTED));
             f.render_widget(Paragraph::new(Line::from(spans)), area);
             return;
         }
-        for (i, s) in TABS.iter().enumerate() {
-            let style = if *s == self.screen { theme::KEY } else { theme::MUTED };
-            spans.push(Span::styled(format!("{} {}", i + 1, s.name()), style));
+        let shown = &self.screens[self.shown];
+        for (i, s) in self.screens.iter().filter(|s| s.tab()).enumerate() {
+            let style = if s.id() == shown.id() { theme::KEY } else { theme::MUTED };
+            spans.push(Span::styled(format!("{} {}", i + 1, s.id().name()), style));
             spans.push(Span::raw("  "));
         }
-        if !TABS.contains(&self.screen) {
-            spans.push(Span::styled(format!("· {}", self.screen.name()), theme::KEY));
+        if !shown.tab() {
+            spans.push(Span::styled(format!("· {}", shown.id().name()), theme::KEY));
             spans.push(Span::raw("  "));
         }
         let running = self.shared.jobs.running();

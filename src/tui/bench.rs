@@ -3,6 +3,7 @@
 
 use super::app::App;
 use super::loader::{Loader, Request, answer};
+use super::screens::browse::Browse;
 use crate::jobs::Jobs;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -155,7 +156,7 @@ pub fn ui_timings(path: &Path) -> anyhow::Result<Vec<Step>> {
         Ok(())
     };
     step(&mut app, "start", &[])?;
-    let bench = app.browse.datasets.iter().position(|d| d.name == DATASET);
+    let bench = app.screen::<Browse>().datasets.iter().position(|d| d.name == DATASET);
     let down = vec![KeyCode::Down; bench.ok_or_else(|| anyhow::anyhow!("no dataset {DATASET}"))?];
     step(&mut app, "select dataset", &down)?;
     step(&mut app, "Right Right", &[KeyCode::Right, KeyCode::Right])?;

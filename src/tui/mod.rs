@@ -1,7 +1,10 @@
 //! The terminal UI: `run` opens it on a store file.
 //!
-//! - `app.rs`: screens, dispatch, status line; `screens/`: one module per screen
-//! - `action.rs`: the one action type; `keys.rs`: the key table (help is generated from it)
+//! - `screen.rs`: the `Screen` trait and what every screen may use; `screens/`: one file per
+//!   screen and `screens::all()`, the list of them
+//! - `app.rs`: the screens behind the trait, dispatch, status line
+//! - `action.rs`: the one action type and `ScreenId`; `keys.rs`: the key table (help is generated
+//!   from it)
 //! - `loader.rs`: store queries on a loader thread; `term.rs`: the terminal guard
 //! - `bench.rs`: a synthetic big store and query timings (`tstlab bench store`)
 
@@ -11,6 +14,7 @@ pub mod bench;
 pub mod help;
 pub mod keys;
 pub mod loader;
+pub mod screen;
 pub mod screens;
 pub mod term;
 pub mod theme;

@@ -12,6 +12,8 @@ use tstlab::human::session::Session;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
 use tstlab::tui::{App, Loader, ScreenId};
+use tstlab::tui::screens::annotate::Annotate;
+use tstlab::tui::screens::results::ResultsView;
 
 const WAIT: Duration = Duration::from_secs(30);
 const SYSTEMS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
@@ -87,7 +89,7 @@ fn keys(app: &mut App, s: &str) {
 
 /// The ranking on screen, in row labels.
 fn shown(app: &App) -> String {
-    app.annotate.groups().map(|g| rankedit::format(&g)).unwrap_or_default()
+    app.screen::<Annotate>().groups().map(|g| rankedit::format(&g)).unwrap_or_default()
 }
 
 /// The stored values of the shown entry and aspect for `who`, per system name.
@@ -109,8 +111,8 @@ fn stored(path: &Path, who: &str, item_id: i64, aspect: &str) -> Vec<(String, f6
 
 /// What the screen's ranking means per system (the store must hold exactly this).
 fn expected(app: &App) -> Vec<(String, f64)> {
-    let s = app.annotate.session.as_ref().unwrap();
-    let g = app.annotate.groups().unwrap();
+    let s = app.screen::<Annotate>().session.as_ref().unwrap();
+    let g = app.screen::<Annotate>().groups().unwrap();
     let sizes: Vec<usize> = s.view.rows.iter().map(|r| r.systems.len()).collect();
     let ranks = rankedit::row_ranks(&g, &sizes);
     let mut v: Vec<(String, f64)> = Vec::new();
@@ -125,7 +127,7 @@ fn expected(app: &App) -> Vec<(String, f64)> {
 }
 
 fn check_store(app: &App, path: &Path) {
-    let s = app.annotate.session.as_ref().unwrap();
+    let s = app.screen::<Annotate>().session.as_ref().unwrap();
     assert_eq!(stored(path, "a", s.view.item_id, s.aspect_name()), expected(app), "store vs screen");
 }
 
@@ -135,7 +137,7 @@ fn rank_tie_type_undo_redo_and_resume() {
     let path = tiny_store(dir.path());
     make_campaign(&path, "t", Mode::Rank, &["a", "b"]);
     let mut app = annotator_app(&path, "t", "a");
-    assert_eq!(app.screen, ScreenId::ANNOTATE);
+    assert_eq!(app.shown(), ScreenId::ANNOTATE);
     let t = screen(&mut app, 120, 24);
     assert!(t.contains("item 1/11 · TRAINING") && t.contains("strength"), "{t}");
     assert!(t.contains("x2") && t.contains("names a model"), "{t}");
@@ -143,7 +145,7 @@ fn rank_tie_type_undo_redo_and_resume() {
     for name in SYSTEMS {
         assert!(!t.contains(name), "system name {name} is shown:\n{t}");
     }
-    assert_eq!(app.annotate.session.as_ref().unwrap().view.rows.len(), 3);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().view.rows.len(), 3);
     // Enter takes the order shown.
     press(&mut app, KeyCode::Enter);
     assert_eq!(shown(&app), "1>2>3");
@@ -151,7 +153,7 @@ fn rank_tie_type_undo_redo_and_resume() {
     // J moves the top output down; = ties it with the one above.
     keys(&mut app, "J");
     assert_eq!(shown(&app), "2>1>3");
-    assert_eq!(app.annotate.selected, 1, "the selection follows the moved output");
+    assert_eq!(app.screen::<Annotate>().selected, 1, "the selection follows the moved output");
     check_store(&app, &path);
     keys(&mut app, "=");
     assert_eq!(shown(&app), "1=2>3");
@@ -159,11 +161,11 @@ fn rank_tie_type_undo_redo_and_resume() {
     // A typed ordering; a wrong one is refused and can be fixed.
     keys(&mut app, "3>1");
     press(&mut app, KeyCode::Enter);
-    assert!(app.annotate.typing.is_some());
+    assert!(app.screen::<Annotate>().typing.is_some());
     assert!(app.note.as_ref().unwrap().0.contains("missing"), "{:?}", app.note);
     keys(&mut app, "=2");
     press(&mut app, KeyCode::Enter);
-    assert!(app.annotate.typing.is_none());
+    assert!(app.screen::<Annotate>().typing.is_none());
     assert_eq!(shown(&app), "3>1=2");
     check_store(&app, &path);
     // Undo twice, redo once.
@@ -187,29 +189,29 @@ fn rank_tie_type_undo_redo_and_resume() {
     assert_eq!(shown(&app), "");
     keys(&mut app, "n");
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.annotate.session.as_ref().unwrap().at, 1);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().at, 1);
     keys(&mut app, "z");
-    assert_eq!(app.annotate.session.as_ref().unwrap().at, 1, "undo of the item 2 ranking");
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().at, 1, "undo of the item 2 ranking");
     assert_eq!(shown(&app), "");
     keys(&mut app, "y");
     assert_eq!(shown(&app), "1>2>3");
     // u jumps to the first unfinished aspect of this item.
     keys(&mut app, "u");
-    assert_eq!(app.annotate.session.as_ref().unwrap().aspect_name(), "content");
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().aspect_name(), "content");
     let t = screen(&mut app, 120, 24);
     assert!(t.contains("training 0/1 · real 0/8 · repeats 0/2"), "{t}");
     // Reopening resumes at the same item and aspect, with the history.
     drop(app);
     let mut app = annotator_app(&path, "t", "a");
-    let s = app.annotate.session.as_ref().unwrap();
+    let s = app.screen::<Annotate>().session.as_ref().unwrap();
     assert_eq!((s.at, s.aspect_name()), (1, "content"));
     let t = screen(&mut app, 120, 24);
     assert!(t.contains("item 2/11") && t.contains("── content"), "{t}");
     keys(&mut app, "z");
-    assert_eq!((app.annotate.session.as_ref().unwrap().at, shown(&app)), (1, String::new()));
+    assert_eq!((app.screen::<Annotate>().session.as_ref().unwrap().at, shown(&app)), (1, String::new()));
     // Annotator b sees none of a's judgments.
     let b = annotator_app(&path, "t", "b");
-    let s = b.annotate.session.as_ref().unwrap();
+    let s = b.screen::<Annotate>().session.as_ref().unwrap();
     assert!(s.entries.iter().all(|e| e.done.iter().all(|d| !d)));
     assert!(s.view.values.iter().flatten().all(Option::is_none));
 }
@@ -222,23 +224,23 @@ fn likert_and_slider_keys() {
     make_campaign(&path, "s", Mode::Slider, &["a"]);
     let mut app = annotator_app(&path, "l", "a");
     keys(&mut app, "4");
-    assert_eq!(app.annotate.selected, 1, "a score moves on to the next output");
+    assert_eq!(app.screen::<Annotate>().selected, 1, "a score moves on to the next output");
     keys(&mut app, "25");
     keys(&mut app, "l");
-    let s = app.annotate.session.as_ref().unwrap();
+    let s = app.screen::<Annotate>().session.as_ref().unwrap();
     assert_eq!(s.values(), [Some(4.0), Some(2.0), Some(5.0)], "5 + 1 stays 5");
     assert!(s.entry().done[0]);
     let mut got = stored(&path, "a", s.view.item_id, "strength");
     got.sort_by(|a, b| a.0.cmp(&b.0));
     assert_eq!(got.len(), 4);
     keys(&mut app, "z");
-    assert_eq!(app.annotate.session.as_ref().unwrap().values(), [Some(4.0), Some(2.0), None]);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().values(), [Some(4.0), Some(2.0), None]);
     let mut app = annotator_app(&path, "s", "a");
     keys(&mut app, "]");
     keys(&mut app, "h");
-    assert_eq!(app.annotate.session.as_ref().unwrap().values()[0], Some(59.0));
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().values()[0], Some(59.0));
     keys(&mut app, "]]]]]");
-    assert_eq!(app.annotate.session.as_ref().unwrap().values()[0], Some(100.0));
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().values()[0], Some(100.0));
     let t = screen(&mut app, 120, 24);
     assert!(t.contains("████████████████████"), "{t}");
 }
@@ -265,7 +267,7 @@ fn campaigns_screen_opens_a_queue_and_results() {
     }
     let mut app = app(&path);
     keys(&mut app, "5");
-    assert_eq!(app.screen, ScreenId::CAMPAIGNS);
+    assert_eq!(app.shown(), ScreenId::CAMPAIGNS);
     let t = screen(&mut app, 130, 20);
     assert!(t.contains("1 Browse") && t.contains("5 Campaigns"), "{t}");
     assert!(t.contains("tiny · rank · 8+1 items · 4 sys · 2 annotator(s)"), "{t}");
@@ -273,13 +275,13 @@ fn campaigns_screen_opens_a_queue_and_results() {
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, ScreenId::ANNOTATE);
-    assert_eq!(app.annotate.session.as_ref().unwrap().annotator, "b");
+    assert_eq!(app.shown(), ScreenId::ANNOTATE);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().annotator, "b");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.screen, ScreenId::CAMPAIGNS);
-    app.results.resamples = 100;
+    assert_eq!(app.shown(), ScreenId::CAMPAIGNS);
+    app.screen_mut::<ResultsView>().resamples = 100;
     keys(&mut app, "v");
-    assert_eq!(app.screen, ScreenId::RESULTS);
+    assert_eq!(app.shown(), ScreenId::RESULTS);
     let t = screen(&mut app, 130, 30);
     assert!(t.contains("all directions") && t.contains("±"), "{t}");
     press(&mut app, KeyCode::Tab);

@@ -9,6 +9,7 @@ use std::time::Duration;
 use tstlab::jobs::{Jobs, Status};
 use tstlab::store::Store;
 use tstlab::tui::{App, Loader, ScreenId};
+use tstlab::tui::screens::compare::Compare;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -70,8 +71,8 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     app.handle(tstlab::tui::Action::Go(ScreenId::BROWSE));
     press(&mut app, KeyCode::Tab);
     press(&mut app, KeyCode::Enter);
-    assert_eq!(app.screen, ScreenId::COMPARE);
-    let d = app.compare.detail.clone().unwrap();
+    assert_eq!(app.shown(), ScreenId::COMPARE);
+    let d = app.screen::<Compare>().detail.clone().unwrap();
     let names: Vec<&str> = d.outputs.iter().map(|o| o.system.as_str()).collect();
     assert!(names.contains(&"copy") && names.contains(&"smollm2-135m-instruct:tstbench-generic"), "{names:?}");
     let local = d.outputs.iter().find(|o| o.kind == "local").unwrap();

@@ -13,6 +13,8 @@ use tstlab::jobs::{Jobs, Status};
 use tstlab::store::Store;
 use tstlab::tui::keys::BINDINGS;
 use tstlab::tui::{Action, App, Loader, ScreenId};
+use tstlab::tui::screens::browse::Browse;
+use tstlab::tui::screens::compare::Compare;
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -115,28 +117,28 @@ fn browse_pages_searches_filters_and_sorts_many_items() {
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains("Items 1-19 of 1,000"), "{t}");
     // Only one page is loaded, never the whole list.
-    assert_eq!(app.browse.items.rows.len(), 200);
+    assert_eq!(app.screen::<Browse>().items.rows.len(), 200);
     press(&mut app, KeyCode::End);
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains("Items 982-1,000 of 1,000"), "{t}");
     assert!(!t.contains("loading"), "{t}");
-    assert_eq!(app.browse.items.row(999).unwrap().idx, 1000);
+    assert_eq!(app.screen::<Browse>().items.row(999).unwrap().idx, 1000);
     press(&mut app, KeyCode::PageUp);
-    assert_eq!(app.browse.items.selected, 980);
-    assert_eq!(app.browse.items.row(980).unwrap().idx, 981);
+    assert_eq!(app.screen::<Browse>().items.selected, 980);
+    assert_eq!(app.screen::<Browse>().items.row(980).unwrap().idx, 981);
 
     keys(&mut app, "/tasty");
-    assert!(app.browse.typing);
+    assert!(app.screen::<Browse>().typing);
     press(&mut app, KeyCode::Enter);
-    assert!(!app.browse.typing);
-    let direction_id = app.browse.selected_direction().unwrap().id;
+    assert!(!app.screen::<Browse>().typing);
+    let direction_id = app.screen::<Browse>().selected_direction().unwrap().id;
     let mut check = Store::open_in_memory().unwrap();
     tstlab::tui::bench::build(&mut check, 3000, 3).unwrap();
     let q = tstlab::store::ItemQuery { direction_id, search: "tasty".into(), ..Default::default() };
     let (want, _) = check.items(&q).unwrap();
     assert!(want > 0 && want < 1000);
-    assert_eq!(app.browse.items.total, Some(want));
-    assert_eq!(app.browse.items.selected, 0, "a new list starts at the top");
+    assert_eq!(app.screen::<Browse>().items.total, Some(want));
+    assert_eq!(app.screen::<Browse>().items.selected, 0, "a new list starts at the top");
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains(&format!("of {want}")) && t.contains("/tasty"), "{t}");
 
@@ -146,15 +148,15 @@ fn browse_pages_searches_filters_and_sorts_many_items() {
     // Esc while typing a search clears it.
     keys(&mut app, "/x");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.browse.search, "");
-    assert_eq!(app.browse.items.total, Some(1000));
+    assert_eq!(app.screen::<Browse>().search, "");
+    assert_eq!(app.screen::<Browse>().items.total, Some(1000));
 }
 
 #[test]
 fn compare_shows_the_diff_with_styles() {
     let mut app = demo_app();
     open_sentiment_item_3(&mut app);
-    assert_eq!(app.screen, ScreenId::COMPARE);
+    assert_eq!(app.shown(), ScreenId::COMPARE);
     let buf = render(&mut app, 120, 16);
     insta::assert_snapshot!("compare_demo_item_3", text(&buf));
     let t = text(&buf);
@@ -182,13 +184,13 @@ fn compare_shows_the_diff_with_styles() {
 fn compare_hides_pins_and_moves_between_items() {
     let mut app = demo_app();
     open_sentiment_item_3(&mut app);
-    let names = |app: &App| app.compare.shown().iter().map(|o| o.system.clone()).collect::<Vec<_>>();
+    let names = |app: &App| app.screen::<Compare>().shown().iter().map(|o| o.system.clone()).collect::<Vec<_>>();
     assert_eq!(names(&app), ["copy", "lexicon-swap"]);
     // Pin lexicon-swap: it comes first and stays selected.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Char('p'));
     assert_eq!(names(&app), ["lexicon-swap", "copy"]);
-    assert_eq!(app.compare.selected, 0);
+    assert_eq!(app.screen::<Compare>().selected, 0);
     let t = text(&render(&mut app, 120, 16));
     assert!(t.contains("▶▪lexicon-swap"), "{t}");
     // Hide copy.
@@ -199,19 +201,19 @@ fn compare_hides_pins_and_moves_between_items() {
     assert!(t.contains("1 hidden (a shows)") && !t.contains(" copy "), "{t}");
     // The choice stays on the next item.
     press(&mut app, KeyCode::Char('n'));
-    assert_eq!(app.compare.detail.as_ref().unwrap().idx, 4);
+    assert_eq!(app.screen::<Compare>().detail.as_ref().unwrap().idx, 4);
     assert_eq!(names(&app), ["lexicon-swap"]);
     press(&mut app, KeyCode::Char('a'));
     assert_eq!(names(&app), ["lexicon-swap", "copy"]);
     for _ in 0..3 {
         press(&mut app, KeyCode::Left);
     }
-    assert_eq!(app.compare.detail.as_ref().unwrap().idx, 1);
+    assert_eq!(app.screen::<Compare>().detail.as_ref().unwrap().idx, 1);
     press(&mut app, KeyCode::Left);
-    assert_eq!(app.compare.detail.as_ref().unwrap().idx, 1);
+    assert_eq!(app.screen::<Compare>().detail.as_ref().unwrap().idx, 1);
     assert_eq!(app.note.as_ref().unwrap().0, "this is the first item");
     press(&mut app, KeyCode::Esc);
-    assert_eq!(app.screen, ScreenId::BROWSE);
+    assert_eq!(app.shown(), ScreenId::BROWSE);
 }
 
 #[test]
@@ -242,7 +244,7 @@ fn compare_marks_humans_shows_scores_and_scrolls() {
     press(&mut app, KeyCode::End);
     let t = text(&render(&mut app, 100, 9));
     assert!(t.contains("▶ writer-a*") && t.contains("s-bleu"), "{t}");
-    assert!(app.compare.scroll > 0);
+    assert!(app.screen::<Compare>().scroll > 0);
 }
 
 #[test]
@@ -252,7 +254,7 @@ fn help_lists_every_binding_and_closes() {
     assert!(app.help.is_some());
     // While the help is open, screen keys do nothing.
     press(&mut app, KeyCode::Char('2'));
-    assert_eq!(app.screen, ScreenId::BROWSE);
+    assert_eq!(app.shown(), ScreenId::BROWSE);
     let buf = render(&mut app, 130, BINDINGS.len() as u16 + 10);
     let t = text(&buf);
     for b in BINDINGS {
@@ -286,9 +288,9 @@ fn import_runs_as_a_job_and_browse_reloads() {
     let mut store = Store::open(&path).unwrap();
     tstlab::demo::build(&mut store).unwrap();
     let mut app = app_on(store, &path);
-    assert_eq!(app.browse.datasets.len(), 2);
+    assert_eq!(app.screen::<Browse>().datasets.len(), 2);
     press(&mut app, KeyCode::Char('4'));
-    assert_eq!(app.screen, ScreenId::IMPORT);
+    assert_eq!(app.shown(), ScreenId::IMPORT);
     // A bad file: the error names file and line.
     press(&mut app, KeyCode::Tab);
     keys(&mut app, &fixture("items_bad.tsv"));
@@ -299,7 +301,7 @@ fn import_runs_as_a_job_and_browse_reloads() {
     assert!(message.contains("items_bad.tsv:3:"), "{message}");
     let t = text(&render(&mut app, 140, 20));
     assert!(t.contains("items_bad.tsv:3:"), "{t}");
-    assert_eq!(app.browse.datasets.len(), 2);
+    assert_eq!(app.screen::<Browse>().datasets.len(), 2);
     // Fix the path (Ctrl-u empties the field) and import.
     press(&mut app, KeyCode::Tab);
     app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
@@ -307,7 +309,7 @@ fn import_runs_as_a_job_and_browse_reloads() {
     press(&mut app, KeyCode::Enter);
     let message = wait_job(&mut app, Status::Done);
     assert!(message.starts_with("imported items into fx"), "{message}");
-    let names: Vec<&str> = app.browse.datasets.iter().map(|d| d.name.as_str()).collect();
+    let names: Vec<&str> = app.screen::<Browse>().datasets.iter().map(|d| d.name.as_str()).collect();
     assert_eq!(names, ["demo-formality", "demo-sentiment", "fx"]);
     press(&mut app, KeyCode::Char('3'));
     let t = text(&render(&mut app, 140, 20));
@@ -359,7 +361,7 @@ fn the_threaded_loader_drives_the_same_app() {
     assert!(app.settle(WAIT));
     open_sentiment_item_3(&mut app);
     assert!(app.settle(WAIT));
-    assert_eq!(app.compare.detail.as_ref().unwrap().idx, 3);
+    assert_eq!(app.screen::<Compare>().detail.as_ref().unwrap().idx, 3);
     app.handle(Action::Quit);
     assert!(app.quit);
 }

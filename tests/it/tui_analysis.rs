@@ -15,6 +15,7 @@ use tstlab::analysis::correlate::{Level, Part};
 use tstlab::jobs::Jobs;
 use tstlab::plot::diverging;
 use tstlab::tui::{Action, App, Loader, ScreenId};
+use tstlab::tui::screens::analysis::Analysis;
 
 const WAIT: Duration = Duration::from_secs(30);
 
@@ -58,7 +59,7 @@ fn heatmap_shows_coloured_cells_and_the_selected_cell() {
     // The status line shows the store path: a fixed one keeps the snapshot stable.
     let mut app = app(Path::new("toy.sqlite"));
     press(&mut app, KeyCode::Char('6'));
-    assert_eq!(app.screen, ScreenId::ANALYSIS);
+    assert_eq!(app.shown(), ScreenId::ANALYSIS);
     let buf = render(&mut app, 120, 24);
     insta::assert_snapshot!("analysis_heatmap", text(&buf));
     let t = text(&buf);
@@ -66,7 +67,7 @@ fn heatmap_shows_coloured_cells_and_the_selected_cell() {
     assert!(t.contains("95% CI ["), "the selected cell's bootstrap interval:\n{t}");
     assert!(t.contains("1000 bootstrap resamples"), "{t}");
     // Cells are coloured by value: the selected one (acc vs content) and wmd vs content.
-    let m = app.analysis.matrix().unwrap();
+    let m = app.screen::<Analysis>().matrix().unwrap();
     let v = m.cell(0, 0, Part::Overall, Level::Dataset).unwrap().value.unwrap();
     let (x, y) = find(&buf, &format!("[{v:+.2}]"));
     let (r, g, b) = diverging(v);
@@ -78,11 +79,11 @@ fn heatmap_shows_coloured_cells_and_the_selected_cell() {
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Right);
-    assert_eq!((app.analysis.row, app.analysis.col), (2, 1));
+    assert_eq!((app.screen::<Analysis>().row, app.screen::<Analysis>().col), (2, 1));
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains("metric   dup@y (higher is better)") && t.contains("human \"style\""), "{t}");
-    let q = app.analysis.cell_query().unwrap();
-    assert_eq!(app.analysis.cell.as_ref().map(|c| &*c.0), Some(&q), "the interval answers the selected cell");
+    let q = app.screen::<Analysis>().cell_query().unwrap();
+    assert_eq!(app.screen::<Analysis>().cell.as_ref().map(|c| &*c.0), Some(&q), "the interval answers the selected cell");
 }
 
 #[test]
@@ -95,8 +96,8 @@ fn part_level_method_columns_and_tradeoff_switch() {
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains("· system level · informal->formal"), "{t}");
     // r-bleu.nltk vs content in informal->formal: +1 at every level.
-    let row = app.analysis.matrix().unwrap().rows.iter().position(|k| k.label == "r-bleu.nltk").unwrap();
-    app.analysis.row = row;
+    let row = app.screen::<Analysis>().matrix().unwrap().rows.iter().position(|k| k.label == "r-bleu.nltk").unwrap();
+    app.screen_mut::<Analysis>().row = row;
     app.handle(Action::Down);
     app.handle(Action::Up);
     assert!(app.settle(WAIT));
@@ -110,7 +111,7 @@ fn part_level_method_columns_and_tradeoff_switch() {
     press(&mut app, KeyCode::Char('c'));
     let t = text(&render(&mut app, 120, 24));
     assert!(t.contains("metric x metric") && t.contains(" 5 r-bleu.nltk"), "{t}");
-    assert_eq!(app.analysis.matrix().unwrap().cols.len(), 6);
+    assert_eq!(app.screen::<Analysis>().matrix().unwrap().cols.len(), 6);
     // Trade-off: acc against r-bleu.nltk by default, the Pareto front starred.
     press(&mut app, KeyCode::Char('t'));
     let t = text(&render(&mut app, 120, 30));

@@ -16,9 +16,8 @@ use crate::analysis::tradeoff::TradeoffData;
 use crate::plot::diverging;
 use super::analysis_chart::Tradeoff;
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{CellQuery, Reply, Request, Topic};
+use crate::tui::screen::{Screen, Shared, Show};
+use crate::tui::loader::{CellQuery, Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -162,45 +161,15 @@ impl Analysis {
     }
 }
 
-impl View for Analysis {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::ANALYSIS)
+impl Screen for Analysis {
+    fn id(&self) -> ScreenId {
+        ScreenId::ANALYSIS
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
         let points = self.tradeoff.as_ref().map_or(0, |t| t.points.len());
         match action {
             Action::Refresh => self.load(sh),
-            Action::Loaded(r) => match r.result {
-                Ok(Reply::Matrix(l)) => {
-                    let same = self.loaded.as_ref().is_some_and(|o| o.names.dataset == l.names.dataset);
-                    if !same {
-                        self.axes = crate::analysis::loaded::default_axes(&l.keys);
-                        self.tradeoff = None;
-                        self.part = usize::MAX;
-                        (self.row, self.col, self.top, self.left) = (0, 0, 0, 0);
-                    }
-                    if !l.names.dataset.is_empty() {
-                        self.dataset = Some(l.names.dataset.clone());
-                    }
-                    self.loaded = Some(l);
-                    self.clamp();
-                    self.ask_cell(sh);
-                    if self.mode == Mode::Tradeoff && (self.tradeoff.is_none() || !same) {
-                        self.ask_tradeoff(sh);
-                    }
-                }
-                Ok(Reply::Cell { query, report }) if self.cell_query().as_ref() == Some(&*query) => {
-                    self.cell = Some((query, report));
-                }
-                Ok(Reply::Tradeoff(b)) => {
-                    let (t, j) = *b;
-                    self.tradeoff = Some(Box::new(t));
-                    self.joint = Some(Box::new(j));
-                    self.point = self.point.min(self.tradeoff.as_ref().map_or(0, |t| t.points.len().saturating_sub(1)));
-                }
-                _ => {}
-            },
             Action::Up if self.mode == Mode::Tradeoff => self.point = self.point.saturating_sub(1),
             Action::Down if self.mode == Mode::Tradeoff => self.point = (self.point + 1).min(points.saturating_sub(1)),
             Action::Up => {
@@ -323,6 +292,54 @@ impl View for Analysis {
                 }
             }
             Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
+            _ => {}
+        }
+        None
+    }
+
+    /// The first visit loads the heatmap.
+    fn on_show(&mut self, sh: &mut Shared) -> Show {
+        if self.loaded.is_none() && !sh.loader.busy(Topic::Matrix) {
+            return Show::Yes(self.handle(Action::Refresh, sh));
+        }
+        Show::Yes(None)
+    }
+
+    fn store_changed(&mut self, sh: &mut Shared) {
+        if self.loaded.is_some() {
+            self.handle(Action::Refresh, sh);
+        }
+    }
+
+    fn loaded(&mut self, r: &Response, sh: &mut Shared) -> Option<Action> {
+        match &r.result {
+            Ok(Reply::Matrix(l)) => {
+                let same = self.loaded.as_ref().is_some_and(|o| o.names.dataset == l.names.dataset);
+                if !same {
+                    self.axes = crate::analysis::loaded::default_axes(&l.keys);
+                    self.tradeoff = None;
+                    self.part = usize::MAX;
+                    (self.row, self.col, self.top, self.left) = (0, 0, 0, 0);
+                }
+                if !l.names.dataset.is_empty() {
+                    self.dataset = Some(l.names.dataset.clone());
+                }
+                self.loaded = Some(l.clone());
+                self.clamp();
+                self.ask_cell(sh);
+                if self.mode == Mode::Tradeoff && (self.tradeoff.is_none() || !same) {
+                    self.ask_tradeoff(sh);
+                }
+            }
+            Ok(Reply::Cell { query, report }) if self.cell_query().as_ref() == Some(&**query) => {
+                self.cell = Some((query.clone(), report.clone()));
+            }
+            Ok(Reply::Tradeoff(b)) => {
+                let (t, j) = &**b;
+                self.tradeoff = Some(Box::new(t.clone()));
+                self.joint = Some(Box::new(j.clone()));
+                self.point = self.point.min(self.tradeoff.as_ref().map_or(0, |t| t.points.len().saturating_sub(1)));
+            }
             _ => {}
         }
         None

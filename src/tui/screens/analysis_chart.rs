@@ -6,7 +6,7 @@
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::meta::Orientation;
 use crate::analysis::tradeoff::TradeoffData;
-use crate::tui::app::Shared;
+use crate::tui::screen::Shared;
 use crate::tui::loader::Topic;
 use crate::tui::theme;
 use ratatui::Frame;

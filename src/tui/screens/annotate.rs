@@ -6,8 +6,8 @@
 //! selection or item moves, only once it is committed. While a change waits (the store busy,
 //! read-only, full), the screen keeps drawing, says why in one line, shows the values as
 //! entered with `…`; the app holds the keys pressed meanwhile and hands them over, in order,
-//! once the change is stored (`App::key`): a key is never applied to an output it was not meant
-//! for.
+//! once the change is stored (the [`Screen`] hooks `pending`, `tick`, `keys_held`): a key is never
+//! applied to an output it was not meant for.
 
 use super::compare::{diff_words, push_wrapped};
 use crate::human::campaign::Mode;
@@ -15,8 +15,7 @@ use crate::human::rankedit::{self, Groups};
 use crate::human::session::{Session, Update};
 use crate::human::saver::Outcome;
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
+use crate::tui::screen::{Pending, Screen, Shared, Show};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -24,9 +23,13 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 use std::path::Path;
+use std::time::Duration;
 
 /// The guidelines shown with `i` (`assets/guidelines.md`).
 pub const GUIDELINES: &str = include_str!("../../../assets/guidelines.md");
+
+/// How long quitting or leaving a queue waits to write the time spent and the position.
+const FLUSH_WAIT: Duration = Duration::from_secs(1);
 
 #[derive(Default)]
 pub struct Annotate {
@@ -37,8 +40,6 @@ pub struct Annotate {
     pub typing: Option<String>,
     pub guidelines: bool,
     pub diff: bool,
-    /// Started by `tstlab annotate`: no other screens.
-    pub locked: bool,
     guide_scroll: usize,
     /// What to do once the waiting change is stored.
     after: Option<After>,
@@ -62,7 +63,7 @@ enum After {
 
 impl Annotate {
     /// Opens an annotator's queue (joining the campaign when `join`).
-    pub fn open(&mut self, path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<(), String> {
+    fn open_queue(&mut self, path: &Path, campaign: &str, annotator: &str, join: bool) -> Result<(), String> {
         let s = Session::open(path, campaign, annotator, join).map_err(|e| e.to_string())?;
         self.session = Some(s);
         self.selected = 0;
@@ -74,48 +75,6 @@ impl Annotate {
     /// A change waits to be stored.
     pub fn waiting(&self) -> bool {
         self.session.as_ref().is_some_and(|s| s.waiting.is_some())
-    }
-
-    /// The latest attempt at the waiting change failed.
-    pub fn failing(&self) -> bool {
-        self.session.as_ref().and_then(|s| s.waiting.as_ref()).is_some_and(|w| w.error.is_some())
-    }
-
-    /// Asks again at once for a change that failed to be stored.
-    pub fn retry_now(&mut self) {
-        if let Some(s) = self.session.as_mut() {
-            s.retry_now();
-        }
-    }
-
-    /// An attempt to store a change is under way (tests and the event loop poll faster).
-    pub fn in_flight(&self) -> bool {
-        self.session.as_ref().and_then(|s| s.waiting.as_ref()).is_some_and(|w| w.in_flight)
-    }
-
-    /// Why the waiting change is not stored yet, in a few words.
-    pub fn unsaved_reason(&self) -> String {
-        let w = self.session.as_ref().and_then(|s| s.waiting.as_ref());
-        match w.and_then(|w| w.error.as_ref()) {
-            Some(e) => e.to_string(),
-            None => "saving".into(),
-        }
-    }
-
-    /// Takes in what the writer answered: a stored change is shown; a failed attempt is
-    /// reported (the session tries again by itself). `Some` when the screen changed, with a
-    /// note when there is one.
-    pub fn tick(&mut self) -> Option<Option<Action>> {
-        let update = self.session.as_mut()?.poll()?;
-        Some(match update {
-            Update::Saved(outcome) => self.settled(outcome),
-            Update::SavedUnread(e) => {
-                self.after = None;
-                Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
-            }
-            Update::Failed(e) => Some(Action::Note(format!("not saved yet: {e}; trying again"), true)),
-            Update::Book => None,
-        })
     }
 
     /// Moves on after a stored change, as the key that made it asked.
@@ -418,24 +377,81 @@ fn fmt_rank(r: f64) -> String {
     if r.fract() == 0.0 { format!("{r:.0}") } else { format!("{r:.1}") }
 }
 
-impl View for Annotate {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::ANNOTATE)
+impl Screen for Annotate {
+    fn id(&self) -> ScreenId {
+        ScreenId::ANNOTATE
+    }
+
+    fn tab(&self) -> bool {
+        false
+    }
+
+    /// Opens a queue; refused while a change of the open one is not stored. In annotator mode
+    /// (before the terminal is taken over) the reason alone is the command's error.
+    fn open(&mut self, action: Action, sh: &mut Shared) -> Show {
+        let Action::OpenAnnotate { campaign, annotator, join } = action else { return Show::Yes(None) };
+        if self.waiting() || self.held > 0 {
+            return Show::No { note: "the open queue has a change not saved yet: wait for it first".into(), error: true };
+        }
+        self.shutdown();
+        match self.open_queue(&sh.store_path, &campaign, &annotator, join) {
+            Ok(()) => Show::Yes(None),
+            Err(e) if sh.locked => Show::No { note: e, error: true },
+            Err(e) => Show::No { note: format!("cannot open the queue: {e}"), error: true },
+        }
+    }
+
+    fn pending(&self) -> Option<Pending> {
+        let w = self.session.as_ref()?.waiting.as_ref()?;
+        Some(Pending { in_flight: w.in_flight, error: w.error.as_ref().map(|e| e.to_string()) })
+    }
+
+    /// Takes in what the writer answered: a stored change is shown; a failed attempt is
+    /// reported (the session tries again by itself). `Some` when the screen changed, with a
+    /// note when there is one.
+    fn tick(&mut self) -> Option<Option<Action>> {
+        let update = self.session.as_mut()?.poll()?;
+        Some(match update {
+            Update::Saved(outcome) => self.settled(outcome),
+            Update::SavedUnread(e) => {
+                self.after = None;
+                Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
+            }
+            Update::Failed(e) => Some(Action::Note(format!("not saved yet: {e}; trying again"), true)),
+            Update::Book => None,
+        })
+    }
+
+    fn view_only(&self, action: &Action) -> bool {
+        is_view_only(action)
+    }
+
+    fn keys_held(&mut self, n: usize) {
+        self.held = n;
+    }
+
+    fn retry_now(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.retry_now();
+        }
+    }
+
+    fn shutdown(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            let _ = s.flush(FLUSH_WAIT);
+        }
     }
 
     fn typing(&self) -> bool {
         self.typing.is_some()
     }
 
-    fn handle(&mut self, action: Action, _sh: &mut Shared) -> Option<Action> {
-        if matches!(action, Action::Loaded(_)) {
-            return None;
-        }
+    fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
         let s = self.session.as_mut()?;
         s.touch();
         let mode = s.campaign.def.mode;
         let n_rows = s.view.rows.len();
-        // The app holds other keys while a change waits (`App::key`).
+        // The app holds other keys while a change waits (`Screen::pending`).
         if s.waiting.is_some() && !is_view_only(&action) {
             return None;
         }
@@ -510,7 +526,7 @@ impl View for Annotate {
                 self.guide_scroll = 0;
             }
             Action::ToggleDiff => self.diff = !self.diff,
-            Action::Back if self.locked => return Some(Action::Note("q quits; your work is saved".into(), false)),
+            Action::Back if sh.locked => return Some(Action::Note("q quits; your work is saved".into(), false)),
             Action::Back => return Some(Action::Go(ScreenId::CAMPAIGNS)),
             _ => {}
         }

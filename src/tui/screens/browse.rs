@@ -2,10 +2,9 @@
 //! pane is a window over a paged query, so any number of items scrolls without lag.
 
 use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
-use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::action::{Action, LaunchAt, ScreenId};
+use crate::tui::screen::{Screen, Shared};
+use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -170,11 +169,11 @@ impl Browse {
         }
     }
 
-    fn loaded(&mut self, reply: Reply, sh: &mut Shared) {
+    fn take(&mut self, reply: &Reply, sh: &mut Shared) {
         match reply {
             Reply::Datasets(ds) => {
                 let keep = self.selected_dataset().map(|d| d.id);
-                self.datasets = ds;
+                self.datasets = ds.clone();
                 self.dataset = keep
                     .and_then(|id| self.datasets.iter().position(|d| d.id == id))
                     .unwrap_or(0);
@@ -189,11 +188,11 @@ impl Browse {
                 }
             }
             Reply::Directions { dataset_id, directions } => {
-                if self.selected_dataset().map(|d| d.id) != Some(dataset_id) {
+                if self.selected_dataset().map(|d| d.id) != Some(*dataset_id) {
                     return;
                 }
                 let keep = self.selected_direction().map(|d| d.id);
-                self.directions = directions;
+                self.directions = directions.clone();
                 let found = keep.and_then(|id| self.directions.iter().position(|d| d.id == id));
                 self.direction = found.unwrap_or(0);
                 if found.is_some() && self.items.loaded.is_some() {
@@ -204,13 +203,13 @@ impl Browse {
                 }
             }
             Reply::Items { query, total, rows } => {
-                if self.query().is_none_or(|q| !same_list(&q, &query)) {
+                if self.query().is_none_or(|q| !same_list(&q, query)) {
                     return;
                 }
                 let list = &mut self.items;
-                list.total = Some(total);
-                list.rows = rows;
-                list.loaded = Some(query);
+                list.total = Some(*total);
+                list.rows = rows.clone();
+                list.loaded = Some(query.clone());
                 list.keep_visible();
                 self.fetch(sh);
             }
@@ -231,9 +230,9 @@ impl Browse {
     }
 }
 
-impl View for Browse {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::BROWSE)
+impl Screen for Browse {
+    fn id(&self) -> ScreenId {
+        ScreenId::BROWSE
     }
 
     fn typing(&self) -> bool {
@@ -243,11 +242,6 @@ impl View for Browse {
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
         let pane = self.pane;
         match action {
-            Action::Loaded(r) => {
-                if let Ok(reply) = r.result {
-                    self.loaded(reply, sh);
-                }
-            }
             Action::Refresh => {
                 sh.loader.request(Request::Datasets);
             }
@@ -299,6 +293,13 @@ impl View for Browse {
                 self.restart(sh);
             }
             Action::Submit => self.typing = false,
+            Action::LaunchTransfer => {
+                let Some(d) = self.selected_direction() else {
+                    return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
+                };
+                let direction = format!("{}->{}", d.source_style, d.target_style);
+                return Some(Action::Launch(Box::new(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.id, item: None })));
+            }
             Action::CycleFilter => {
                 let all = ItemFilter::ALL;
                 let i = all.iter().position(|f| *f == self.filter).unwrap_or(0);
@@ -316,6 +317,21 @@ impl View for Browse {
             _ => {}
         }
         None
+    }
+
+    fn loaded(&mut self, r: &Response, sh: &mut Shared) -> Option<Action> {
+        if let Ok(reply) = &r.result {
+            self.take(reply, sh);
+        }
+        None
+    }
+
+    fn store_changed(&mut self, sh: &mut Shared) {
+        self.handle(Action::Refresh, sh);
+    }
+
+    fn direction_items(&self, direction_id: i64) -> Option<i64> {
+        self.directions.iter().find(|d| d.id == direction_id).map(|d| d.items)
     }
 
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {

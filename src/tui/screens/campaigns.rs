@@ -4,9 +4,8 @@
 
 use crate::human::campaign::CampaignSummary;
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::screen::{Screen, Shared, Show};
+use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -28,9 +27,9 @@ impl Campaigns {
     }
 }
 
-impl View for Campaigns {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::CAMPAIGNS)
+impl Screen for Campaigns {
+    fn id(&self) -> ScreenId {
+        ScreenId::CAMPAIGNS
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -38,12 +37,6 @@ impl View for Campaigns {
         match action {
             Action::Refresh => {
                 sh.loader.request(Request::Campaigns);
-            }
-            Action::Loaded(r) => {
-                if let Ok(Reply::Campaigns(list)) = r.result {
-                    self.list = list;
-                    self.selected = self.selected.min(self.list.len().saturating_sub(1));
-                }
             }
             Action::Up if self.in_annotators => self.annotator = self.annotator.saturating_sub(1),
             Action::Down if self.in_annotators => self.annotator = (self.annotator + 1).min(n_ann.saturating_sub(1)),
@@ -68,7 +61,7 @@ impl View for Campaigns {
                     );
                     return Some(Action::Note(msg, false));
                 }
-                return Some(Action::OpenAnnotate(c.name.clone(), a.annotator.clone()));
+                return Some(Action::OpenAnnotate { campaign: c.name.clone(), annotator: a.annotator.clone(), join: false });
             }
             Action::Open if n_ann > 0 => self.in_annotators = true,
             Action::Open => {
@@ -79,6 +72,19 @@ impl View for Campaigns {
             }
             Action::ViewResults => return Some(Action::OpenResults(self.current()?.name.clone())),
             _ => {}
+        }
+        None
+    }
+
+    /// Every visit reloads the progress.
+    fn on_show(&mut self, sh: &mut Shared) -> Show {
+        Show::Yes(self.handle(Action::Refresh, sh))
+    }
+
+    fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
+        if let Ok(Reply::Campaigns(list)) = &r.result {
+            self.list = list.clone();
+            self.selected = self.selected.min(self.list.len().saturating_sub(1));
         }
         None
     }

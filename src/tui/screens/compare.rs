@@ -6,10 +6,9 @@
 use crate::score::table_fmt::fmt_score;
 use crate::diff::{self, Piece};
 use crate::store::{ItemDetail, OutputView};
-use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::action::{Action, LaunchAt, ScreenId};
+use crate::tui::screen::{Screen, Shared, Show};
+use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::jobs::Handle;
 use crate::transfer::regen::Regenerated;
 use crate::tui::screens::regen::{self, RegenState};
@@ -345,9 +344,9 @@ fn split_at_width(s: &str, width: usize) -> (String, String) {
     (s.to_owned(), String::new())
 }
 
-impl View for Compare {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::COMPARE)
+impl Screen for Compare {
+    fn id(&self) -> ScreenId {
+        ScreenId::COMPARE
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -356,25 +355,6 @@ impl View for Compare {
                 self.step = None;
                 sh.loader.request(Request::Detail(id));
             }
-            Action::Loaded(r) => match r.result {
-                Ok(Reply::Detail(Some(d))) => {
-                    let keep = self.selected_system();
-                    let same_item = self.detail.as_ref().is_some_and(|old| old.id == d.id);
-                    self.detail = Some(d);
-                    if !same_item {
-                        self.scroll = 0;
-                    }
-                    match keep {
-                        Some(name) => self.select_system(&name),
-                        None => self.clamp(),
-                    }
-                }
-                Ok(Reply::Detail(None)) => {
-                    let text = if self.step == Some(false) { "this is the first item" } else { "this is the last item" };
-                    return Some(Action::Note(text.into(), false));
-                }
-                _ => {}
-            },
             Action::NextItem | Action::PrevItem => {
                 if let Some(d) = &self.detail {
                     let forward = action == Action::NextItem;
@@ -449,6 +429,12 @@ impl View for Compare {
                     Err(e) => Action::Note(format!("case study not written: {e}"), true),
                 });
             }
+            Action::LaunchTransfer => {
+                let d = self.detail.as_ref()?;
+                let direction = format!("{}->{}", d.source_style, d.target_style);
+                let item = Some((d.id, d.address()));
+                return Some(Action::Launch(Box::new(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.direction_id, item })));
+            }
             Action::Regenerate => return self.regenerate(sh),
             Action::KeepRegen => return self.keep_regen(sh),
             Action::Back if matches!(self.regen, Some(RegenState::Ready { .. } | RegenState::Failed { .. })) => self.regen = None,
@@ -456,6 +442,49 @@ impl View for Compare {
             _ => {}
         }
         None
+    }
+
+    fn on_show(&mut self, sh: &mut Shared) -> Show {
+        if self.is_empty() && !sh.loader.busy(Topic::Detail) {
+            return Show::No { note: "no item open yet: press Enter on an item in Browse".into(), error: false };
+        }
+        Show::Yes(None)
+    }
+
+    fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
+        match &r.result {
+            Ok(Reply::Detail(Some(d))) => {
+                let keep = self.selected_system();
+                let same_item = self.detail.as_ref().is_some_and(|old| old.id == d.id);
+                self.detail = Some(d.clone());
+                if !same_item {
+                    self.scroll = 0;
+                }
+                match keep {
+                    Some(name) => self.select_system(&name),
+                    None => self.clamp(),
+                }
+            }
+            Ok(Reply::Detail(None)) => {
+                let text = if self.step == Some(false) { "this is the first item" } else { "this is the last item" };
+                return Some(Action::Note(text.into(), false));
+            }
+            _ => {}
+        }
+        None
+    }
+
+    fn store_changed(&mut self, sh: &mut Shared) {
+        self.handle(Action::Refresh, sh);
+    }
+
+    /// Outputs of a running transfer job appear as they land.
+    fn outputs_landing(&mut self, sh: &mut Shared) -> bool {
+        if self.is_empty() {
+            return false;
+        }
+        self.handle(Action::Refresh, sh);
+        true
     }
 
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {

@@ -5,8 +5,7 @@ use crate::import;
 use crate::jobs::{JobId, Kind, Status};
 use crate::store::Store;
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
+use crate::tui::screen::{Screen, Shared};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -83,13 +82,18 @@ impl Import {
     }
 }
 
-impl View for Import {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::IMPORT)
+impl Screen for Import {
+    fn id(&self) -> ScreenId {
+        ScreenId::IMPORT
     }
 
     fn typing(&self) -> bool {
         self.field != Field::Format
+    }
+
+    /// Enter starts an import.
+    fn writes(&self, action: &Action) -> bool {
+        matches!(action, Action::Submit | Action::Open)
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {

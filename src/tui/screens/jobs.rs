@@ -2,8 +2,7 @@
 
 use crate::jobs::{JobView, Status};
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
+use crate::tui::screen::{Screen, Shared};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -49,9 +48,9 @@ fn status_style(j: &JobView) -> Style {
     }
 }
 
-impl View for JobsView {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::JOBS)
+impl Screen for JobsView {
+    fn id(&self) -> ScreenId {
+        ScreenId::JOBS
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {

@@ -6,9 +6,8 @@ use crate::stats::bootstrap::DEFAULT_RESAMPLES;
 use crate::human::report;
 use crate::human::results::{Disagreement, Results};
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::screen::{Screen, Shared};
+use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -44,9 +43,20 @@ impl ResultsView {
     }
 }
 
-impl View for ResultsView {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::RESULTS)
+impl Screen for ResultsView {
+    fn id(&self) -> ScreenId {
+        ScreenId::RESULTS
+    }
+
+    fn tab(&self) -> bool {
+        false
+    }
+
+    fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
+        if let Ok(Reply::Results(b)) = &r.result {
+            self.results = Some(b.clone());
+        }
+        None
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -62,11 +72,6 @@ impl View for ResultsView {
             Action::Refresh => {
                 let campaign = self.campaign.clone()?;
                 sh.loader.request(Request::Results { campaign, resamples: self.resamples });
-            }
-            Action::Loaded(r) => {
-                if let Ok(Reply::Results(b)) = r.result {
-                    self.results = Some(b);
-                }
             }
             Action::NextPane | Action::Right => {
                 self.tab = (self.tab + 1) % TABS.len();

@@ -15,9 +15,8 @@ use crate::score::table::{Column, Table};
 use crate::score::table_fmt;
 use crate::store::Store;
 use crate::tui::action::{Action, ScreenId};
-use crate::tui::app::{Shared, View};
-use crate::tui::keys::Context;
-use crate::tui::loader::{Reply, Request, Topic};
+use crate::tui::screen::{Screen, Shared, Show};
+use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -132,24 +131,14 @@ impl Scores {
     }
 }
 
-impl View for Scores {
-    fn context(&self) -> Context {
-        Context::Screen(ScreenId::SCORES)
+impl Screen for Scores {
+    fn id(&self) -> ScreenId {
+        ScreenId::SCORES
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
         match action {
             Action::Refresh => self.request(sh),
-            Action::Loaded(r) => {
-                if let Ok(Reply::ScoreTable(b)) = r.result {
-                    let (datasets, name, tables) = *b;
-                    self.datasets = datasets;
-                    self.dataset = Some(name).filter(|n| !n.is_empty());
-                    self.tables = tables;
-                    self.direction = self.direction.min(self.tables.len().saturating_sub(1));
-                    self.resort();
-                }
-            }
             Action::Left => self.column = (self.column + Column::ALL.len() - 1) % Column::ALL.len(),
             Action::Right => self.column = (self.column + 1) % Column::ALL.len(),
             Action::CycleSort => {
@@ -191,6 +180,32 @@ impl View for Scores {
             Action::Down => self.scroll += 1,
             Action::Top => self.scroll = 0,
             _ => {}
+        }
+        None
+    }
+
+    /// The first visit loads the table.
+    fn on_show(&mut self, sh: &mut Shared) -> Show {
+        if !self.loaded {
+            return Show::Yes(self.handle(Action::Refresh, sh));
+        }
+        Show::Yes(None)
+    }
+
+    fn store_changed(&mut self, sh: &mut Shared) {
+        if self.loaded {
+            self.handle(Action::Refresh, sh);
+        }
+    }
+
+    fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
+        if let Ok(Reply::ScoreTable(b)) = &r.result {
+            let (datasets, name, tables) = &**b;
+            self.datasets = datasets.clone();
+            self.dataset = Some(name.clone()).filter(|n| !n.is_empty());
+            self.tables = tables.clone();
+            self.direction = self.direction.min(self.tables.len().saturating_sub(1));
+            self.resort();
         }
         None
     }

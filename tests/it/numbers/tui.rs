@@ -11,6 +11,8 @@ use tstlab::analysis::meta::Undefined;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
 use tstlab::tui::{App, Loader};
+use tstlab::tui::screens::analysis::Analysis;
+use tstlab::tui::screens::scores::Scores;
 
 #[test]
 fn analysis_keys_change_the_conventions() {
@@ -18,11 +20,11 @@ fn analysis_keys_change_the_conventions() {
     app.start();
     assert!(app.settle(WAIT));
     press(&mut app, 'A');
-    assert_eq!(app.analysis.part(), Part::Overall);
+    assert_eq!(app.screen::<Analysis>().part(), Part::Overall);
     // d: the first direction, the second, pooled, overall.
     let parts: Vec<Part> = (0..4).map(|_| {
         press(&mut app, 'd');
-        app.analysis.part()
+        app.screen::<Analysis>().part()
     }).collect();
     assert!(matches!(parts[0], Part::Direction(_)) && matches!(parts[1], Part::Direction(_)));
     assert_eq!(&parts[2..], [Part::Pooled, Part::Overall]);
@@ -32,18 +34,18 @@ fn analysis_keys_change_the_conventions() {
     let t = screen(&mut app, 140, 30);
     assert!(t.contains("· pooled "), "{t}");
     press(&mut app, 'u');
-    assert_eq!(app.analysis.settings.undefined, Undefined::Zero);
-    assert_eq!(app.analysis.matrix().unwrap().undefined, Undefined::Zero);
+    assert_eq!(app.screen::<Analysis>().settings.undefined, Undefined::Zero);
+    assert_eq!(app.screen::<Analysis>().matrix().unwrap().undefined, Undefined::Zero);
     press(&mut app, 'o');
     press(&mut app, 'e');
     let t = screen(&mut app, 140, 30);
     assert!(t.contains("· undef = 0 · no human systems · no empty/refused"), "{t}");
     assert!(t.contains("undefined per source = 0 (u)"), "{t}");
-    let spec = &app.analysis.settings.scope;
+    let spec = &app.screen::<Analysis>().settings.scope;
     assert_eq!(spec.exclude_systems, ["kind:human"]);
     assert!(spec.exclude_outputs.empty && spec.exclude_outputs.refused);
     press(&mut app, 'u');
-    assert_eq!(app.analysis.settings.undefined, Undefined::Skip);
+    assert_eq!(app.screen::<Analysis>().settings.undefined, Undefined::Skip);
 }
 
 #[test]
@@ -53,10 +55,10 @@ fn scores_b_tests_against_a_baseline() {
     app.start();
     assert!(app.settle(WAIT));
     press(&mut app, '7');
-    assert!(app.scores.table().is_some_and(|t| t.significance.is_none()));
+    assert!(app.screen::<Scores>().table().is_some_and(|t| t.significance.is_none()));
     press(&mut app, 'b');
-    assert_eq!(app.scores.baseline.as_deref(), Some("BackTranslation_Pr"));
-    let t = app.scores.table().unwrap();
+    assert_eq!(app.screen::<Scores>().baseline.as_deref(), Some("BackTranslation_Pr"));
+    let t = app.screen::<Scores>().table().unwrap();
     let sig = t.significance.clone().expect("tested on the loader");
     assert_eq!((sig.baseline.as_str(), sig.spec.samples), ("BackTranslation_Pr", 1000));
     let text = screen(&mut app, 220, 30);
@@ -64,5 +66,5 @@ fn scores_b_tests_against_a_baseline() {
     let dual = text.lines().find(|l| l.starts_with("┃DualRL ")).unwrap();
     assert_eq!(dual.matches('†').count(), sig.columns.iter().filter(|c| sig.marked("DualRL", c)).count(), "{dual}");
     press(&mut app, 'b');
-    assert_eq!(app.scores.baseline.as_deref(), Some("CrossAlignment_Shen"));
+    assert_eq!(app.screen::<Scores>().baseline.as_deref(), Some("CrossAlignment_Shen"));
 }
