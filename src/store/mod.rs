@@ -47,7 +47,7 @@ pub enum Error {
         supported: usize,
     },
     #[error("store {path}: cannot upgrade its schema from version {from} to {to}: {source}")]
-    Migration { path: PathBuf, from: usize, to: usize, source: rusqlite_migration::Error },
+    Migration { path: PathBuf, from: usize, to: usize, source: Box<rusqlite_migration::Error> },
     #[error("{0}")]
     Sql(#[from] rusqlite::Error),
     #[error("bad JSON in the store: {0}")]
@@ -165,7 +165,7 @@ impl Store {
         if found < target {
             schema::migrations()
                 .to_version(&mut self.conn, target)
-                .map_err(|source| Error::Migration { path: self.path.clone(), from: found, to: target, source })?;
+                .map_err(|source| Error::Migration { path: self.path.clone(), from: found, to: target, source: Box::new(source) })?;
         }
         Ok(())
     }
