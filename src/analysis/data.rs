@@ -214,12 +214,19 @@ pub struct Aspect {
     pub campaigns: Vec<AspectCampaign>,
 }
 
-/// The aspects judged in a dataset, sorted by name.
+/// The condition that leaves out judgments `j` of a campaign's training items: they are stored
+/// and exported, but no aggregate counts them.
+const NOT_TRAINING: &str = "NOT EXISTS (SELECT 1 FROM campaign_items ci
+    WHERE ci.campaign_id = j.campaign_id AND ci.item_id = j.item_id AND ci.role = 'training')";
+
+/// The aspects judged in a dataset (on real items, not training ones), sorted by name.
 pub fn aspects(store: &Store, dataset_id: i64) -> Result<Vec<Aspect>> {
     let mut st = store.conn().prepare(
-        "SELECT j.aspect, c.name, c.mode, COUNT(*), COUNT(DISTINCT j.annotator_id)
-         FROM judgments j JOIN campaigns c ON c.id = j.campaign_id
-         WHERE c.dataset_id = ?1 GROUP BY j.aspect, c.id ORDER BY j.aspect, c.name",
+        &format!(
+            "SELECT j.aspect, c.name, c.mode, COUNT(*), COUNT(DISTINCT j.annotator_id)
+             FROM judgments j JOIN campaigns c ON c.id = j.campaign_id
+             WHERE c.dataset_id = ?1 AND {NOT_TRAINING} GROUP BY j.aspect, c.id ORDER BY j.aspect, c.name"
+        ),
     )?;
     let mut out: Vec<Aspect> = Vec::new();
     let rows = st.query_map([dataset_id], |r| {
@@ -263,7 +270,7 @@ pub fn metric_values(store: &Store, dataset_id: i64, key: &MetricKey) -> Result<
 }
 
 /// Human values of one aspect: the mean judgment per (item, system) over the chosen campaigns
-/// (`None`: every campaign of the dataset that judged the aspect). Also the orientation and a
+/// (`None`: every campaign of the dataset that judged the aspect), training items left out. Also the orientation and a
 /// description of what was averaged.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HumanValues {
@@ -315,12 +322,12 @@ pub fn human_values(store: &Store, dataset_id: i64, aspect: &str, campaign: Opti
         )));
     }
     let orientation = if ranks > 0 { Orientation::LowerIsBetter } else { Orientation::HigherIsBetter };
-    let mut st = store.conn().prepare_cached(
+    let mut st = store.conn().prepare_cached(&format!(
         "SELECT i.direction_id, j.item_id, j.system_id, AVG(j.value), COUNT(*)
          FROM judgments j JOIN campaigns c ON c.id = j.campaign_id JOIN items i ON i.id = j.item_id
-         WHERE c.dataset_id = ?1 AND j.aspect = ?2 AND (?3 IS NULL OR c.name = ?3)
-         GROUP BY j.item_id, j.system_id",
-    )?;
+         WHERE c.dataset_id = ?1 AND j.aspect = ?2 AND (?3 IS NULL OR c.name = ?3) AND {NOT_TRAINING}
+         GROUP BY j.item_id, j.system_id"
+    ))?;
     let mut values = Values::new();
     let (mut judgments, mut multi) = (0, 0);
     let rows = st.query_map(params![dataset_id, aspect, campaign], |r| {

@@ -6,7 +6,8 @@
 //! - `device.rs`: the one place a device is chosen (`cuda` cargo feature).
 //! - `gguf.rs`: reading GGUF files with clear errors.
 //! - `hf.rs`: reading a Hugging Face folder (config.json, *.safetensors, tokenizer.json).
-//! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json; chat templates.
+//! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json.
+//! - `chat_template.rs`: the model's own Jinja chat template (minijinja), ChatML without one.
 //! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
 //! - `kernels/`: the CPU kernels the model files call (AVX-512 packed matmul, attention, the
 //!   SiLU gate, vector exp, padded layout moves; BERT's fused attention, GELU and LayerNorm),
@@ -23,6 +24,7 @@
 //! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
 pub mod bert;
+pub mod chat_template;
 pub mod classify;
 pub mod device;
 pub mod embed_classifier;
@@ -63,6 +65,8 @@ pub enum ModelError {
     Invalid { path: PathBuf, detail: String },
     #[error("tokenizer: {0}")]
     Tokenizer(String),
+    #[error(transparent)]
+    ChatTemplate(#[from] chat_template::ChatTemplateError),
     #[error("prompt {index} has {len} tokens; with {max_new} new tokens it exceeds the context length {context}")]
     PromptTooLong { index: usize, len: usize, max_new: usize, context: usize },
     #[error("prompt {0} is empty")]

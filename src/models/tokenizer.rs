@@ -9,15 +9,15 @@
 //! are added as special tokens, so the rendered chat prompt maps `<|im_start|>` to its id.
 //! Beginning/end ids come from `tokenizer.ggml.{bos,eos,eot}_token_id`.
 //!
-//! Chat prompts: the ChatML shape (`<|im_start|>role\n...<|im_end|>\n`, generation prompt
-//! `<|im_start|>assistant\n`, no extra BOS) is recognised in the model's `chat_template`,
-//! including a default system message the template adds when the conversation has none
-//! (SmolLM2 does). A model whose template is missing or not ChatML gets the built-in ChatML
-//! without a default system message; [`Tokenizer::chat_source`] says which was used.
+//! Chat prompts are rendered by the model's own chat template (`chat_template.rs`): GGUF
+//! `tokenizer.chat_template`, or a Hugging Face folder's `chat_template.jinja` or
+//! `tokenizer_config.json` `chat_template`; the built-in ChatML when there is none.
+//! [`Tokenizer::chat_source`] says which was used.
 
 use super::{ModelError, Result};
+pub use super::chat_template::ChatMessage;
+use super::chat_template::{ChatTemplate, ChatTemplateError, Origin};
 use super::gguf::GgufFile;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tokenizers::models::bpe::{BPE, Merges, Vocab};
 use tokenizers::pre_tokenizers::byte_level::ByteLevel;
@@ -27,76 +27,6 @@ use tokenizers::pre_tokenizers::split::{Split, SplitPattern};
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::{AddedToken, SplitDelimiterBehavior};
 
-/// One chat message.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ChatMessage {
-    pub role: String,
-    pub content: String,
-}
-
-impl ChatMessage {
-    pub fn new(role: &str, content: &str) -> ChatMessage {
-        ChatMessage { role: role.to_owned(), content: content.to_owned() }
-    }
-    pub fn user(content: &str) -> ChatMessage {
-        ChatMessage::new("user", content)
-    }
-    pub fn system(content: &str) -> ChatMessage {
-        ChatMessage::new("system", content)
-    }
-}
-
-/// How chat messages become a prompt.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ChatTemplate {
-    /// `<|im_start|>{role}\n{content}<|im_end|>\n` per message, then `<|im_start|>assistant\n`.
-    ChatMl { default_system: Option<String> },
-}
-
-impl ChatTemplate {
-    /// Recognises a Jinja chat template of the ChatML shape.
-    pub fn recognise(jinja: &str) -> Option<ChatTemplate> {
-        if !(jinja.contains("<|im_start|>") && jinja.contains("<|im_end|>") && jinja.contains("message['role']")
-            || jinja.contains("message[\"role\"]"))
-        {
-            return None;
-        }
-        if !jinja.contains("<|im_start|>assistant") {
-            return None;
-        }
-        let default_system = if jinja.contains("messages[0]['role'] != 'system'")
-            || jinja.contains("messages[0][\"role\"] != \"system\"")
-        {
-            let start = jinja.find("<|im_start|>system")? + "<|im_start|>system".len();
-            let rest = &jinja[start..];
-            let rest = rest.strip_prefix('\n').or_else(|| rest.strip_prefix("\\n"))?;
-            let end = rest.find("<|im_end|>")?;
-            Some(rest[..end].replace("\\n", "\n"))
-        } else {
-            None
-        };
-        Some(ChatTemplate::ChatMl { default_system })
-    }
-
-    /// Renders messages; `add_generation_prompt` opens the assistant's turn.
-    pub fn render(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> String {
-        let ChatTemplate::ChatMl { default_system } = self;
-        let mut s = String::new();
-        if let Some(sys) = default_system
-            && messages.first().is_none_or(|m| m.role != "system")
-        {
-            s.push_str(&format!("<|im_start|>system\n{sys}<|im_end|>\n"));
-        }
-        for m in messages {
-            s.push_str(&format!("<|im_start|>{}\n{}<|im_end|>\n", m.role, m.content));
-        }
-        if add_generation_prompt {
-            s.push_str("<|im_start|>assistant\n");
-        }
-        s
-    }
-}
-
 /// A tokenizer with its special ids and chat template.
 pub struct Tokenizer {
     inner: tokenizers::Tokenizer,
@@ -104,7 +34,6 @@ pub struct Tokenizer {
     eos: Option<u32>,
     stop: Vec<u32>,
     chat: ChatTemplate,
-    chat_source: String,
     add_bos: bool,
     vocab_size: usize,
 }
@@ -186,8 +115,15 @@ impl Tokenizer {
         let id = |k: &str| g.opt_uint(k).map(|v| v as u32).filter(|&v| (v as usize) < tokens.len());
         let (bos, eos, eot) = (id("tokenizer.ggml.bos_token_id"), id("tokenizer.ggml.eos_token_id"), id("tokenizer.ggml.eot_token_id"));
         let add_bos = matches!(g.get("tokenizer.ggml.add_bos_token"), Some(candle_core::quantized::gguf_file::Value::Bool(true)));
-        let template = g.string("tokenizer.chat_template").ok();
-        let mut tk = Tokenizer::assemble(inner, bos, eos, add_bos, template.as_deref(), "GGUF")?;
+        let text = |id: Option<u32>| id.map(|i| tokens[i as usize].clone()).unwrap_or_default();
+        let chat = match g.string("tokenizer.chat_template") {
+            Ok(t) => {
+                let place = format!("{} (GGUF metadata `tokenizer.chat_template`)", g.path().display());
+                ChatTemplate::from_jinja(&t, Origin { kind: "GGUF".into(), place }, &text(bos), &text(eos))?
+            }
+            Err(_) => ChatTemplate::builtin("no chat template in GGUF"),
+        };
+        let mut tk = Tokenizer::assemble(inner, bos, eos, add_bos, chat);
         if let Some(e) = eot
             && !tk.stop.contains(&e)
         {
@@ -235,17 +171,14 @@ impl Tokenizer {
             .and_then(|c| c.get("bos_token_id"))
             .and_then(|v| token_id(v).first().copied())
             .or_else(|| named("bos_token"));
-        let template = tcfg.as_ref().and_then(|t| t.get("chat_template")).and_then(|v| match v {
-            serde_json::Value::String(s) => Some(s.clone()),
-            serde_json::Value::Array(a) => a
-                .iter()
-                .find(|x| x.get("name").and_then(|n| n.as_str()) == Some("default"))
-                .and_then(|x| x.get("template")?.as_str().map(str::to_owned)),
-            _ => None,
-        });
+        let token_text = |key: &str| -> String {
+            let Some(v) = tcfg.as_ref().and_then(|t| t.get(key)) else { return String::new() };
+            v.as_str().or_else(|| v.get("content").and_then(|c| c.as_str())).unwrap_or_default().to_owned()
+        };
+        let chat = hf_chat_template(dir, tcfg.as_ref(), &token_text("bos_token"), &token_text("eos_token"))?;
         let add_bos = tcfg.as_ref().and_then(|t| t.get("add_bos_token")).and_then(|v| v.as_bool()).unwrap_or(false);
         let vocab_size = inner.get_vocab_size(true);
-        let mut tk = Tokenizer::assemble(inner, bos, eos_ids.first().copied(), add_bos, template.as_deref(), "tokenizer_config.json")?;
+        let mut tk = Tokenizer::assemble(inner, bos, eos_ids.first().copied(), add_bos, chat);
         for e in eos_ids {
             if !tk.stop.contains(&e) {
                 tk.stop.push(e);
@@ -255,22 +188,7 @@ impl Tokenizer {
         Ok(tk)
     }
 
-    fn assemble(
-        inner: tokenizers::Tokenizer,
-        bos: Option<u32>,
-        eos: Option<u32>,
-        add_bos: bool,
-        template: Option<&str>,
-        origin: &str,
-    ) -> Result<Tokenizer> {
-        let (chat, chat_source) = match template.and_then(ChatTemplate::recognise) {
-            Some(t) => (t, format!("ChatML from the {origin} chat template")),
-            None if template.is_some() => (
-                ChatTemplate::ChatMl { default_system: None },
-                format!("built-in ChatML (the {origin} chat template is not ChatML)"),
-            ),
-            None => (ChatTemplate::ChatMl { default_system: None }, format!("built-in ChatML (no chat template in {origin})")),
-        };
+    fn assemble(inner: tokenizers::Tokenizer, bos: Option<u32>, eos: Option<u32>, add_bos: bool, chat: ChatTemplate) -> Tokenizer {
         let mut stop: Vec<u32> = eos.into_iter().collect();
         for name in ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>"] {
             if let Some(id) = inner.token_to_id(name)
@@ -279,7 +197,7 @@ impl Tokenizer {
                 stop.push(id);
             }
         }
-        Ok(Tokenizer { inner, bos, eos, stop, chat, chat_source, add_bos, vocab_size: 0 })
+        Tokenizer { inner, bos, eos, stop, chat, add_bos, vocab_size: 0 }
     }
 
     /// Token ids of `text`; special tokens written in the text (`<|im_start|>`) map to their ids.
@@ -308,13 +226,13 @@ impl Tokenizer {
     }
 
     /// The rendered chat prompt (generation prompt included).
-    pub fn render_chat(&self, messages: &[ChatMessage]) -> String {
-        self.chat.render(messages, true)
+    pub fn render_chat(&self, messages: &[ChatMessage]) -> Result<String> {
+        Ok(self.chat.render(messages, true)?)
     }
 
     /// Token ids of the chat prompt.
     pub fn encode_chat(&self, messages: &[ChatMessage]) -> Result<Vec<u32>> {
-        self.encode(&self.render_chat(messages))
+        self.encode(&self.render_chat(messages)?)
     }
 
     pub fn token_to_id(&self, token: &str) -> Option<u32> {
@@ -337,9 +255,9 @@ impl Tokenizer {
     pub fn chat_template(&self) -> &ChatTemplate {
         &self.chat
     }
-    /// Where the chat template came from.
+    /// Which chat template is used and where it came from ([`ChatTemplate::label`]).
     pub fn chat_source(&self) -> &str {
-        &self.chat_source
+        self.chat.label()
     }
     pub fn vocab_size(&self) -> usize {
         self.vocab_size
@@ -347,5 +265,71 @@ impl Tokenizer {
     /// The underlying tokenizers-crate tokenizer.
     pub fn inner(&self) -> &tokenizers::Tokenizer {
         &self.inner
+    }
+}
+
+/// The chat template of a Hugging Face folder: `chat_template.jinja` (where transformers saves it
+/// since 4.43), else `chat_template` in `tokenizer_config.json`, a string or a list of named
+/// templates of which the one named `default` is used; the built-in ChatML when there is none.
+fn hf_chat_template(dir: &Path, tcfg: Option<&serde_json::Value>, bos: &str, eos: &str) -> Result<ChatTemplate> {
+    let file = dir.join("chat_template.jinja");
+    if file.is_file() {
+        let text = crate::input::read_to_string(&file)?;
+        let origin = Origin { kind: "chat_template.jinja".into(), place: file.display().to_string() };
+        return Ok(ChatTemplate::from_jinja(&text, origin, bos, eos)?);
+    }
+    let config = dir.join("tokenizer_config.json");
+    let place = format!("{} (`chat_template`)", config.display());
+    let origin = Origin { kind: "tokenizer_config.json".into(), place: place.clone() };
+    let invalid = |detail: &str| ChatTemplateError::Invalid { origin: place.clone(), detail: detail.to_owned() };
+    let text = match tcfg.and_then(|t| t.get("chat_template")) {
+        None | Some(serde_json::Value::Null) => return Ok(ChatTemplate::builtin("no chat template in tokenizer_config.json")),
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(serde_json::Value::Array(named)) => named
+            .iter()
+            .find(|x| x.get("name").and_then(|n| n.as_str()) == Some("default"))
+            .and_then(|x| x.get("template")?.as_str().map(str::to_owned))
+            .ok_or_else(|| invalid("a list of named chat templates without one named `default`"))?,
+        Some(_) => return Err(invalid("not a string nor a list of named templates").into()),
+    };
+    Ok(ChatTemplate::from_jinja(&text, origin, bos, eos)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(v: serde_json::Value) -> Option<serde_json::Value> {
+        Some(v)
+    }
+
+    #[test]
+    fn hf_folders_give_their_own_template_or_chatml() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = [ChatMessage::user("Hi")];
+        // No template: ChatML, said so.
+        let t = hf_chat_template(dir.path(), None, "", "").unwrap();
+        assert_eq!(t.label(), "built-in ChatML (no chat template in tokenizer_config.json)");
+        assert_eq!(t.render(&user, true).unwrap(), "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+        // A named list: the `default` one, with the BOS text.
+        let cfg = config(serde_json::json!({"chat_template": [
+            {"name": "tool_use", "template": "tools"},
+            {"name": "default", "template": "{{ bos_token }}{% for m in messages %}[{{ m.role }}] {{ m.content.strip() }}{% endfor %}"}
+        ]}));
+        let t = hf_chat_template(dir.path(), cfg.as_ref(), "<s>", "</s>").unwrap();
+        assert_eq!(t.label(), "Jinja from the tokenizer_config.json chat template");
+        assert_eq!(t.render(&[ChatMessage::user(" Hi ")], true).unwrap(), "<s>[user] Hi");
+        // Named templates without a default, or a template that does not compile: errors naming the file.
+        let cfg = config(serde_json::json!({"chat_template": [{"name": "tool_use", "template": "tools"}]}));
+        let e = hf_chat_template(dir.path(), cfg.as_ref(), "", "").unwrap_err().to_string();
+        assert!(e.contains("tokenizer_config.json (`chat_template`): a list of named chat templates without one named `default`"), "{e}");
+        let cfg = config(serde_json::json!({"chat_template": "{% if %}"}));
+        let e = hf_chat_template(dir.path(), cfg.as_ref(), "", "").unwrap_err().to_string();
+        assert!(e.contains("tokenizer_config.json (`chat_template`): the chat template does not compile"), "{e}");
+        // chat_template.jinja beside it wins, as in transformers.
+        std::fs::write(dir.path().join("chat_template.jinja"), "{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}").unwrap();
+        let t = hf_chat_template(dir.path(), cfg.as_ref(), "", "").unwrap();
+        assert_eq!(t.label(), "Jinja from the chat_template.jinja chat template");
+        assert_eq!(t.render(&user, true).unwrap(), "<user>Hi");
     }
 }

@@ -46,6 +46,8 @@ pub enum Error {
         found: usize,
         supported: usize,
     },
+    #[error("store {path}: cannot upgrade its schema from version {from} to {to}: {source}")]
+    Migration { path: PathBuf, from: usize, to: usize, source: Box<rusqlite_migration::Error> },
     #[error("{0}")]
     Sql(#[from] rusqlite::Error),
     #[error("bad JSON in the store: {0}")]
@@ -160,11 +162,10 @@ impl Store {
                 supported: schema::VERSION,
             });
         }
-        for (i, sql) in schema::MIGRATIONS.iter().enumerate().take(target).skip(found) {
-            let tx = self.conn.transaction()?;
-            tx.execute_batch(sql)?;
-            tx.pragma_update(None, "user_version", (i + 1) as i64)?;
-            tx.commit()?;
+        if found < target {
+            schema::migrations()
+                .to_version(&mut self.conn, target)
+                .map_err(|source| Error::Migration { path: self.path.clone(), from: found, to: target, source: Box::new(source) })?;
         }
         Ok(())
     }

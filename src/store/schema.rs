@@ -1,4 +1,6 @@
-//! Schema migrations. The file's `PRAGMA user_version` is the number of migrations applied.
+//! Schema migrations. The file's `PRAGMA user_version` is the number of migrations applied
+//! (rusqlite_migration's convention, the one tstlab has always used, so stores made before it
+//! open unchanged).
 //!
 //! Append new migrations at the end; never edit one that has shipped.
 
@@ -250,3 +252,8 @@ UPDATE campaigns SET mode = json_extract(config, '$.mode') WHERE read_only = 1 A
 
 /// The schema version a fully migrated store has.
 pub const VERSION: usize = MIGRATIONS.len();
+
+/// The migrations as rusqlite_migration applies them (pending ones in one transaction).
+pub fn migrations() -> rusqlite_migration::Migrations<'static> {
+    rusqlite_migration::Migrations::new(MIGRATIONS.iter().map(|sql| rusqlite_migration::M::up(sql)).collect())
+}

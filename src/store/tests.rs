@@ -250,3 +250,81 @@ fn read_only_stores_read_and_refuse_writes() {
     assert!(Store::open_with(&missing, OpenOptions { create: true, read_only: true }).is_err());
     assert!(!missing.exists());
 }
+
+/// The migration texts as they shipped before rusqlite_migration applied them (sha256 of each,
+/// main at db6c222): a store made then is a store made by these.
+const SHIPPED: [&str; 4] = [
+    "6664455639d94815d274dc169a397fb45c7b3aa6bf21d73d2789d34fe624c808",
+    "c98e8836acf6eedecb7f7caa5965913f39edb6c1dc3fd34eea49d9075c893bcf",
+    "dd0c487ca778a6d6aa4aa2d1c55366abe999525a49db1ba34f271954799756a7",
+    "eb8dffdb4ed34176e3b2046cb3efff2d79b1199494619b13f6772e9772ecf462",
+];
+
+/// A store file as tstlab made it before rusqlite_migration: its setup and hand-written loop,
+/// one transaction and `user_version` bump per migration, up to `version`.
+fn made_by_hand(path: &std::path::Path, version: usize) -> Vec<(String, String, String)> {
+    let mut conn = Connection::open(path).unwrap();
+    let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).unwrap();
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").unwrap();
+    for (i, sql) in schema::MIGRATIONS.iter().enumerate().take(version) {
+        let tx = conn.transaction().unwrap();
+        tx.execute_batch(sql).unwrap();
+        tx.pragma_update(None, "user_version", (i + 1) as i64).unwrap();
+        tx.commit().unwrap();
+    }
+    let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v as usize, version);
+    let mut st = conn.prepare("SELECT type, name, COALESCE(sql, '') FROM sqlite_master ORDER BY type, name").unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+#[test]
+fn stores_made_by_the_hand_written_migrations_open_unchanged() {
+    use sha2::{Digest, Sha256};
+    let texts: Vec<String> = schema::MIGRATIONS.iter().map(|m| hex::encode(Sha256::digest(m.as_bytes()))).collect();
+    assert_eq!(texts, SHIPPED, "a shipped migration was edited");
+    let dir = tempfile::tempdir().unwrap();
+    let reference = made_by_hand(&dir.path().join("reference.sqlite"), schema::VERSION);
+    // A fresh store, and stores of every older version upgraded, equal the hand-made one.
+    let fresh = Store::open(&dir.path().join("fresh.sqlite")).unwrap();
+    assert_eq!(fresh.version().unwrap(), schema::VERSION);
+    assert_eq!(schema_dump(&fresh), reference);
+    for version in 1..=schema::VERSION {
+        let path = dir.path().join(format!("hand-v{version}.sqlite"));
+        let before = made_by_hand(&path, version);
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.version().unwrap(), schema::VERSION, "from v{version}");
+        assert_eq!(schema_dump(&s), reference, "from v{version}");
+        if version == schema::VERSION {
+            assert_eq!(schema_dump(&s), before, "an up-to-date store is left as it was");
+        }
+    }
+}
+
+#[test]
+fn a_failing_migration_is_a_typed_error_and_leaves_the_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    made_by_hand(&path, 2);
+    // Migration 3 creates campaign_items; a table of that name already there makes it fail.
+    let c = Connection::open(&path).unwrap();
+    c.execute_batch("CREATE TABLE campaign_items (x);").unwrap();
+    drop(c);
+    let e = Store::open(&path).err().expect("the upgrade fails");
+    assert!(matches!(e, Error::Migration { from: 2, to: 4, .. }), "{e}");
+    assert!(e.to_string().contains("cannot upgrade its schema from version 2 to 4"), "{e}");
+    let c = Connection::open(&path).unwrap();
+    let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, 2, "nothing of the failed upgrade is kept");
+}
+
+/// The bundled SQLite keeps FTS5 (issue 17's search) and JSON functions (migration 4).
+#[test]
+fn bundled_sqlite_has_fts5_and_json() {
+    let s = Store::open_in_memory().unwrap();
+    s.conn().execute_batch("CREATE VIRTUAL TABLE temp.t USING fts5(x); INSERT INTO temp.t VALUES ('a formal sentence');").unwrap();
+    let n: i64 = s.conn().query_row("SELECT COUNT(*) FROM temp.t WHERE t MATCH 'form*'", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, 1);
+    let j: String = s.conn().query_row("SELECT json_object('a', 1)", [], |r| r.get(0)).unwrap();
+    assert_eq!(j, r#"{"a":1}"#);
+}

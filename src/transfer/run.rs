@@ -455,12 +455,12 @@ fn item_label(split: &str, idx: i64) -> String {
 }
 
 /// The prompt text of an item as the model sees it (chat template applied).
-pub fn prompt_text(generator: &Generator, prompt: &Prompt) -> String {
-    match prompt {
-        Prompt::Chat(m) => generator.tokenizer().render_chat(m),
+pub fn prompt_text(generator: &Generator, prompt: &Prompt) -> Result<String> {
+    Ok(match prompt {
+        Prompt::Chat(m) => generator.tokenizer().render_chat(m)?,
         Prompt::Text(t) => t.clone(),
         Prompt::Tokens(t) => format!("{t:?}"),
-    }
+    })
 }
 
 /// Generates the launch's items, committing each output as it finishes.

@@ -5,6 +5,7 @@ mod acc_open_trained;
 mod analysis_anchor;
 mod analysis_cli;
 mod analysis_store;
+mod analysis_training;
 mod anchor;
 mod anchors;
 mod annotate_pty;

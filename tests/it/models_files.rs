@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use tstlab::models::gguf::GgufFile;
-use tstlab::models::tokenizer::{ChatMessage, ChatTemplate};
+use tstlab::models::chat_template::{ChatMessage, ChatTemplate, Origin};
 use tstlab::models::{GenParams, Generator, ModelError, Prompt};
 
 /// A small GGUF file with the given architecture and one f32 tensor.
@@ -86,21 +86,29 @@ fn gguf_errors_are_clear() {
     assert!(e.to_string().contains(".gguf files"), "{e}");
 }
 
+/// A model's own template is rendered (minijinja); one that renders as ChatML is labelled so.
 #[test]
 fn chatml_templates_are_recognised() {
+    let origin = || Origin { kind: "GGUF".into(), place: "model.gguf".into() };
     let smollm = "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
-    let t = ChatTemplate::recognise(smollm).unwrap();
+    let t = ChatTemplate::from_jinja(smollm, origin(), "", "").unwrap();
+    assert_eq!(t.label(), "ChatML from the GGUF chat template");
     assert_eq!(
-        t.render(&[ChatMessage::user("Hi")], true),
+        t.render(&[ChatMessage::user("Hi")], true).unwrap(),
         "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
     );
     assert_eq!(
-        t.render(&[ChatMessage::system("Be brief."), ChatMessage::user("Hi")], false),
+        t.render(&[ChatMessage::system("Be brief."), ChatMessage::user("Hi")], false).unwrap(),
         "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
     );
     let plain = "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
-    assert_eq!(ChatTemplate::recognise(plain), Some(ChatTemplate::ChatMl { default_system: None }));
-    assert_eq!(ChatTemplate::recognise("{{ bos_token }}[INST] {{ message['content'] }} [/INST]"), None);
+    let t = ChatTemplate::from_jinja(plain, origin(), "", "").unwrap();
+    assert_eq!(t.label(), "ChatML from the GGUF chat template");
+    assert_eq!(t.render(&[ChatMessage::user("Hi")], true).unwrap(), "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+    let inst = "{% for message in messages %}{{ bos_token }}[INST] {{ message['content'] }} [/INST]{% endfor %}";
+    let t = ChatTemplate::from_jinja(inst, origin(), "<s>", "</s>").unwrap();
+    assert_eq!(t.label(), "Jinja from the GGUF chat template");
+    assert_eq!(t.render(&[ChatMessage::user("Hi")], true).unwrap(), "<s>[INST] Hi [/INST]");
 }
 
 /// A tiny llama saved as a Hugging Face folder loads into the same forward as the tensors.

@@ -67,7 +67,7 @@ fn gguf_tokenizer_matches_reference_ids() {
     // The rendered chat prompt: the template's default system message, no extra BOS.
     let chat = expected["texts"]["chat_prompt"]["text"].as_str().unwrap();
     let sentence = "the pasta was bland and the sauce tasted like it came from a can .";
-    let rendered = tok.render_chat(&[ChatMessage::user(&format!("{INSTRUCTION} {sentence}"))]);
+    let rendered = tok.render_chat(&[ChatMessage::user(&format!("{INSTRUCTION} {sentence}"))]).unwrap();
     assert_eq!(rendered, chat);
     let ids = tok.encode(&rendered).unwrap();
     assert_eq!(ids[0], 1, "starts with <|im_start|>");
@@ -77,6 +77,18 @@ fn gguf_tokenizer_matches_reference_ids() {
     assert!(tok.stop_ids().contains(&2) && tok.stop_ids().contains(&0));
     assert!(tok.chat_source().contains("GGUF"), "{}", tok.chat_source());
     assert_eq!(tok.decode_with_special(&ids).unwrap(), chat);
+}
+
+/// SmolLM2's own Jinja template renders as ChatML: the label recorded in run manifests and metric
+/// configurations is the one tstlab recorded before it rendered Jinja, so existing runs and
+/// scores keep their keys.
+#[test]
+fn smollm2_template_keeps_its_chatml_label() {
+    let Some(path) = model_path() else { return };
+    let tok = Tokenizer::from_gguf(&GgufFile::open(&path).unwrap()).unwrap();
+    assert_eq!(tok.chat_source(), "ChatML from the GGUF chat template");
+    let origin = tok.chat_template().origin().unwrap();
+    assert!(origin.place.ends_with("SmolLM2-135M-Instruct.Q4_1.gguf (GGUF metadata `tokenizer.chat_template`)"), "{}", origin.place);
 }
 
 fn normalise(s: &str) -> String {
