@@ -14,6 +14,7 @@ pub mod check;
 pub mod guard;
 mod read;
 pub mod schema;
+mod search;
 mod write;
 
 pub use read::*;

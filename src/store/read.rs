@@ -1,5 +1,6 @@
 //! Read queries: what the TUI screens and the CLI listings show.
 
+use super::search::Plan;
 use super::{Error, Result, Store};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
@@ -76,8 +77,8 @@ impl ItemSort {
         match self {
             ItemSort::Index => "i.split, i.idx",
             ItemSort::SourceLength => "length(i.source), i.idx",
-            ItemSort::Outputs => "n_out DESC, i.idx",
-            ItemSort::References => "n_ref DESC, i.idx",
+            ItemSort::Outputs => "i.n_outputs DESC, i.idx",
+            ItemSort::References => "i.n_refs DESC, i.idx",
         }
     }
 }
@@ -113,13 +114,9 @@ impl ItemFilter {
     fn sql(self) -> &'static str {
         match self {
             ItemFilter::All => "1",
-            ItemFilter::WithReferences => "EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id)",
-            ItemFilter::WithoutReferences => {
-                "NOT EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id)"
-            }
-            ItemFilter::WithCopies => {
-                "EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id AND o.text = i.source)"
-            }
+            ItemFilter::WithReferences => "i.n_refs > 0",
+            ItemFilter::WithoutReferences => "i.n_refs = 0",
+            ItemFilter::WithCopies => "i.n_copies > 0",
         }
     }
 }
@@ -229,12 +226,12 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT d.id, d.name, d.task, d.origin,
                (SELECT COUNT(*) FROM directions x WHERE x.dataset_id = d.id),
-               (SELECT COUNT(*) FROM items i JOIN directions x ON i.direction_id = x.id
+               (SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c JOIN directions x ON c.direction_id = x.id
                   WHERE x.dataset_id = d.id),
-               (SELECT COUNT(*) FROM refs r JOIN items i ON r.item_id = i.id
-                  JOIN directions x ON i.direction_id = x.id WHERE x.dataset_id = d.id),
+               (SELECT COALESCE(SUM(c.refs), 0) FROM direction_counts c JOIN directions x ON c.direction_id = x.id
+                  WHERE x.dataset_id = d.id),
                (SELECT COUNT(*) FROM systems s WHERE s.dataset_id = d.id),
-               (SELECT COUNT(*) FROM outputs o JOIN runs u ON o.run_id = u.id
+               (SELECT COALESCE(SUM(c.outputs), 0) FROM run_counts c JOIN runs u ON c.run_id = u.id
                   JOIN systems s ON u.system_id = s.id WHERE s.dataset_id = d.id)
              FROM datasets d ORDER BY d.name",
         )?;
@@ -264,13 +261,11 @@ impl Store {
     pub fn directions(&self, dataset_id: i64) -> Result<Vec<DirectionSummary>> {
         let mut st = self.conn.prepare(
             "SELECT x.id, d.name, s.name, t.name,
-               (SELECT COUNT(*) FROM items i WHERE i.direction_id = x.id),
-               (SELECT COUNT(*) FROM refs r JOIN items i ON r.item_id = i.id
-                  WHERE i.direction_id = x.id),
-               (SELECT COUNT(*) FROM outputs o JOIN items i ON o.item_id = i.id
-                  WHERE i.direction_id = x.id),
-               (SELECT COUNT(DISTINCT u.system_id) FROM outputs o JOIN items i ON o.item_id = i.id
-                  JOIN runs u ON o.run_id = u.id WHERE i.direction_id = x.id)
+               COALESCE((SELECT c.items FROM direction_counts c WHERE c.direction_id = x.id), 0),
+               COALESCE((SELECT c.refs FROM direction_counts c WHERE c.direction_id = x.id), 0),
+               (SELECT COALESCE(SUM(c.outputs), 0) FROM run_counts c WHERE c.direction_id = x.id),
+               (SELECT COUNT(DISTINCT u.system_id) FROM run_counts c JOIN runs u ON c.run_id = u.id
+                  WHERE c.direction_id = x.id AND c.outputs > 0)
              FROM directions x JOIN datasets d ON x.dataset_id = d.id
              JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
              WHERE x.dataset_id = ?1 ORDER BY x.id",
@@ -313,7 +308,7 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT s.id, d.name, s.name, s.kind,
                (SELECT COUNT(*) FROM runs u WHERE u.system_id = s.id),
-               (SELECT COUNT(*) FROM outputs o JOIN runs u ON o.run_id = u.id
+               (SELECT COALESCE(SUM(c.outputs), 0) FROM run_counts c JOIN runs u ON c.run_id = u.id
                   WHERE u.system_id = s.id)
              FROM systems s JOIN datasets d ON s.dataset_id = d.id
              WHERE ?1 IS NULL OR s.dataset_id = ?1 ORDER BY d.name, s.name",
@@ -331,47 +326,53 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// One page of items and the total number matching.
+    /// One page of items and the total number matching, in one statement (the search index
+    /// is read once for both).
     pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
         let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
-        let search = if q.search.is_empty() {
-            "1"
+        let plan = Plan::new(&self.conn, &q.search)?;
+        let (with, search, filter) = (plan.with(), plan.sql(), q.filter.sql());
+        let matching = format!(
+            "{with} m AS NOT MATERIALIZED (
+               SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs FROM items i
+               WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2 AND ?5 = ?5)"
+        );
+        let total = if plan == Plan::All && q.filter == ItemFilter::All {
+            "(SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1)"
         } else {
-            "(lower(i.source) LIKE ?2 ESCAPE '\\'
-              OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id
-                        AND lower(r.text) LIKE ?2 ESCAPE '\\')
-              OR EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id
-                        AND lower(o.text) LIKE ?2 ESCAPE '\\'))"
+            "(SELECT COUNT(*) FROM m)"
         };
-        let filter = q.filter.sql();
-        let total: i64 = self.conn.query_row(
-            &format!(
-                "SELECT COUNT(*) FROM items i WHERE i.direction_id = ?1 AND {search} AND {filter}
-                 AND ?2 = ?2"
-            ),
-            params![q.direction_id, pattern],
-            |r| r.get(0),
-        )?;
         let mut st = self.conn.prepare(&format!(
-            "SELECT i.id, i.split, i.idx, i.source,
-               (SELECT COUNT(*) FROM refs r WHERE r.item_id = i.id) AS n_ref,
-               (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id) AS n_out
-             FROM items i WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2
-             ORDER BY {} LIMIT ?3 OFFSET ?4",
+            "{matching}
+             SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs, {total}
+             FROM m i ORDER BY {} LIMIT ?3 OFFSET ?4",
             q.sort.sql()
         ))?;
         let limit = if q.limit <= 0 { -1 } else { q.limit };
-        let rows = st.query_map(params![q.direction_id, pattern, limit, q.offset], |r| {
-            Ok(ItemRow {
-                id: r.get(0)?,
-                split: r.get(1)?,
-                idx: r.get(2)?,
-                source: r.get(3)?,
-                references: r.get(4)?,
-                outputs: r.get(5)?,
-            })
-        })?;
-        Ok((total, rows.collect::<Result<_, _>>()?))
+        let mut found = None;
+        let rows = st
+            .query_map(params![q.direction_id, pattern, limit, q.offset, plan.expression()], |r| {
+                found = Some(r.get::<_, i64>(6)?);
+                Ok(ItemRow {
+                    id: r.get(0)?,
+                    split: r.get(1)?,
+                    idx: r.get(2)?,
+                    source: r.get(3)?,
+                    references: r.get(4)?,
+                    outputs: r.get(5)?,
+                })
+            })?
+            .collect::<Result<Vec<_>, _>>()?;
+        let total = match found {
+            Some(n) => n,
+            None if q.offset <= 0 => 0,
+            None => self.conn.query_row(
+                &format!("{matching} SELECT {total}"),
+                params![q.direction_id, pattern, 0, 0, plan.expression()],
+                |r| r.get(0),
+            )?,
+        };
+        Ok((total, rows))
     }
 
     /// Finds an item by `dataset/source->target/idx` (idx may be `split:idx`), or `#id`.

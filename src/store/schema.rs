@@ -248,6 +248,125 @@ UPDATE campaigns SET read_only = 1,
 WHERE mode = 'imported';
 UPDATE campaigns SET mode = json_extract(config, '$.mode') WHERE read_only = 1 AND mode = 'imported';
 "#,
+    // 5: speed at scale (a million outputs). `item_text` is a trigram full-text index with one
+    // document per item: its source, references and outputs, each followed by two newlines (the
+    // view `item_doc`). Triggers only mark changed items in `item_text_stale` (`fresh`: never
+    // indexed); the writer re-indexes them once when it commits, and a search reads a stale
+    // item's texts directly. Counts the browse screens show and sort by are kept by triggers:
+    // per item (`n_refs`, `n_outputs`, `n_copies`: outputs equal to the source), per direction
+    // (`direction_counts`) and per direction and run (`run_counts`). A parent's BEFORE DELETE
+    // trigger takes its children off the counts: the triggers of its cascaded children run after
+    // the parent row is gone and so find no direction.
+    r#"
+CREATE VIRTUAL TABLE item_text USING fts5(text, content='', contentless_delete=1, tokenize='trigram');
+CREATE VIRTUAL TABLE item_text_terms USING fts5vocab(item_text, 'row');
+CREATE VIEW item_doc(id, text) AS
+SELECT i.id, i.source || char(10, 10)
+  || COALESCE((SELECT group_concat(r.text || char(10, 10), '') FROM refs r WHERE r.item_id = i.id), '')
+  || COALESCE((SELECT group_concat(o.text || char(10, 10), '') FROM outputs o WHERE o.item_id = i.id), '')
+FROM items i;
+CREATE TABLE item_text_stale (
+    item_id INTEGER PRIMARY KEY,
+    fresh INTEGER NOT NULL
+);
+ALTER TABLE items ADD COLUMN n_refs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE items ADD COLUMN n_outputs INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE items ADD COLUMN n_copies INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE direction_counts (
+    direction_id INTEGER PRIMARY KEY,
+    items INTEGER NOT NULL DEFAULT 0,
+    refs INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE run_counts (
+    direction_id INTEGER NOT NULL,
+    run_id INTEGER NOT NULL,
+    outputs INTEGER NOT NULL,
+    PRIMARY KEY (direction_id, run_id)
+) WITHOUT ROWID;
+CREATE TRIGGER items_ai AFTER INSERT ON items BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (NEW.id, 1);
+  INSERT INTO direction_counts(direction_id, items) VALUES (NEW.direction_id, 1)
+    ON CONFLICT(direction_id) DO UPDATE SET items = items + 1;
+END;
+CREATE TRIGGER items_bd BEFORE DELETE ON items BEGIN
+  UPDATE direction_counts SET items = items - 1, refs = refs - OLD.n_refs WHERE direction_id = OLD.direction_id;
+  UPDATE run_counts SET outputs = outputs - (SELECT COUNT(*) FROM outputs o WHERE o.item_id = OLD.id AND o.run_id = run_counts.run_id)
+    WHERE direction_id = OLD.direction_id;
+END;
+CREATE TRIGGER items_ad AFTER DELETE ON items BEGIN
+  DELETE FROM item_text WHERE rowid = OLD.id;
+  DELETE FROM item_text_stale WHERE item_id = OLD.id;
+END;
+CREATE TRIGGER items_au AFTER UPDATE OF direction_id, source ON items BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (NEW.id, 0);
+  UPDATE direction_counts SET items = items - 1, refs = refs - OLD.n_refs WHERE direction_id = OLD.direction_id;
+  INSERT INTO direction_counts(direction_id, items, refs) VALUES (NEW.direction_id, 1, NEW.n_refs)
+    ON CONFLICT(direction_id) DO UPDATE SET items = items + 1, refs = refs + excluded.refs;
+  UPDATE run_counts SET outputs = outputs - (SELECT COUNT(*) FROM outputs o WHERE o.item_id = OLD.id AND o.run_id = run_counts.run_id)
+    WHERE direction_id = OLD.direction_id;
+  INSERT INTO run_counts(direction_id, run_id, outputs)
+    SELECT NEW.direction_id, run_id, COUNT(*) FROM outputs WHERE item_id = NEW.id GROUP BY run_id
+    ON CONFLICT(direction_id, run_id) DO UPDATE SET outputs = outputs + excluded.outputs;
+  UPDATE items SET n_copies = (SELECT COUNT(*) FROM outputs WHERE item_id = NEW.id AND text = NEW.source) WHERE id = NEW.id;
+END;
+CREATE TRIGGER refs_ai AFTER INSERT ON refs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (NEW.item_id, 0);
+  UPDATE items SET n_refs = n_refs + 1 WHERE id = NEW.item_id;
+  UPDATE direction_counts SET refs = refs + 1 WHERE direction_id = (SELECT direction_id FROM items WHERE id = NEW.item_id);
+END;
+CREATE TRIGGER refs_ad AFTER DELETE ON refs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (OLD.item_id, 0);
+  UPDATE items SET n_refs = n_refs - 1 WHERE id = OLD.item_id;
+  UPDATE direction_counts SET refs = refs - 1 WHERE direction_id = (SELECT direction_id FROM items WHERE id = OLD.item_id);
+END;
+CREATE TRIGGER refs_au AFTER UPDATE OF item_id, text ON refs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (OLD.item_id, 0), (NEW.item_id, 0);
+  UPDATE items SET n_refs = n_refs - 1 WHERE id = OLD.item_id;
+  UPDATE direction_counts SET refs = refs - 1 WHERE direction_id = (SELECT direction_id FROM items WHERE id = OLD.item_id);
+  UPDATE items SET n_refs = n_refs + 1 WHERE id = NEW.item_id;
+  UPDATE direction_counts SET refs = refs + 1 WHERE direction_id = (SELECT direction_id FROM items WHERE id = NEW.item_id);
+END;
+CREATE TRIGGER outputs_ai AFTER INSERT ON outputs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (NEW.item_id, 0);
+  UPDATE items SET n_outputs = n_outputs + 1, n_copies = n_copies + (source = NEW.text) WHERE id = NEW.item_id;
+  INSERT INTO run_counts(direction_id, run_id, outputs) SELECT direction_id, NEW.run_id, 1 FROM items WHERE id = NEW.item_id
+    ON CONFLICT(direction_id, run_id) DO UPDATE SET outputs = outputs + 1;
+END;
+CREATE TRIGGER outputs_ad AFTER DELETE ON outputs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (OLD.item_id, 0);
+  UPDATE items SET n_outputs = n_outputs - 1, n_copies = n_copies - (source = OLD.text) WHERE id = OLD.item_id;
+  UPDATE run_counts SET outputs = outputs - 1
+    WHERE run_id = OLD.run_id AND direction_id = (SELECT direction_id FROM items WHERE id = OLD.item_id);
+END;
+CREATE TRIGGER outputs_au AFTER UPDATE OF run_id, item_id, text ON outputs BEGIN
+  INSERT OR IGNORE INTO item_text_stale(item_id, fresh) VALUES (OLD.item_id, 0), (NEW.item_id, 0);
+  UPDATE items SET n_outputs = n_outputs - 1, n_copies = n_copies - (source = OLD.text) WHERE id = OLD.item_id;
+  UPDATE run_counts SET outputs = outputs - 1
+    WHERE run_id = OLD.run_id AND direction_id = (SELECT direction_id FROM items WHERE id = OLD.item_id);
+  UPDATE items SET n_outputs = n_outputs + 1, n_copies = n_copies + (source = NEW.text) WHERE id = NEW.item_id;
+  INSERT INTO run_counts(direction_id, run_id, outputs) SELECT direction_id, NEW.run_id, 1 FROM items WHERE id = NEW.item_id
+    ON CONFLICT(direction_id, run_id) DO UPDATE SET outputs = outputs + 1;
+END;
+CREATE TRIGGER directions_ad AFTER DELETE ON directions BEGIN
+  DELETE FROM direction_counts WHERE direction_id = OLD.id;
+  DELETE FROM run_counts WHERE direction_id = OLD.id;
+END;
+CREATE TRIGGER runs_ad AFTER DELETE ON runs BEGIN
+  DELETE FROM run_counts WHERE run_id = OLD.id;
+END;
+INSERT INTO item_text(rowid, text) SELECT id, text FROM item_doc;
+UPDATE items SET n_refs = (SELECT COUNT(*) FROM refs r WHERE r.item_id = items.id),
+  n_outputs = (SELECT COUNT(*) FROM outputs o WHERE o.item_id = items.id),
+  n_copies = (SELECT COUNT(*) FROM outputs o WHERE o.item_id = items.id AND o.text = items.source);
+INSERT INTO direction_counts(direction_id, items, refs)
+SELECT direction_id, COUNT(*), SUM(n_refs) FROM items GROUP BY direction_id;
+INSERT INTO run_counts(direction_id, run_id, outputs)
+SELECT i.direction_id, o.run_id, COUNT(*) FROM outputs o JOIN items i ON o.item_id = i.id GROUP BY i.direction_id, o.run_id;
+CREATE INDEX items_length ON items(direction_id, length(source), idx);
+CREATE INDEX items_outputs ON items(direction_id, n_outputs DESC, idx);
+CREATE INDEX items_refs ON items(direction_id, n_refs DESC, idx);
+CREATE INDEX items_copied ON items(direction_id, split, idx) WHERE n_copies > 0;
+"#,
 ];
 
 /// The schema version a fully migrated store has.

@@ -311,8 +311,8 @@ fn a_failing_migration_is_a_typed_error_and_leaves_the_version() {
     c.execute_batch("CREATE TABLE campaign_items (x);").unwrap();
     drop(c);
     let e = Store::open(&path).err().expect("the upgrade fails");
-    assert!(matches!(e, Error::Migration { from: 2, to: 4, .. }), "{e}");
-    assert!(e.to_string().contains("cannot upgrade its schema from version 2 to 4"), "{e}");
+    assert!(matches!(e, Error::Migration { from: 2, to: 5, .. }), "{e}");
+    assert!(e.to_string().contains("cannot upgrade its schema from version 2 to 5"), "{e}");
     let c = Connection::open(&path).unwrap();
     let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(v, 2, "nothing of the failed upgrade is kept");
@@ -327,4 +327,221 @@ fn bundled_sqlite_has_fts5_and_json() {
     assert_eq!(n, 1);
     let j: String = s.conn().query_row("SELECT json_object('a', 1)", [], |r| r.get(0)).unwrap();
     assert_eq!(j, r#"{"a":1}"#);
+/// Items of direction `x` whose source, a reference or an output contains `q` (Unicode lower
+/// case on both sides), worked out in Rust from every item's detail.
+fn expected_hits(s: &Store, x: i64, q: &str) -> Vec<i64> {
+    let q = q.to_lowercase();
+    let (_, rows) = s.items(&ItemQuery { direction_id: x, ..Default::default() }).unwrap();
+    rows.iter()
+        .map(|r| s.item_detail(r.id).unwrap())
+        .filter(|d| {
+            std::iter::once(&d.source)
+                .chain(&d.references)
+                .chain(d.outputs.iter().map(|o| &o.text))
+                .any(|t| t.to_lowercase().contains(&q))
+        })
+        .map(|d| d.id)
+        .collect()
+}
+
+fn hits(s: &Store, x: i64, q: &str) -> Vec<i64> {
+    let (total, rows) = s.items(&ItemQuery { direction_id: x, search: q.into(), ..Default::default() }).unwrap();
+    assert_eq!(total as usize, rows.len(), "{q:?}: total and rows agree");
+    rows.iter().map(|r| r.id).collect()
+}
+
+/// Stored counts equal counts made from the rows.
+fn assert_counts_recomputed(s: &Store) {
+    let c = s.conn();
+    let q = |sql: &str| -> Vec<(i64, i64, i64, i64)> {
+        let mut st = c.prepare(sql).unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    };
+    assert_eq!(
+        q("SELECT id, n_refs, n_outputs, n_copies FROM items ORDER BY id"),
+        q("SELECT i.id, (SELECT COUNT(*) FROM refs r WHERE r.item_id = i.id),
+             (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id),
+             (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id AND o.text = i.source) FROM items i ORDER BY id"),
+        "per item"
+    );
+    assert_eq!(
+        q("SELECT direction_id, items, refs, 0 FROM direction_counts WHERE items > 0 OR refs > 0 ORDER BY 1"),
+        q("SELECT i.direction_id, COUNT(*), (SELECT COUNT(*) FROM refs r JOIN items j ON r.item_id = j.id
+             WHERE j.direction_id = i.direction_id), 0 FROM items i GROUP BY i.direction_id ORDER BY 1"),
+        "per direction"
+    );
+    assert_eq!(
+        q("SELECT direction_id, run_id, outputs, 0 FROM run_counts WHERE outputs > 0 ORDER BY 1, 2"),
+        q("SELECT i.direction_id, o.run_id, COUNT(*), 0 FROM outputs o JOIN items i ON o.item_id = i.id
+             GROUP BY 1, 2 ORDER BY 1, 2"),
+        "per direction and run"
+    );
+}
+
+/// A store with texts meant for search: ASCII, FTS5 syntax, CJK, emoji, accents.
+fn search_sample(s: &mut Store) -> (i64, Vec<i64>, i64) {
+    let mut w = s.writer().unwrap();
+    let d = w.dataset("search", "", "").unwrap();
+    let x = w.direction(d, "a", "b").unwrap();
+    let sources = [
+        "the pasta was tasty",
+        r#"he said "no" (twice) -- a:b *star* NEAR(x) OR ^y"#,
+        "我喜欢猫咪",
+        "great 👍🏽 trip to 🇯🇵",
+        "L'ÉCOLE est fermée",
+        "100%_ sure",
+    ];
+    let items: Vec<i64> = sources
+        .iter()
+        .enumerate()
+        .map(|(n, t)| w.item(x, "test", n as i64 + 1, t, None).unwrap())
+        .collect();
+    w.reference(items[0], "the pasta was bland", "").unwrap();
+    let sys = w.system(d, "sys", "system").unwrap();
+    let run = w.import_run(sys, &json!({})).unwrap();
+    w.output(run, items[1], "she said nothing", None).unwrap();
+    w.output(run, items[2], "我讨厌狗", None).unwrap();
+    w.output(run, items[5], "100%_ sure", None).unwrap();
+    w.commit().unwrap();
+    (x, items, run)
+}
+
+#[test]
+fn search_is_a_case_insensitive_substring_of_source_references_and_outputs() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (x, it, _) = search_sample(&mut s);
+    let stale: i64 = s.conn().query_row("SELECT COUNT(*) FROM item_text_stale", [], |r| r.get(0)).unwrap();
+    assert_eq!(stale, 0, "the writer indexed what it wrote");
+    for (q, want) in [
+        ("TASTY", vec![it[0]]),
+        ("bland", vec![it[0]]),
+        ("asta", vec![it[0]]),
+        ("ta", vec![it[0], it[1]]),
+        ("y", vec![it[0], it[1]]),
+        ("nothing", vec![it[1]]),
+        ("猫", vec![it[2]]),
+        ("猫咪", vec![it[2]]),
+        ("喜欢猫", vec![it[2]]),
+        ("讨厌狗", vec![it[2]]),
+        ("👍🏽", vec![it[3]]),
+        ("🇯🇵", vec![it[3]]),
+        ("trip to 🇯🇵", vec![it[3]]),
+        ("école", vec![it[4]]),
+        ("ÉCOLE", vec![it[4]]),
+        ("ecole", vec![]),
+        ("zzqx", vec![]),
+        ("q", vec![]),
+    ] {
+        assert_eq!(hits(&s, x, q), want, "{q:?}");
+        assert_eq!(hits(&s, x, q), expected_hits(&s, x, q), "{q:?} as a scan finds it");
+    }
+}
+
+#[test]
+fn fts_syntax_in_a_search_is_plain_text() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (x, it, _) = search_sample(&mut s);
+    for q in [
+        "\"", "\"no\"", "said \"", "(twice)", "(", ")", "*", "*star*", "star*", "-", "-- a", "a:b", ":", "^y", "^", "NEAR(x)",
+        "OR", "AND", "NOT", "+", "{", "}", "'", "\"\"\"", "%_", "100%_", "_",
+    ] {
+        assert_eq!(hits(&s, x, q), expected_hits(&s, x, q), "{q:?}");
+    }
+    assert_eq!(hits(&s, x, "(twice)"), [it[1]]);
+    assert_eq!(hits(&s, x, "100%_"), [it[5]]);
+    assert_eq!(hits(&s, x, "0%_ s"), [it[5]]);
+    assert_eq!(hits(&s, x, "pasta\nwas"), Vec::<i64>::new(), "a control character never crosses texts");
+}
+
+#[test]
+fn search_index_and_counts_follow_every_write() {
+    let mut s = Store::open_in_memory().unwrap();
+    let (x, it, run) = search_sample(&mut s);
+    assert_counts_recomputed(&s);
+    // Through the writer: a replaced output, a new reference, a new item with a copy.
+    let mut w = s.writer().unwrap();
+    w.output(run, it[1], "she shouted everything", None).unwrap();
+    w.reference(it[2], "I like kittens", "").unwrap();
+    let new = w.item(x, "test", 7, "brand new words", None).unwrap();
+    w.output(run, new, "brand new words", None).unwrap();
+    w.commit().unwrap();
+    assert_eq!(hits(&s, x, "nothing"), Vec::<i64>::new(), "the replaced output is gone");
+    assert_eq!(hits(&s, x, "shouted"), [it[1]]);
+    assert_eq!(hits(&s, x, "kitten"), [it[2]]);
+    assert_eq!(hits(&s, x, "brand"), [new]);
+    let copied = ItemQuery { direction_id: x, filter: ItemFilter::WithCopies, ..Default::default() };
+    assert_eq!(s.items(&copied).unwrap().1.iter().map(|r| r.id).collect::<Vec<_>>(), [it[5], new]);
+    assert_counts_recomputed(&s);
+    // Raw SQL, outside the writer: the items are stale until the next commit, and still found right.
+    let c = s.conn();
+    c.execute("UPDATE items SET source = 'now about soup' WHERE id = ?1", [it[0]]).unwrap();
+    c.execute("UPDATE refs SET text = 'soup again' WHERE item_id = ?1", [it[0]]).unwrap();
+    c.execute("DELETE FROM outputs WHERE item_id = ?1", [it[2]]).unwrap();
+    c.execute("DELETE FROM refs WHERE item_id = ?1", [it[2]]).unwrap();
+    c.execute("UPDATE outputs SET text = 'brand old words' WHERE item_id = ?1", [new]).unwrap();
+    let stale: i64 = s.conn().query_row("SELECT COUNT(*) FROM item_text_stale", [], |r| r.get(0)).unwrap();
+    assert_eq!(stale, 3);
+    let check = |s: &Store| {
+        for q in ["pasta", "soup", "about soup", "讨厌", "kitten", "猫咪", "old words", "brand", "nothing"] {
+            assert_eq!(hits(s, x, q), expected_hits(s, x, q), "{q:?}");
+        }
+        assert_eq!(hits(s, x, "soup"), [it[0]]);
+        assert_eq!(hits(s, x, "pasta"), Vec::<i64>::new());
+        assert_eq!(hits(s, x, "kitten"), Vec::<i64>::new());
+        assert_counts_recomputed(s);
+        assert!(s.items(&copied).unwrap().1.iter().all(|r| r.id != new), "no longer a copy");
+    };
+    check(&s);
+    s.writer().unwrap().commit().unwrap();
+    let stale: i64 = s.conn().query_row("SELECT COUNT(*) FROM item_text_stale", [], |r| r.get(0)).unwrap();
+    assert_eq!(stale, 0, "the next commit indexed them");
+    check(&s);
+    // Deletes, cascading: an item, a run, then the whole direction.
+    s.conn().execute("DELETE FROM items WHERE id = ?1", [it[1]]).unwrap();
+    s.conn().execute("DELETE FROM runs WHERE id = ?1", [run]).unwrap();
+    assert_eq!(hits(&s, x, "shouted"), Vec::<i64>::new());
+    assert_eq!(hits(&s, x, "100%_"), [it[5]], "its source is still there");
+    assert_counts_recomputed(&s);
+    let dir = &s.directions(s.dataset_id("search").unwrap()).unwrap()[0];
+    assert_eq!((dir.items, dir.references, dir.outputs, dir.systems), (6, 1, 0, 0));
+    s.conn().execute("DELETE FROM directions WHERE id = ?1", [x]).unwrap();
+    assert_counts_recomputed(&s);
+    let left: i64 = s.conn().query_row("SELECT COUNT(*) FROM item_text WHERE item_text MATCH '\"the\"'", [], |r| r.get(0)).unwrap();
+    assert_eq!(left, 0, "nothing of the direction is left in the index");
+    let ds = &s.datasets().unwrap()[0];
+    assert_eq!((ds.directions, ds.items, ds.references, ds.outputs), (0, 0, 0, 0));
+}
+
+#[test]
+fn migration_indexes_and_counts_an_existing_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("v4.sqlite");
+    let old = Store::open_at_version(&path, 4).unwrap();
+    old.conn()
+        .execute_batch(
+            "INSERT INTO datasets(id, name) VALUES (1, 'old');
+             INSERT INTO styles(id, dataset_id, name) VALUES (1, 1, 'a'), (2, 1, 'b');
+             INSERT INTO directions(id, dataset_id, source_style_id, target_style_id) VALUES (1, 1, 1, 2);
+             INSERT INTO items(id, direction_id, idx, source) VALUES (1, 1, 1, 'the soup was cold'), (2, 1, 2, '冷たいスープ');
+             INSERT INTO refs(item_id, idx, text) VALUES (1, 0, 'the soup was warm');
+             INSERT INTO systems(id, dataset_id, name) VALUES (1, 1, 'sys');
+             INSERT INTO runs(id, system_id) VALUES (1, 1);
+             INSERT INTO outputs(run_id, item_id, text) VALUES (1, 1, 'the soup was cold'), (1, 2, '温かいスープ');",
+        )
+        .unwrap();
+    drop(old);
+    let s = Store::open(&path).unwrap();
+    assert_eq!(s.version().unwrap(), schema::VERSION);
+    assert_eq!(hits(&s, 1, "warm"), [1]);
+    assert_eq!(hits(&s, 1, "スープ"), [2]);
+    assert_eq!(hits(&s, 1, "温かい"), [2]);
+    assert_eq!(hits(&s, 1, "SOUP"), [1]);
+    assert_counts_recomputed(&s);
+    let d = &s.directions(1).unwrap()[0];
+    assert_eq!((d.items, d.references, d.outputs, d.systems), (2, 1, 2, 1));
+    let copied = ItemQuery { direction_id: 1, filter: ItemFilter::WithCopies, ..Default::default() };
+    assert_eq!(s.items(&copied).unwrap().0, 1);
 }

@@ -50,7 +50,9 @@ impl<'a> Writer<'a> {
         &self.tx
     }
 
+    /// Re-indexes the items this write changed for search, then commits.
     pub fn commit(self) -> Result<()> {
+        super::search::flush(&self.tx)?;
         Ok(self.tx.commit()?)
     }
 

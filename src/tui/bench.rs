@@ -35,8 +35,10 @@ pub struct Built {
     pub outputs: usize,
 }
 
-/// Writes dataset `bench` (one direction, `outputs / systems` items with one reference each,
-/// `systems` systems with one output per item and one score per output), deterministically.
+/// Writes dataset `bench` deterministically: direction negative->positive with `outputs / systems`
+/// items with one reference each, `systems` systems with one output per item and one score per
+/// output; and a small direction positive->negative (a tenth as many items, no outputs), so that
+/// selecting a direction can be timed.
 pub fn build(store: &mut Store, outputs: usize, systems: usize) -> store::Result<Built> {
     let systems = systems.max(1);
     let items = outputs.div_ceil(systems);
@@ -67,8 +69,14 @@ pub fn build(store: &mut Store, outputs: usize, systems: usize) -> store::Result
             written += 1;
         }
     }
+    let back = w.direction(d, "positive", "negative")?;
+    for i in 0..items.div_ceil(10) {
+        let len = rng.random_range(6..30);
+        let source: Vec<&str> = (0..len).map(|_| WORDS[rng.random_range(0..WORDS.len())]).collect();
+        w.item(back, "test", i as i64 + 1, &source.join(" "), None)?;
+    }
     w.commit()?;
-    Ok(Built { items, outputs: written })
+    Ok(Built { items: items + items.div_ceil(10), outputs: written })
 }
 
 /// Swaps lexicon words with probability `p`, sometimes drops or adds a word.
@@ -94,20 +102,32 @@ pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, D
     let (total, first) = store.items(&ItemQuery { direction_id: direction, limit: 1, ..Default::default() })?;
     let item = first.first().map(|r| r.id).ok_or_else(|| anyhow::anyhow!("no items"))?;
     let page = |offset: i64| ItemQuery { direction_id: direction, offset, limit: 200, ..Default::default() };
-    let cases: Vec<(String, Request)> = vec![
+    let other = store.directions(dataset)?.get(1).map(|d| d.id);
+    let search = |text: &str| Request::Items(ItemQuery { search: text.into(), ..page(0) });
+    let (hits, _) = store.items(&ItemQuery { search: "tasty".into(), ..page(0) })?;
+    let mut cases: Vec<(String, Request)> = vec![
         ("datasets (with counts)".into(), Request::Datasets),
         ("directions (with counts)".into(), Request::Directions(dataset)),
         ("items: first page of 200".into(), Request::Items(page(0))),
         ("items: middle page".into(), Request::Items(page(total / 2))),
         ("items: last page".into(), Request::Items(page((total - 200).max(0)))),
-        ("items: sort by outputs".into(), Request::Items(ItemQuery { sort: ItemSort::Outputs, ..page(0) })),
         ("items: sort by length".into(), Request::Items(ItemQuery { sort: ItemSort::SourceLength, ..page(0) })),
+        ("items: sort by outputs".into(), Request::Items(ItemQuery { sort: ItemSort::Outputs, ..page(0) })),
+        ("items: sort by references".into(), Request::Items(ItemQuery { sort: ItemSort::References, ..page(0) })),
         ("items: filter copied".into(), Request::Items(ItemQuery { filter: ItemFilter::WithCopies, ..page(0) })),
-        ("items: search 'tasty'".into(), Request::Items(ItemQuery { search: "tasty".into(), ..page(0) })),
-        ("items: search (no match)".into(), Request::Items(ItemQuery { search: "zzqx".into(), ..page(0) })),
+        ("items: search 'tasty'".into(), search("tasty")),
+        ("items: search (no match)".into(), search("zzqx")),
+        ("items: search prefix 'tast'".into(), search("tast")),
+        ("items: search prefix 'ta'".into(), search("ta")),
+        ("items: search 't' (1 char)".into(), search("t")),
+        ("items: search, sort by outputs".into(), Request::Items(ItemQuery { search: "tasty".into(), sort: ItemSort::Outputs, ..page(0) })),
+        ("items: search, last page".into(), Request::Items(ItemQuery { search: "tasty".into(), ..page((hits - 200).max(0)) })),
         ("compare: item detail".into(), Request::Detail(item)),
         ("compare: next item".into(), Request::Neighbour { item_id: item, forward: true }),
     ];
+    if let Some(other) = other {
+        cases.insert(2, ("items: other direction".into(), Request::Items(ItemQuery { direction_id: other, ..page(0) })));
+    }
     let mut out = Vec::new();
     for (name, req) in cases {
         let mut times = Vec::new();
@@ -159,13 +179,31 @@ pub fn ui_timings(path: &Path) -> anyhow::Result<Vec<Step>> {
     let bench = app.screen::<Browse>().datasets.iter().position(|d| d.name == DATASET);
     let down = vec![KeyCode::Down; bench.ok_or_else(|| anyhow::anyhow!("no dataset {DATASET}"))?];
     step(&mut app, "select dataset", &down)?;
-    step(&mut app, "Right Right", &[KeyCode::Right, KeyCode::Right])?;
+    step(&mut app, "Right (directions)", &[KeyCode::Right])?;
+    if app.browse.directions.len() > 1 {
+        step(&mut app, "Down (select direction)", &[KeyCode::Down])?;
+        step(&mut app, "Up (select direction)", &[KeyCode::Up])?;
+    }
+    step(&mut app, "Right (items)", &[KeyCode::Right])?;
     step(&mut app, "End", &[KeyCode::End])?;
     step(&mut app, "PgUp", &[KeyCode::PageUp])?;
     step(&mut app, "Home", &[KeyCode::Home])?;
-    step(&mut app, "s (sort by length)", &[KeyCode::Char('s'), KeyCode::Char('s')])?;
-    let search: Vec<KeyCode> = "/tasty".chars().map(KeyCode::Char).collect();
-    step(&mut app, "/tasty (typed at once)", &search)?;
+    step(&mut app, "s (sort by length)", &[KeyCode::Char('s')])?;
+    step(&mut app, "s (sort by outputs)", &[KeyCode::Char('s')])?;
+    step(&mut app, "s (sort by references)", &[KeyCode::Char('s')])?;
+    step(&mut app, "s (sort by index)", &[KeyCode::Char('s')])?;
+    step(&mut app, "f f f (filter copied)", &[KeyCode::Char('f'); 3])?;
+    step(&mut app, "f (filter all)", &[KeyCode::Char('f')])?;
+    let typed = |text: &str| -> Vec<KeyCode> { text.chars().map(KeyCode::Char).collect() };
+    step(&mut app, "/zzqx (no match)", &typed("/zzqx"))?;
+    step(&mut app, "Esc (clear search)", &[KeyCode::Esc])?;
+    // Typed one key at a time: each prefix is searched.
+    step(&mut app, "/t (typed: 1 char)", &typed("/t"))?;
+    step(&mut app, "a (typed: /ta)", &typed("a"))?;
+    step(&mut app, "s (typed: /tas)", &typed("s"))?;
+    step(&mut app, "t (typed: /tast)", &typed("t"))?;
+    step(&mut app, "Esc (clear search)", &[KeyCode::Esc])?;
+    step(&mut app, "/tasty (typed at once)", &typed("/tasty"))?;
     step(&mut app, "Enter Enter (compare)", &[KeyCode::Enter, KeyCode::Enter])?;
     step(&mut app, "n (next item)", &[KeyCode::Char('n')])?;
     Ok(steps)
@@ -179,10 +217,10 @@ mod tests {
     fn builds_the_asked_number_of_outputs() {
         let mut store = Store::open_in_memory().unwrap();
         let b = build(&mut store, 95, 10).unwrap();
-        assert_eq!(b, Built { items: 10, outputs: 95 });
+        assert_eq!(b, Built { items: 11, outputs: 95 });
         let ds = store.datasets().unwrap();
-        assert_eq!((ds[0].items, ds[0].outputs, ds[0].systems), (10, 95, 10));
+        assert_eq!((ds[0].items, ds[0].outputs, ds[0].systems, ds[0].directions), (11, 95, 10, 2));
         let t = time_queries(&store, 1).unwrap();
-        assert_eq!(t.len(), 12);
+        assert_eq!(t.len(), 19);
     }
 }
