@@ -90,8 +90,11 @@ fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Strin
     }
 }
 
+/// (direction, source) pairs.
+type Items = Vec<(String, String)>;
+
 /// The benchmark's prompts: (direction, source) and the chat prompt of each.
-fn prompts(n: usize) -> anyhow::Result<(Vec<(String, String)>, Vec<Prompt>)> {
+fn prompts(n: usize) -> anyhow::Result<(Items, Vec<Prompt>)> {
     let all = sentences();
     anyhow::ensure!(!all.is_empty(), "no demo sentences");
     let items: Vec<(String, String)> = (0..n).map(|i| all[i % all.len()].clone()).collect();

@@ -71,6 +71,12 @@ pub struct GenReport {
     pub usage: Usage,
 }
 
+/// A prompt's tokens as the server shows them, with ln P of each (`None` for the first).
+pub type TokenLogprobs = Vec<(String, Option<f64>)>;
+
+/// One piece of work of [`Client::pool`]: an index and the stop check.
+type Work<'a, T> = dyn Fn(usize, &dyn Fn() -> bool) -> Result<T> + Sync + 'a;
+
 /// A client of one server and model.
 pub struct Client {
     settings: Settings,
@@ -387,8 +393,8 @@ impl Client {
 
     /// Prompt log-probabilities of many texts (see [`Client::prompt_logprobs`]), at most
     /// `concurrency` requests in flight, in input order; `None` when cancelled.
-    pub fn prompt_logprobs_many(&self, prompts: &[&str], cancel: &AtomicBool) -> Result<Option<Vec<Result<Vec<(String, Option<f64>)>>>>> {
-        let mut out: Vec<Option<Result<Vec<(String, Option<f64>)>>>> = (0..prompts.len()).map(|_| None).collect();
+    pub fn prompt_logprobs_many(&self, prompts: &[&str], cancel: &AtomicBool) -> Result<Option<Vec<Result<TokenLogprobs>>>> {
+        let mut out: Vec<Option<Result<TokenLogprobs>>> = (0..prompts.len()).map(|_| None).collect();
         let done = self.pool(prompts.len(), cancel, &|i, halt| self.prompt_logprobs(prompts[i], halt), &mut |i, r| out[i] = Some(r))?;
         Ok(done.then(|| out.into_iter().map(|r| r.expect("every index answered")).collect()))
     }
@@ -400,7 +406,7 @@ impl Client {
         &self,
         n: usize,
         cancel: &AtomicBool,
-        work: &(dyn Fn(usize, &dyn Fn() -> bool) -> Result<T> + Sync),
+        work: &Work<'_, T>,
         on_result: &mut dyn FnMut(usize, Result<T>),
     ) -> Result<bool> {
         let next = AtomicUsize::new(0);
@@ -449,7 +455,7 @@ impl Client {
     /// ln P of each token of `prompt` given the ones before it, as the server computes them
     /// (`/completions` with `echo` and `logprobs`, one new token asked for and left out): the
     /// tokens as the server shows them and their log-probabilities (`None` for the first).
-    pub fn prompt_logprobs(&self, prompt: &str, halt: &dyn Fn() -> bool) -> Result<Vec<(String, Option<f64>)>> {
+    pub fn prompt_logprobs(&self, prompt: &str, halt: &dyn Fn() -> bool) -> Result<TokenLogprobs> {
         let req = CompletionRequest {
             model: &self.settings.model,
             prompt,

@@ -186,6 +186,10 @@ impl Proxy {
         let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
         let fault = if path.ends_with("/chat/completions") { faults.lock().unwrap().pop_front() } else { None };
         let mut record = Seen { at: Instant::now(), path, body: String::from_utf8_lossy(&body).into_owned(), fault, status: None };
+        if fault.is_some() {
+            // Recorded before it acts (a slow answer may outlive the run).
+            seen.lock().unwrap().push(record.clone());
+        }
         match fault {
             Some(Fault::TooMany(secs)) => {
                 let msg = r#"{"error":{"message":"slow down"}}"#;
@@ -204,7 +208,6 @@ impl Proxy {
                     req.extend_from_slice(line.as_bytes());
                     req.extend_from_slice(b"\r\n");
                 }
-                req.truncate(req.len() - 2);
                 req.extend_from_slice(b"Connection: close\r\n\r\n");
                 req.extend_from_slice(&body);
                 if let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)) {
@@ -216,7 +219,9 @@ impl Proxy {
                 }
             }
         }
-        seen.lock().unwrap().push(record);
+        if fault.is_none() {
+            seen.lock().unwrap().push(record);
+        }
         let _ = conn.shutdown(Shutdown::Both);
     }
 
@@ -363,6 +368,13 @@ fn faults_in_front_of_the_server_are_survived_with_the_right_retries() {
     let s = &m["sessions"][0];
     assert_eq!(s["outcome"], "done");
     let retries: BTreeMap<String, u64> = serde_json::from_value(s["retries"].clone()).unwrap();
+    if std::env::var_os("TSTLAB_DEBUG_PROXY").is_some() {
+        let mut all = proxy.seen();
+        all.sort_by_key(|r| r.at);
+        for r in &all {
+            eprintln!("{:?} {} {:?} {:?}", r.at - all[0].at, r.path, r.fault, r.status);
+        }
+    }
     let want: BTreeMap<String, u64> = [("429", 1), ("5xx", 1), ("connection", 1), ("timeout", 1)].into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
     assert_eq!(retries, want, "one retry per fault, by cause");
     assert_eq!(s["requests"], 5 + 4, "5 items, 4 faults");
