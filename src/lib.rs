@@ -13,6 +13,7 @@ pub mod stats;
 pub mod cli;
 pub mod demo;
 pub mod diff;
+pub mod endpoint;
 pub mod import;
 pub mod jobs;
 pub mod metrics;

@@ -2,6 +2,9 @@
 //! template, greedy) over the demo sentences, once per batch size, printing sentences/s and
 //! prefill/decode tokens/s, and the share of CPU time the hypervisor took from this virtual
 //! machine during the run (steal; figures from a run with much steal understate the speed).
+//! With `--endpoint URL --served-model NAME`, the same prompts go to an OpenAI-compatible server
+//! instead, once per `--concurrency` (requests in flight), printing sentences/s, requests/s and
+//! completion tokens/s.
 
 use anyhow::Context;
 use clap::Args;
@@ -35,6 +38,15 @@ pub struct TransferArgs {
     /// Runs per batch size (the best is reported as well as each run).
     #[arg(long, default_value_t = 1)]
     pub repeat: usize,
+    /// Send the prompts to this OpenAI-compatible server instead (its API address).
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// The model name the server knows (--endpoint).
+    #[arg(long, default_value = "smollm2")]
+    pub served_model: String,
+    /// Requests in flight to run, comma-separated (--endpoint).
+    #[arg(long, value_delimiter = ',', default_values_t = vec![1, 4, 16])]
+    pub concurrency: Vec<usize>,
     /// Print this many outputs of the last run.
     #[arg(long, default_value_t = 3)]
     pub show: usize,
@@ -78,7 +90,76 @@ fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Strin
     }
 }
 
+/// (direction, source) pairs.
+type Items = Vec<(String, String)>;
+
+/// The benchmark's prompts: (direction, source) and the chat prompt of each.
+fn prompts(n: usize) -> anyhow::Result<(Items, Vec<Prompt>)> {
+    let all = sentences();
+    anyhow::ensure!(!all.is_empty(), "no demo sentences");
+    let items: Vec<(String, String)> = (0..n).map(|i| all[i % all.len()].clone()).collect();
+    let prompts = items
+        .iter()
+        .map(|(dir, src)| {
+            let (from, to) = dir.split_once("->").unwrap_or(("negative", "positive"));
+            Prompt::user(&format!("{} {src}", instruction(from, to)))
+        })
+        .collect();
+    Ok((items, prompts))
+}
+
+/// The prompts through a server, once per concurrency.
+fn run_endpoint(a: &TransferArgs, url: &str) -> anyhow::Result<()> {
+    let (items, prompts) = prompts(a.n)?;
+    crate::outln!("{} sentences to {} (model {}), at most {} new tokens, greedy", prompts.len(), crate::endpoint::key::public_url(url), a.served_model, a.max_new);
+    crate::outln!(
+        "{:>11} {:>4} {:>12} {:>10} {:>16} {:>13} {:>8} {:>8} {:>8}",
+        "concurrency", "run", "sentences/s", "requests/s", "completion tok/s", "prompt tok/s", "wall s", "retries", "steal %"
+    );
+    let params = GenParams { max_new_tokens: a.max_new, ..GenParams::default() };
+    let mut last = vec![String::new(); prompts.len()];
+    for &c in &a.concurrency {
+        let client = crate::endpoint::Client::new(crate::endpoint::Settings { concurrency: c.max(1), ..crate::endpoint::Settings::new(url, &a.served_model) })?;
+        client.check_model(&|| false)?;
+        for r in 0..a.repeat.max(1) {
+            let ticks = cpu_ticks();
+            let t = Instant::now();
+            let mut failed = None;
+            let report = client.generate(&prompts, &params, &AtomicBool::new(false), &mut |i, g| match g {
+                Ok(g) => last[i] = g.text,
+                Err(e) => {
+                    failed.get_or_insert(e);
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e.into());
+            }
+            let wall = t.elapsed().as_secs_f64();
+            let u = &report.usage;
+            crate::outln!(
+                "{:>11} {:>4} {:>12.2} {:>10.2} {:>16.1} {:>13.1} {:>8.2} {:>8} {:>8}",
+                c,
+                r + 1,
+                prompts.len() as f64 / wall,
+                u.requests as f64 / wall,
+                u.completion_tokens as f64 / wall,
+                u.prompt_tokens as f64 / wall,
+                wall,
+                u.retries,
+                steal_percent(ticks, cpu_ticks())
+            );
+        }
+    }
+    for (i, out) in last.iter().enumerate().take(a.show) {
+        crate::outln!("[{i}] {}\n    -> {}", items[i].1, out.trim());
+    }
+    Ok(())
+}
+
 pub fn run(a: TransferArgs) -> anyhow::Result<()> {
+    if let Some(url) = a.endpoint.clone() {
+        return run_endpoint(&a, &url);
+    }
     let path = a.model.clone().unwrap_or_else(tstlab_models::default_model_path);
     let t0 = Instant::now();
     let generator = Generator::load(&path).with_context(|| "loading the model (is it installed? `tstlab models install`)")?;
@@ -93,16 +174,7 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         info.device,
         t0.elapsed().as_secs_f64()
     );
-    let all = sentences();
-    anyhow::ensure!(!all.is_empty(), "no demo sentences");
-    let items: Vec<(String, String)> = (0..a.n).map(|i| all[i % all.len()].clone()).collect();
-    let prompts: Vec<Prompt> = items
-        .iter()
-        .map(|(dir, src)| {
-            let (from, to) = dir.split_once("->").unwrap_or(("negative", "positive"));
-            Prompt::user(&format!("{} {src}", instruction(from, to)))
-        })
-        .collect();
+    let (items, prompts) = prompts(a.n)?;
     let lens: Vec<usize> = prompts.iter().map(|p| generator.encode(p).map(|t| t.len())).collect::<Result<_, _>>()?;
     crate::outln!(
         "{} sentences, prompt tokens mean {:.1} (min {}, max {}), at most {} new tokens, greedy, prefix sharing {}, lookahead {}",

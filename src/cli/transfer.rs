@@ -1,7 +1,10 @@
-//! `tstlab transfer`: a local transfer run (model + prompt template) over a direction, stored as
-//! a system; `--resume` continues an interrupted run, `--runs` lists runs.
+//! `tstlab transfer`: a transfer run (a local model or a server's model, and a prompt template)
+//! over a direction, stored as a system; `--resume` continues an interrupted run, `--runs` lists
+//! runs, `--dry-run` shows the first prompt and the number of requests without generating.
 
 use super::{fit, print_json};
+use crate::endpoint::{Settings, retry::Backoff};
+use crate::transfer::Library;
 use crate::transfer::launch::{self, Started};
 use crate::transfer::manifest::Decoding;
 use crate::transfer::run::{self, RunProgress, Spec, Subset, TemplateChoice};
@@ -19,9 +22,26 @@ pub struct TransferArgs {
     /// Direction `source->target`.
     #[arg(long, required_unless_present_any = ["resume", "runs"])]
     pub direction: Option<String>,
-    /// Installed model name or a GGUF file / model folder (default: smollm2-135m-instruct).
+    /// Installed model name or a GGUF file / model folder (default: smollm2-135m-instruct);
+    /// with --endpoint, the model name the server knows.
     #[arg(long)]
     pub model: Option<String>,
+    /// An OpenAI-compatible server's API address (`https://api.openai.com/v1`,
+    /// `http://localhost:8000/v1`); the key comes from TSTLAB_API_KEY or OPENAI_API_KEY.
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Requests in flight at most (--endpoint).
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// Seconds one request may take (--endpoint).
+    #[arg(long, default_value_t = 120.0)]
+    pub timeout: f64,
+    /// Retries per request on timeouts, connection errors, 429 and 5xx (--endpoint).
+    #[arg(long, default_value_t = Backoff::default().retries)]
+    pub retries: u32,
+    /// Show the first prompt and how many requests the run needs; generate nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Template name (`tstlab templates list`) or a .prompt file; default: the dataset's
     /// zero-shot template (`few-shot`: its few-shot template).
     #[arg(long)]
@@ -75,7 +95,23 @@ fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
     let (Some(dataset), Some(direction)) = (&a.dataset, &a.direction) else {
         anyhow::bail!("--dataset and --direction are needed");
     };
-    let mut s = Spec::new(dataset, direction, &launch::resolve_model(a.model.as_deref()));
+    let mut s = match &a.endpoint {
+        Some(url) => {
+            let model = a.model.as_deref().context("--endpoint needs --model NAME (the model name the server knows)")?;
+            if !(a.timeout > 0.0 && a.timeout.is_finite()) {
+                anyhow::bail!("--timeout must be a positive number of seconds");
+            }
+            let mut s = Spec::new(dataset, direction, std::path::Path::new(model));
+            s.endpoint = Some(Settings {
+                concurrency: a.concurrency.max(1),
+                timeout: std::time::Duration::from_secs_f64(a.timeout),
+                backoff: Backoff { retries: a.retries, ..Backoff::default() },
+                ..Settings::new(url, model)
+            });
+            s
+        }
+        None => Spec::new(dataset, direction, &launch::resolve_model(a.model.as_deref())),
+    };
     s.template = match a.template.as_deref() {
         None | Some("auto") | Some("zero-shot") => TemplateChoice::Auto { few_shot: false },
         Some("few-shot") => TemplateChoice::Auto { few_shot: true },
@@ -127,6 +163,9 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         return list(store, a.json);
     }
     let spec = spec(&a, store)?;
+    if a.dry_run {
+        return dry_run(store, &spec, a.json);
+    }
     let cancel = Arc::new(AtomicBool::new(false));
     cancel_on_sigint(cancel.clone());
     let bar = if a.quiet || a.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
@@ -147,9 +186,15 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         bar.set_length(s.total as u64);
         bar.set_position(s.already as u64);
     };
+    let through_server = spec.endpoint.is_some();
     let mut on_progress = |p: &RunProgress| {
         bar.set_position(p.done as u64);
-        bar.set_message(format!("{:.2} sent/s {:.0} tok/s", p.items_per_sec(), p.tokens_per_sec()));
+        if through_server {
+            let failed = if p.failed > 0 { format!(", {} failed", p.failed) } else { String::new() };
+            bar.set_message(format!("{:.2} req/s {:.0} tok/s{failed}", p.requests_per_sec(), p.tokens_per_sec()));
+        } else {
+            bar.set_message(format!("{:.2} sent/s {:.0} tok/s", p.items_per_sec(), p.tokens_per_sec()));
+        }
     };
     let out = launch::run_spec(store, &spec, &cancel, &mut on_start, &mut on_progress)?;
     bar.finish_and_clear();
@@ -171,8 +216,63 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         s.empty,
         s.refused
     );
+    if through_server {
+        let retries: Vec<String> = sess.retries.iter().map(|(k, v)| format!("{v} x {k}")).collect();
+        crate::outln!(
+            "{} request(s), {} prompt and {} completion tokens; retries: {}",
+            sess.requests,
+            sess.prompt_tokens,
+            sess.new_tokens,
+            if retries.is_empty() { "none".into() } else { retries.join(", ") }
+        );
+    }
+    if let Some(first) = sess.failures.first() {
+        crate::outln!(
+            "{} item(s) failed and have no output (resume with `tstlab transfer --resume {}`); first: {}",
+            sess.failures.len(),
+            s.run_id,
+            crate::printable::Safe(&first.error)
+        );
+    }
     let (dataset, direction) = (crate::printable::Safe(&s.dataset), crate::printable::Safe(&s.direction));
     crate::outln!("system {:?} of {dataset}; see it with `tstlab show '{dataset}/{direction}/N'` or in the TUI's Compare", s.system);
+    Ok(())
+}
+
+/// `--dry-run`: what the launch would send, without sending or storing anything.
+fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
+    let backend = launch::backend(spec, false, &AtomicBool::new(false))?;
+    let p = run::preview(store, &backend, spec, &Library::load())?;
+    if json {
+        return print_json(&serde_json::json!({
+            "system": p.system,
+            "run": p.run_id,
+            "items": p.total,
+            "already": p.already,
+            "requests": p.requests,
+            "first_prompt": p.first_prompt,
+            "endpoint": p.manifest.endpoint,
+            "decoding": p.manifest.decoding,
+        }));
+    }
+    let run = p.run_id.map_or("a new run".to_owned(), |id| format!("run {id}"));
+    crate::outln!("{run} of system \"{}\" on {}", crate::printable::Safe(&p.system), crate::printable::Safe(backend.device()));
+    crate::outln!("{} item(s), {} already done", p.total, p.already);
+    match &p.manifest.endpoint {
+        Some(e) => crate::outln!(
+            "{} request(s) to {}/{} (one per missing item, at most {} in flight; retries come on top), sending {}",
+            p.requests,
+            crate::printable::Safe(&e.url),
+            e.route,
+            e.concurrency,
+            e.sampling
+        ),
+        None => crate::outln!("{} sequence(s) to generate locally", p.requests),
+    }
+    match &p.first_prompt {
+        Some(text) => crate::outln!("first prompt:\n{}", crate::printable::text(text)),
+        None => crate::outln!("nothing to generate"),
+    }
     Ok(())
 }
 

@@ -1,4 +1,5 @@
-//! LLM as judge with the local model: a score 0-100 per output and dimension, one request each,
+//! LLM as judge with the local model or a server's (`endpoint::Backend`): a score 0-100 per
+//! output and dimension, one request each,
 //! with the prompts of `assets/judge/` (content preservation: the docs/METHODS.md prompt word for
 //! word; style strength, fluency and the combined `overall` prompt: analogues, see
 //! `assets/judge/README.md`).
@@ -11,11 +12,11 @@
 //! `**85**`, `85 out of 100`, `8/10` (scaled to 100), `85%`, or a lone number in 0-100 with words
 //! around it. The `1` of `Output 1` and the `100` of `/100` are never taken as scores.
 
-use crate::models::generate::{GenParams, Generator, Prompt};
+use crate::endpoint::Backend;
+use crate::models::generate::{GenParams, Prompt};
 use super::scorer::{Scored, Scorer, Target};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 /// What a judge is asked about.
@@ -240,28 +241,47 @@ fn explanation(reply: &str, lower: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
-/// `judge-<dimension>` with a local instruction-tuned model.
+/// `judge-<dimension>` with an instruction-tuned model, local or behind a server.
 pub struct JudgeScorer {
-    generator: Arc<Generator>,
+    backend: Backend,
     dimension: Dimension,
     params: GenParams,
     config: Value,
 }
 
 impl JudgeScorer {
-    pub fn new(generator: Arc<Generator>, dimension: Dimension) -> anyhow::Result<JudgeScorer> {
-        let params = GenParams { max_new_tokens: 96, batch_size: 16, ..GenParams::default() };
+    pub fn new(backend: Backend, dimension: Dimension) -> anyhow::Result<JudgeScorer> {
+        let mut params = GenParams { max_new_tokens: 96, batch_size: 16, ..GenParams::default() };
         let template = dimension.template();
-        let info = generator.info();
-        let config = json!({
-            "implementation": "tstlab judge 1 (one output per request, score 0-100 parsed from the reply)",
-            "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
-            "model_sha256": generator.sha256()?,
-            "chat_template": info.chat_template,
-            "template_sha256": hex::encode(Sha256::digest(template.as_bytes())),
-            "decoding": {"temperature": params.temperature, "max_new_tokens": params.max_new_tokens},
-        });
-        Ok(JudgeScorer { generator, dimension, params, config })
+        let decoding = json!({"temperature": params.temperature, "max_new_tokens": params.max_new_tokens});
+        let template_sha256 = hex::encode(Sha256::digest(template.as_bytes()));
+        let implementation = "tstlab judge 1 (one output per request, score 0-100 parsed from the reply)";
+        let config = match &backend {
+            Backend::Local(generator) => {
+                let info = generator.info();
+                json!({
+                    "implementation": implementation,
+                    "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                    "model_sha256": generator.sha256()?,
+                    "chat_template": info.chat_template,
+                    "template_sha256": template_sha256,
+                    "decoding": decoding,
+                })
+            }
+            Backend::Endpoint(client) => {
+                // Requests run `concurrency` at a time; a batch keeps them all busy.
+                params.batch_size = (client.settings().concurrency * 4).max(16);
+                json!({
+                    "implementation": implementation,
+                    "endpoint": client.public_url(),
+                    "model": client.settings().model,
+                    "chat_template": "the server's",
+                    "template_sha256": template_sha256,
+                    "decoding": decoding,
+                })
+            }
+        };
+        Ok(JudgeScorer { backend, dimension, params, config })
     }
 
     /// The prompt sent for one output.
@@ -286,7 +306,18 @@ impl Scorer for JudgeScorer {
     fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
         let prompts: Vec<Prompt> = batch.iter().map(|t| Prompt::user(&self.prompt(t))).collect();
         let mut replies = vec![String::new(); batch.len()];
-        self.generator.generate(&prompts, &self.params, &AtomicBool::new(false), |i, g| replies[i] = g.text)?;
+        let mut failed = None;
+        self.backend.generate(&prompts, &self.params, &AtomicBool::new(false), &mut |i, g| match g {
+            Ok(g) => replies[i] = g.text,
+            // A request that failed after its retries: the batch is not stored (it is asked
+            // again next time), never a score without a reply.
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        })?;
+        if let Some(e) = failed {
+            return Err(e.into());
+        }
         Ok(replies
             .into_iter()
             .map(|reply| {

@@ -6,9 +6,16 @@
 //!   to its item's dialogue context (the chat template with the context as the user turn; only
 //!   the reply's tokens are scored). Higher is better. Items without a context are undefined.
 //!
+//! Through a server (`endpoint::Client`), `g-ppl` sends each output alone to `/completions` with
+//! `echo` and `logprobs` and sums the log-probabilities the server gives the prompt's tokens: the
+//! server's own start convention (its BOS when its tokenizer adds one); the first token has none
+//! and is not scored. Servers without prompt log-probabilities make the metric fail with a clear
+//! message (checked once when the scorer is built).
+//!
 //! t-PPL = sqrt(d-PPL * g-PPL) (docs/METHODS.md, PPL) is `metrics::joint::t_ppl`, shown in the
 //! result table; its PPL column is d-PPL when scored, else g-PPL.
 
+use crate::endpoint::Client;
 use crate::models::lm_score::{Nll, TextLm};
 use crate::models::tokenizer::ChatMessage;
 use super::scorer::{Scored, Scorer, Target};
@@ -23,9 +30,15 @@ fn detail(n: &Option<Nll>) -> String {
     }
 }
 
+/// Where g-PPL's log-probabilities come from.
+enum Source {
+    Local(Arc<TextLm>),
+    Endpoint(Arc<Client>),
+}
+
 /// `g-ppl`.
 pub struct GpplScorer {
-    lm: Arc<TextLm>,
+    source: Source,
     config: Value,
 }
 
@@ -33,7 +46,36 @@ impl GpplScorer {
     pub fn new(lm: Arc<TextLm>) -> anyhow::Result<GpplScorer> {
         let mut config = lm.config()?;
         config["value"] = json!("exp(mean NLL over the text's tokens)");
-        Ok(GpplScorer { lm, config })
+        Ok(GpplScorer { source: Source::Local(lm), config })
+    }
+
+    /// Through a server; asks it once whether it gives prompt log-probabilities.
+    pub fn endpoint(client: Arc<Client>) -> Result<GpplScorer, crate::endpoint::EndpointError> {
+        client.prompt_logprobs("The weather is nice today.", &|| false)?;
+        let config = json!({
+            "implementation": "tstlab endpoint g-ppl 1 (/completions, echo, logprobs; natural log)",
+            "endpoint": client.public_url(),
+            "model": client.settings().model,
+            "start_token": "the server's (its BOS when its tokenizer adds one)",
+            "scored": "every prompt token the server gives a log-probability (never the first)",
+            "text": "plain text as stored (no chat template)",
+            "value": "exp(mean NLL over the scored tokens)",
+        });
+        Ok(GpplScorer { source: Source::Endpoint(client), config })
+    }
+
+    fn endpoint_nll(client: &Client, texts: &[&str]) -> anyhow::Result<Vec<Option<Nll>>> {
+        let wanted: Vec<usize> = (0..texts.len()).filter(|&i| !texts[i].trim().is_empty()).collect();
+        let prompts: Vec<&str> = wanted.iter().map(|&i| texts[i]).collect();
+        let got = client
+            .prompt_logprobs_many(&prompts, &std::sync::atomic::AtomicBool::new(false))?
+            .ok_or_else(|| anyhow::anyhow!("cancelled"))?;
+        let mut out = vec![Some(Nll { nll: 0.0, tokens: 0 }); texts.len()];
+        for (i, r) in wanted.into_iter().zip(got) {
+            let lps: Vec<f64> = r?.into_iter().filter_map(|(_, lp)| lp).collect();
+            out[i] = Some(Nll { nll: -lps.iter().sum::<f64>(), tokens: lps.len() });
+        }
+        Ok(out)
     }
 }
 
@@ -52,12 +94,18 @@ impl Scorer for GpplScorer {
 
     fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
         let texts: Vec<&str> = batch.iter().map(|t| t.text.as_str()).collect();
-        let nll = self.lm.nll_texts(&texts)?;
+        let nll = match &self.source {
+            Source::Local(lm) => lm.nll_texts(&texts)?,
+            Source::Endpoint(client) => GpplScorer::endpoint_nll(client, &texts)?,
+        };
         Ok(nll.iter().map(|n| Scored { value: n.and_then(|n| n.ppl()), detail: Some(detail(n)) }).collect())
     }
 
     fn batch_size(&self) -> usize {
-        128
+        match &self.source {
+            Source::Local(_) => 128,
+            Source::Endpoint(c) => (c.settings().concurrency * 4).max(16),
+        }
     }
 }
 

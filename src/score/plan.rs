@@ -16,6 +16,7 @@ use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
 use crate::metrics::scorers::BleuScorer;
 use crate::models::bert::BertEncoder;
+use crate::endpoint::{Backend, Client};
 use crate::models::lm_score::TextLm;
 use crate::models::registry;
 use crate::store::Store;
@@ -131,8 +132,10 @@ pub fn parse(list: &str) -> Result<Vec<Metric>, PlanError> {
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The causal LM (g-PPL, NLL appropriateness, judge): a GGUF file, a model folder, or the
-    /// name of an installed model.
+    /// name of an installed model; with `endpoint`, the model name the server knows.
     pub model: String,
+    /// g-PPL and the judge through an OpenAI-compatible server instead of the local model.
+    pub endpoint: Option<crate::endpoint::Settings>,
     /// The BERT-family encoder for BERTScore: a folder or an installed model's name.
     pub encoder: String,
     /// BLEU convention of the per-output (sentence-level) values; sacreBLEU ones are scored with
@@ -142,7 +145,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), encoder: registry::MINILM.into(), bleu: Convention::sacre13a() }
+        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a() }
     }
 }
 
@@ -191,6 +194,7 @@ pub fn is_broken(reason: &str) -> bool {
 pub struct Loaded {
     lm: Option<Result<Arc<TextLm>, Unavailable>>,
     encoder: Option<Result<Arc<BertEncoder>, Unavailable>>,
+    client: Option<Result<Arc<Client>, Unavailable>>,
 }
 
 impl Loaded {
@@ -202,6 +206,18 @@ impl Loaded {
                     return Err(missing(&opts.model, "causal LM"));
                 }
                 TextLm::load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} causal LM {}: {e}", path.display())))
+            })
+            .clone()
+    }
+
+    /// The endpoint client of `opts.endpoint` (checked once: the server answers and serves the
+    /// model).
+    pub fn client(&mut self, settings: &crate::endpoint::Settings) -> Result<Arc<Client>, Unavailable> {
+        self.client
+            .get_or_insert_with(|| {
+                let client = Client::new(settings.clone()).map_err(|e| Unavailable::Broken(format!("{BROKEN} endpoint: {e}")))?;
+                client.check_model(&|| false).map_err(|e| Unavailable::Broken(format!("{BROKEN} endpoint model: {e}")))?;
+                Ok(Arc::new(client))
             })
             .clone()
     }
@@ -297,6 +313,24 @@ pub fn build(
             };
             Box::new(BertScoreScorer { bertscore: BertScore::new(enc, None)?, against: a, component: Component::F1 })
         }
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) if opts.endpoint.is_some() => {
+            let settings = opts.endpoint.as_ref().expect("matched");
+            let client = match loaded.client(settings) {
+                Ok(c) => c,
+                Err(e) => return Ok(Err(e)),
+            };
+            match m {
+                Metric::GPpl => match GpplScorer::endpoint(client) {
+                    Ok(s) => Box::new(s),
+                    Err(e) => return Ok(Err(Unavailable::Broken(format!("{BROKEN} endpoint for g-ppl: {e}")))),
+                },
+                Metric::NllApp => {
+                    return Ok(Err(Unavailable::NotInstalled("nll-app is computed with a local model only (leave out --endpoint)".into())));
+                }
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d)?),
+                _ => unreachable!("matched above"),
+            }
+        }
         Metric::GPpl | Metric::NllApp | Metric::Judge(_) => {
             let lm = match loaded.lm(opts) {
                 Ok(l) => l,
@@ -305,7 +339,7 @@ pub fn build(
             match m {
                 Metric::GPpl => Box::new(GpplScorer::new(lm)?),
                 Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
-                Metric::Judge(d) => Box::new(JudgeScorer::new(lm.generator().clone(), d)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d)?),
                 _ => unreachable!("matched above"),
             }
         }

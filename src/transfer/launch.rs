@@ -4,7 +4,9 @@
 use super::library::Library;
 use super::run::{self, Outcome, RunProgress, Spec};
 use super::{Result, TransferError};
+use crate::endpoint::{Backend, Client};
 use crate::models::{Generator, default_model_path, registry};
+use std::sync::Arc;
 use crate::store::Store;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -29,7 +31,27 @@ pub struct Started {
     pub device: String,
 }
 
-/// Loads the model, prepares the run of `spec` and generates its missing outputs.
+/// The backend of `spec`: the local model loaded, or a client of its server. With `check`, a
+/// server is asked once (`GET /models`) whether it answers and serves the model.
+pub fn backend(spec: &Spec, check: bool, cancel: &AtomicBool) -> Result<Backend> {
+    if let Some(settings) = &spec.endpoint {
+        let client = Client::new(settings.clone())?;
+        if check {
+            client.check_model(&|| cancel.load(std::sync::atomic::Ordering::Relaxed))?;
+        }
+        return Ok(Backend::Endpoint(Arc::new(client)));
+    }
+    let generator = Generator::load(&spec.model).map_err(|e| match e {
+        crate::models::ModelError::NotFound(p) => {
+            TransferError::Invalid(format!("{}: model not found (install it with `tstlab models install`)", p.display()))
+        }
+        e => e.into(),
+    })?;
+    Ok(Backend::Local(Arc::new(generator)))
+}
+
+/// Loads the model (or checks the server), prepares the run of `spec` and generates its
+/// missing outputs.
 pub fn run_spec(
     store: &mut Store,
     spec: &Spec,
@@ -37,12 +59,7 @@ pub fn run_spec(
     started: &mut dyn FnMut(&Started),
     progress: &mut dyn FnMut(&RunProgress),
 ) -> Result<Outcome> {
-    let generator = Generator::load(&spec.model).map_err(|e| match e {
-        crate::models::ModelError::NotFound(p) => {
-            TransferError::Invalid(format!("{}: model not found (install it with `tstlab models install`)", p.display()))
-        }
-        e => e.into(),
-    })?;
+    let generator = backend(spec, true, cancel)?;
     let lib = Library::load();
     let launch = run::prepare(store, &generator, spec, &lib)?;
     started(&Started {

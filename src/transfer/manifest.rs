@@ -7,6 +7,12 @@
 //! the cleaning version. Launching with the same key continues the same run: items that have an
 //! output keep it, the others are generated. The subset asked for is recorded, not part of the
 //! key, so "first 10" then "all" fill one run.
+//!
+//! A run through a server (`endpoint`) has no model file: its key holds the server's address
+//! (without credentials) and the model name asked for instead of a file hash; the record keeps
+//! the name the server reported, the requests, retries and token counts of each session, and
+//! the items that failed. Local runs' keys and manifests are as before (the new fields are left
+//! out).
 
 use super::fewshot::PoolKind;
 use serde::{Deserialize, Serialize};
@@ -97,6 +103,37 @@ pub struct FewShotRecord {
     pub exemplars: BTreeMap<i64, Vec<i64>>,
 }
 
+/// The server a run was generated through.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EndpointRecord {
+    /// The API's base address, without credentials or query.
+    pub url: String,
+    /// The model name sent with each request.
+    pub model: String,
+    /// The name the server's answers gave (the latest session's).
+    #[serde(default)]
+    pub served_model: Option<String>,
+    /// `chat/completions` (chat templates) or `completions` (text templates).
+    pub route: String,
+    pub concurrency: usize,
+    pub timeout_secs: f64,
+    /// Retries allowed per request.
+    pub retries: u32,
+    /// What each request sends besides the prompt.
+    pub sampling: serde_json::Value,
+}
+
+/// An item whose request failed (no output stored; resuming asks again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub item_id: i64,
+    pub error: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// One launch of a run: what it did and how fast.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Session {
@@ -110,6 +147,13 @@ pub struct Session {
     pub secs: f64,
     pub empty: usize,
     pub refused: usize,
+    /// Endpoint runs: HTTP requests sent (retries included), retries by cause, failed items.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub requests: usize,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub retries: BTreeMap<String, usize>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Failure>,
 }
 
 /// A kept regeneration of one output.
@@ -141,6 +185,9 @@ pub struct Manifest {
     pub subset: SubsetRecord,
     pub few_shot: Option<FewShotRecord>,
     pub cleaning: u32,
+    /// Set when the run goes through a server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<EndpointRecord>,
     #[serde(default)]
     pub sessions: Vec<Session>,
     #[serde(default)]
@@ -152,7 +199,7 @@ impl Manifest {
     pub fn compute_key(&self) -> String {
         let d = &self.decoding;
         let few = self.few_shot.as_ref().map(|f| serde_json::json!({"seed": f.seed, "shots": f.shots, "pool": f.pool}));
-        let settings = serde_json::json!({
+        let mut settings = serde_json::json!({
             "tstlab_version": self.tstlab_version,
             "model_sha256": self.model.sha256,
             "device": self.device,
@@ -169,6 +216,9 @@ impl Manifest {
             "few_shot": few,
             "cleaning": self.cleaning,
         });
+        if let Some(e) = &self.endpoint {
+            settings["endpoint"] = serde_json::json!([e.url, e.model, e.route]);
+        }
         let mut h = Sha256::new();
         h.update(settings.to_string().as_bytes());
         hex::encode(&h.finalize()[..8])

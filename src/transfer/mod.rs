@@ -1,4 +1,5 @@
-//! Local transfer runs: prompt templates, output cleaning, runs that resume.
+//! Transfer runs (a local model or a server, see `crate::endpoint`): prompt templates, output
+//! cleaning, runs that resume.
 //!
 //! - `template.rs`: the template file format and rendering (placeholders, filters, tables).
 //! - `library.rs`: built-in templates (`assets/templates/`), user templates, the matching rule.
@@ -34,6 +35,8 @@ pub enum TransferError {
     #[error(transparent)]
     Model(#[from] crate::models::ModelError),
     #[error(transparent)]
+    Endpoint(#[from] crate::endpoint::EndpointError),
+    #[error(transparent)]
     Template(#[from] TemplateError),
     #[error("bad run manifest: {0}")]
     Json(#[from] serde_json::Error),
@@ -48,3 +51,12 @@ pub enum TransferError {
 }
 
 pub type Result<T, E = TransferError> = std::result::Result<T, E>;
+
+impl From<crate::endpoint::BackendError> for TransferError {
+    fn from(e: crate::endpoint::BackendError) -> Self {
+        match e {
+            crate::endpoint::BackendError::Model(e) => TransferError::Model(e),
+            crate::endpoint::BackendError::Endpoint(e) => TransferError::Endpoint(e),
+        }
+    }
+}

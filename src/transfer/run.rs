@@ -13,10 +13,11 @@ use super::clean;
 use super::fewshot::{self, Pool};
 use super::library::Library;
 use super::lock::{self, RunLock};
-use super::manifest::{Decoding, FewShotRecord, Manifest, ModelRecord, Session, SubsetRecord, TemplateRecord};
+use super::manifest::{Decoding, EndpointRecord, Failure, FewShotRecord, Manifest, ModelRecord, Session, SubsetRecord, TemplateRecord};
 use super::template::{Example, Format, Origin, Template, Vars};
 use super::{Result, TransferError};
-use crate::models::{Generator, Prompt};
+use crate::endpoint::{Backend, Settings};
+use crate::models::Prompt;
 use crate::store::{Store, split_direction};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
@@ -71,8 +72,10 @@ pub struct Spec {
     pub dataset: String,
     /// `source->target`.
     pub direction: String,
-    /// A model file or folder.
+    /// A model file or folder (local runs).
     pub model: PathBuf,
+    /// A server instead of the local model: its address, model name, concurrency, timeout.
+    pub endpoint: Option<Settings>,
     pub template: TemplateChoice,
     pub subset: Subset,
     pub decoding: Decoding,
@@ -89,6 +92,7 @@ impl Spec {
             dataset: dataset.into(),
             direction: direction.into(),
             model: model.into(),
+            endpoint: None,
             template: TemplateChoice::Auto { few_shot: false },
             subset: Subset::All,
             decoding: Decoding::default(),
@@ -134,9 +138,15 @@ pub struct RunProgress {
     pub generated: usize,
     pub new_tokens: usize,
     pub secs: f64,
+    /// Endpoint runs: HTTP requests sent in this session (retries included), failed items.
+    pub requests: usize,
+    pub failed: usize,
 }
 
 impl RunProgress {
+    pub fn requests_per_sec(&self) -> f64 {
+        if self.secs > 0.0 { self.requests as f64 / self.secs } else { 0.0 }
+    }
     pub fn items_per_sec(&self) -> f64 {
         if self.secs > 0.0 { self.generated as f64 / self.secs } else { 0.0 }
     }
@@ -268,8 +278,78 @@ pub(crate) fn locate(store: &Store, dataset: &str, direction: &str) -> Result<(i
     Ok((dataset_id, direction_id, format!("{s}->{t}"), s.to_owned(), t.to_owned(), task))
 }
 
-/// Finds or creates the run for `spec`, takes its lock and renders the missing items' prompts.
-pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Library) -> Result<Launch> {
+/// What a launch of `spec` amounts to, read from the store without writing.
+struct Planned {
+    dataset_id: i64,
+    direction: String,
+    source_style: String,
+    target_style: String,
+    task: String,
+    template: Template,
+    items: Vec<ItemRow>,
+    pool: Option<Pool>,
+    manifest: Manifest,
+    system: String,
+}
+
+/// The model record and device of a backend, and the endpoint record of a server.
+fn model_record(backend: &Backend, template: &Template, d: &Decoding) -> Result<(ModelRecord, String, Option<EndpointRecord>)> {
+    Ok(match backend {
+        Backend::Local(generator) => {
+            let info = generator.info();
+            let model = ModelRecord {
+                path: info.path.display().to_string(),
+                name: model_name(&info.path),
+                sha256: generator.sha256()?,
+                architecture: info.architecture.clone(),
+                format: info.format.clone(),
+                parameters: info.parameters,
+                context_length: info.context_length,
+                chat_template: info.chat_template.clone(),
+            };
+            (model, info.device.clone(), None)
+        }
+        Backend::Endpoint(client) => {
+            let s = client.settings();
+            let url = client.public_url();
+            let route = match template.format {
+                Format::Chat => "chat/completions",
+                Format::Text => "completions",
+            };
+            let model = ModelRecord {
+                path: url.clone(),
+                name: s.model.clone(),
+                sha256: String::new(),
+                architecture: "endpoint".into(),
+                format: format!("openai {route}"),
+                parameters: 0,
+                context_length: 0,
+                chat_template: "the server's".into(),
+            };
+            let sampling = serde_json::json!({
+                "max_tokens": d.max_new_tokens,
+                "temperature": d.temperature,
+                "top_p": d.top_p,
+                "seed": if d.greedy() { serde_json::Value::Null } else { serde_json::json!(format!("{} + the item's stream", d.seed)) },
+                "n": 1,
+                "stream": false,
+            });
+            let record = EndpointRecord {
+                url,
+                model: s.model.clone(),
+                served_model: None,
+                route: route.into(),
+                concurrency: s.concurrency,
+                timeout_secs: s.timeout.as_secs_f64(),
+                retries: s.backoff.retries,
+                sampling,
+            };
+            (model, backend.device(), Some(record))
+        }
+    })
+}
+
+fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Planned> {
     let (dataset_id, direction_id, direction, source_style, target_style, task) =
         locate(store, &spec.dataset, &spec.direction)?;
     let template = match &spec.template {
@@ -287,17 +367,7 @@ pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Libr
     if items.is_empty() {
         return Err(TransferError::Invalid(format!("{}/{direction} has no items to rewrite", spec.dataset)));
     }
-    let info = generator.info();
-    let model = ModelRecord {
-        path: info.path.display().to_string(),
-        name: model_name(&info.path),
-        sha256: generator.sha256()?,
-        architecture: info.architecture.clone(),
-        format: info.format.clone(),
-        parameters: info.parameters,
-        context_length: info.context_length,
-        chat_template: info.chat_template.clone(),
-    };
+    let (model, device, endpoint) = model_record(backend, &template, &spec.decoding)?;
     let pool = if template.is_few_shot() {
         let pool = Pool::of(store, direction_id, template.examples_need_context())?;
         if pool.items.is_empty() {
@@ -315,7 +385,7 @@ pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Libr
         key: String::new(),
         tstlab_version: env!("CARGO_PKG_VERSION").into(),
         model,
-        device: info.device.clone(),
+        device,
         template: TemplateRecord {
             name: template.name.clone(),
             kind: template.kind().into(),
@@ -336,11 +406,94 @@ pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Libr
             exemplars: BTreeMap::new(),
         }),
         cleaning: clean::VERSION,
+        endpoint,
         sessions: Vec::new(),
         edits: Vec::new(),
     };
     manifest.key = manifest.compute_key();
     let system = spec.name.clone().unwrap_or_else(|| system_name(&manifest.model.name, &template.name, &spec.decoding));
+    Ok(Planned { dataset_id, direction, source_style, target_style, task, template, items, pool, manifest, system })
+}
+
+impl Planned {
+    /// The exemplars (few-shot) and prompt of one item.
+    fn render(&self, spec: &Spec, it: &ItemRow) -> Result<(Vec<i64>, Prompt)> {
+        let chosen = match &self.pool {
+            Some(p) => p.draw(spec.few_shot_seed, it.id, &it.split, it.idx, self.template.shots),
+            None => Vec::new(),
+        };
+        let ctx = ItemCtx {
+            dataset: &spec.dataset,
+            direction: &self.direction,
+            source_style: &self.source_style,
+            target_style: &self.target_style,
+            task: &self.task,
+        };
+        let prompt = build_prompt(&self.template, &ctx, it, &fewshot::examples(&chosen))?;
+        Ok((chosen.iter().map(|c| c.item_id).collect(), prompt))
+    }
+}
+
+/// What a launch would do, found without writing anything or sending a request.
+#[derive(Debug, Clone)]
+pub struct Preview {
+    pub system: String,
+    /// The run these settings continue, if there is one.
+    pub run_id: Option<i64>,
+    pub total: usize,
+    pub already: usize,
+    /// Requests (endpoint) or sequences (local) to generate: one per missing item; retries come
+    /// on top.
+    pub requests: usize,
+    /// The first missing item's prompt as the model gets it (see `Backend::prompt_text`).
+    pub first_prompt: Option<String>,
+    pub manifest: Manifest,
+}
+
+/// The dry run of `spec`: the system, what is missing and the first prompt.
+pub fn preview(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Preview> {
+    let p = plan(store, backend, spec, lib)?;
+    let run_id: Option<i64> = store
+        .conn()
+        .query_row(
+            "SELECT r.id FROM runs r JOIN systems s ON r.system_id = s.id
+             WHERE s.dataset_id = ?1 AND s.name = ?2 AND json_extract(r.manifest, '$.key') = ?3 ORDER BY r.id DESC LIMIT 1",
+            params![p.dataset_id, p.system, p.manifest.key],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let done = match run_id {
+        Some(id) => done_items(store, id)?,
+        None => HashSet::new(),
+    };
+    let missing: Vec<&ItemRow> = p.items.iter().filter(|i| !done.contains(&i.id)).collect();
+    let first_prompt = match missing.first() {
+        Some(it) => Some(backend.prompt_text(&p.render(spec, it)?.1)?),
+        None => None,
+    };
+    Ok(Preview {
+        system: p.system.clone(),
+        run_id,
+        total: p.items.len(),
+        already: p.items.len() - missing.len(),
+        requests: missing.len(),
+        first_prompt,
+        manifest: p.manifest,
+    })
+}
+
+fn done_items(store: &Store, run_id: i64) -> Result<HashSet<i64>> {
+    let mut st = store.conn().prepare_cached("SELECT item_id FROM outputs WHERE run_id = ?1")?;
+    let done = st.query_map([run_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(done)
+}
+
+/// Finds or creates the run for `spec`, takes its lock and renders the missing items' prompts.
+pub fn prepare(store: &mut Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Launch> {
+    let planned = plan(store, backend, spec, lib)?;
+    let dataset_id = planned.dataset_id;
+    let mut manifest = planned.manifest.clone();
+    let system = planned.system.clone();
 
     // Find or create the system and run (one immediate transaction: two launches of the same
     // settings cannot both create a run), then lock it.
@@ -391,24 +544,16 @@ pub fn prepare(store: &mut Store, generator: &Generator, spec: &Spec, lib: &Libr
         }
     }
 
-    let done: HashSet<i64> = {
-        let mut st = store.conn().prepare_cached("SELECT item_id FROM outputs WHERE run_id = ?1")?;
-        st.query_map([run_id], |r| r.get(0))?.collect::<Result<_, _>>()?
-    };
-    let total = items.len();
-    let already = items.iter().filter(|i| done.contains(&i.id)).count();
+    let done = done_items(store, run_id)?;
+    let total = planned.items.len();
+    let already = planned.items.iter().filter(|i| done.contains(&i.id)).count();
     let mut todo = Vec::new();
-    for it in items.into_iter().filter(|i| !done.contains(&i.id)) {
-        let chosen = match &pool {
-            Some(p) => p.draw(spec.few_shot_seed, it.id, &it.split, it.idx, template.shots),
-            None => Vec::new(),
-        };
+    for it in planned.items.iter().filter(|i| !done.contains(&i.id)) {
+        let (chosen, prompt) = planned.render(spec, it)?;
         if let Some(f) = manifest.few_shot.as_mut() {
-            f.exemplars.insert(it.id, chosen.iter().map(|c| c.item_id).collect());
+            f.exemplars.insert(it.id, chosen);
         }
-        let ctx = ItemCtx { dataset: &spec.dataset, direction: &direction, source_style: &source_style, target_style: &target_style, task: &task };
-        let prompt = build_prompt(&template, &ctx, &it, &fewshot::examples(&chosen))?;
-        todo.push(Todo { item_id: it.id, split: it.split, idx: it.idx, source: it.source, prompt });
+        todo.push(Todo { item_id: it.id, split: it.split.clone(), idx: it.idx, source: it.source.clone(), prompt });
     }
     {
         let w = store.writer()?;
@@ -454,19 +599,11 @@ fn item_label(split: &str, idx: i64) -> String {
     if split == "test" { idx.to_string() } else { format!("{split}:{idx}") }
 }
 
-/// The prompt text of an item as the model sees it (chat template applied).
-pub fn prompt_text(generator: &Generator, prompt: &Prompt) -> Result<String> {
-    Ok(match prompt {
-        Prompt::Chat(m) => generator.tokenizer().render_chat(m)?,
-        Prompt::Text(t) => t.clone(),
-        Prompt::Tokens(t) => format!("{t:?}"),
-    })
-}
-
-/// Generates the launch's items, committing each output as it finishes.
+/// Generates the launch's items, committing each output as it finishes (an endpoint's failed
+/// items are recorded in the session; the run then ends `failed`, resumable).
 pub fn execute(
     store: &mut Store,
-    generator: &Generator,
+    backend: &Backend,
     launch: Launch,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&RunProgress),
@@ -481,12 +618,27 @@ pub fn execute(
     progress(&p);
     let (mut empty, mut refused, mut prompt_tokens) = (0, 0, 0);
     let mut write_error: Option<TransferError> = None;
+    let mut failures = Vec::new();
     let run_id = launch.run_id;
-    let result = generator.generate(&prompts, &params, cancel, |i, g| {
+    let client = backend.endpoint();
+    let usage_before = client.map(|c| c.usage());
+    let requests_before = usage_before.as_ref().map_or(0, |u| u.requests);
+    let result = backend.generate(&prompts, &params, cancel, &mut |i, reply| {
         if write_error.is_some() {
             return;
         }
         let todo = &launch.todo[i];
+        let g = match reply {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(Failure { item_id: todo.item_id, error: e.to_string() });
+                p.failed += 1;
+                p.requests = client.map_or(0, |c| c.usage().requests - requests_before);
+                p.secs = t0.elapsed().as_secs_f64();
+                progress(&p);
+                return;
+            }
+        };
         let checked = clean::check(&g.text, &todo.source);
         let stored = store.writer().and_then(|mut w| {
             w.output(run_id, todo.item_id, &checked.text, Some(&g.text))?;
@@ -504,16 +656,20 @@ pub fn execute(
         p.done += 1;
         p.generated += 1;
         p.new_tokens += g.new_tokens;
+        p.requests = client.map_or(0, |c| c.usage().requests - requests_before);
         p.secs = t0.elapsed().as_secs_f64();
         progress(&p);
     });
     let secs = t0.elapsed().as_secs_f64();
+    let usage = client.zip(usage_before).map(|(c, b)| c.usage().since(&b));
     let (outcome, error) = match (result, write_error) {
         (_, Some(e)) => ("failed", Some(e)),
         (Err(e), None) => ("failed", Some(e.into())),
-        (Ok(stats), None) if stats.cancelled => ("cancelled", None),
+        (Ok(f), None) if f.cancelled => ("cancelled", None),
+        (Ok(_), None) if !failures.is_empty() => ("failed", None),
         (Ok(_), None) => ("done", None),
     };
+
     let session = Session {
         started,
         finished: now(store)?,
@@ -524,8 +680,16 @@ pub fn execute(
         secs,
         empty,
         refused,
+        requests: usage.as_ref().map_or(0, |u| u.requests),
+        retries: usage.map(|u| u.retry_reasons).unwrap_or_default(),
+        failures,
     };
     let mut manifest = launch.manifest.clone();
+    if let (Some(e), Some(c)) = (manifest.endpoint.as_mut(), client)
+        && let Some(served) = c.served_model()
+    {
+        e.served_model = Some(served);
+    }
     manifest.sessions.push(session.clone());
     {
         let w = store.writer()?;
@@ -570,6 +734,13 @@ pub fn resume_spec(store: &Store, run_id: i64) -> Result<Spec> {
         dataset: m.dataset.clone(),
         direction: m.direction.clone(),
         model: PathBuf::from(&m.model.path),
+        endpoint: m.endpoint.as_ref().map(|e| Settings {
+            url: e.url.clone(),
+            model: e.model.clone(),
+            concurrency: e.concurrency,
+            timeout: Duration::from_secs_f64(e.timeout_secs),
+            backoff: crate::endpoint::retry::Backoff { retries: e.retries, ..Default::default() },
+        }),
         template: TemplateChoice::Given(Box::new(template)),
         subset: Subset::from_record(&m.subset),
         decoding: m.decoding.clone(),

@@ -180,7 +180,7 @@ pub fn ui_timings(path: &Path) -> anyhow::Result<Vec<Step>> {
     let down = vec![KeyCode::Down; bench.ok_or_else(|| anyhow::anyhow!("no dataset {DATASET}"))?];
     step(&mut app, "select dataset", &down)?;
     step(&mut app, "Right (directions)", &[KeyCode::Right])?;
-    if app.browse.directions.len() > 1 {
+    if app.screen::<Browse>().directions.len() > 1 {
         step(&mut app, "Down (select direction)", &[KeyCode::Down])?;
         step(&mut app, "Up (select direction)", &[KeyCode::Up])?;
     }

@@ -18,6 +18,7 @@ mod cli;
 mod cli_campaign;
 mod cli_style_models;
 mod common;
+mod endpoint;
 mod headless;
 mod hf_classifier;
 mod human_campaign;

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+use tstlab::endpoint::Backend;
 use tstlab::models::{Generator, default_model_path};
 use tstlab::store::Store;
 use tstlab::transfer::run::{self, Spec, Subset};
@@ -117,7 +118,7 @@ fn cancelled_run_resumes_from_its_manifest() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
     let mut store = demo_store(&path);
-    let generator = Generator::load(&model).unwrap();
+    let generator = Backend::Local(std::sync::Arc::new(Generator::load(&model).unwrap()));
     let lib = Library::built_in();
     let mut spec = Spec::new("demo-sentiment", DIR, &model);
     spec.subset = Subset::First(6);
