@@ -80,10 +80,10 @@ mod tests {
             }
             let text = std::fs::read_to_string(file).unwrap();
             let me = module_path(rel);
-            for (n, line) in text.lines().enumerate() {
-                for to in paths(line, &me).into_iter().filter_map(|p| p.into_iter().next()) {
+            for (n, line) in statements(&text) {
+                for to in paths(&line, &me).into_iter().filter_map(|p| p.into_iter().next()) {
                     if to != from && rank(&to).is_some() {
-                        edges.entry((from.clone(), to)).or_default().push(format!("src/{}:{}", rel.display(), n + 1));
+                        edges.entry((from.clone(), to)).or_default().push(format!("src/{}:{}", rel.display(), n));
                     }
                 }
             }
@@ -161,14 +161,65 @@ mod tests {
                     _ => base.push(seg.to_string()),
                 }
             }
-            if let Some(group) = rest[path.len()..].strip_prefix('{') {
-                for item in group.split('}').next().unwrap_or("").split(',') {
-                    let mut full = base.clone();
-                    full.extend(word(item.trim()).split("::").filter(|s| !s.is_empty() && *s != "self").map(String::from));
-                    out.push(full);
+            match rest[path.len()..].strip_prefix('{') {
+                Some(group) => use_group(group, &base, &mut out),
+                None => out.push(base),
+            }
+        }
+        out
+    }
+
+    /// The paths of a `{..}` group (its text after the `{`), nested groups included, each
+    /// joined to `base`.
+    fn use_group(group: &str, base: &[String], out: &mut Vec<Vec<String>>) {
+        let (mut depth, mut item) = (0usize, String::new());
+        for c in group.chars() {
+            match c {
+                '{' => depth += 1,
+                '}' if depth == 0 => break,
+                '}' => depth -= 1,
+                ',' if depth == 0 => {
+                    use_item(&std::mem::take(&mut item), base, out);
+                    continue;
                 }
+                _ => {}
+            }
+            item.push(c);
+        }
+        use_item(&item, base, out);
+    }
+
+    /// One item of a group: `a::b`, `a::{..}` or `self`.
+    fn use_item(item: &str, base: &[String], out: &mut Vec<Vec<String>>) {
+        let item = item.trim();
+        let path: String = item.chars().take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':').collect();
+        let mut full = base.to_vec();
+        full.extend(path.split("::").filter(|s| !s.is_empty() && *s != "self").map(String::from));
+        match item[path.len()..].trim_start().strip_prefix('{') {
+            Some(group) => use_group(group, &full, out),
+            None if !item.is_empty() => out.push(full),
+            None => {}
+        }
+    }
+
+    /// The file's lines with each `use` statement joined onto its first line (a group may span
+    /// lines), numbered from 1.
+    fn statements(text: &str) -> Vec<(usize, String)> {
+        let mut out: Vec<(usize, String)> = Vec::new();
+        let mut open = false;
+        for (n, line) in text.lines().enumerate() {
+            let code = line.trim();
+            if open {
+                let last = &mut out.last_mut().expect("an open statement").1;
+                last.push(' ');
+                last.push_str(code);
             } else {
-                out.push(base);
+                out.push((n + 1, line.to_string()));
+                let head = code.trim_start_matches("pub(crate) ").trim_start_matches("pub ");
+                open = head.starts_with("use ");
+            }
+            if open && code.ends_with(';') {
+                open = false;
             }
         }
         out
@@ -188,14 +239,14 @@ mod tests {
         let mut edges: BTreeMap<(String, String), String> = BTreeMap::new();
         for (me, rel) in &modules {
             let text = std::fs::read_to_string(src.join(rel)).unwrap();
-            for (n, line) in text.lines().enumerate() {
-                for path in paths(line, me) {
+            for (n, line) in statements(&text) {
+                for path in paths(&line, me) {
                     let Some(to) = (1..=path.len()).rev().map(|k| &path[..k]).find(|p| modules.contains_key(*p)) else { continue };
                     // A module and its own files (parent/child) are one room.
                     if to.starts_with(me) || me.starts_with(to) {
                         continue;
                     }
-                    edges.entry((me.join("::"), to.join("::"))).or_insert_with(|| format!("src/{}:{}", rel.display(), n + 1));
+                    edges.entry((me.join("::"), to.join("::"))).or_insert_with(|| format!("src/{}:{}", rel.display(), n));
                 }
             }
         }
@@ -227,6 +278,12 @@ mod tests {
         assert_eq!(paths("let x = \"·\"; use super::super::store;", &me), [s(&["store"])]);
         assert_eq!(paths("use crate::{store, input::Opened};", &me), [s(&["store"]), s(&["input", "Opened"])]);
         assert!(paths("/// see crate::score", &me).is_empty());
+        let nested = "use super::{a::{self, B}, c::{d::E, f}, g};";
+        assert_eq!(paths(nested, &me), [s(&["models", "a"]), s(&["models", "a", "B"]), s(&["models", "c", "d", "E"]), s(&["models", "c", "f"]), s(&["models", "g"])]);
+        let text = "use super::{\n    bert,\n    device::Device,\n};\nfn f() {}";
+        let joined = statements(text);
+        assert_eq!(joined.len(), 2);
+        assert_eq!(paths(&joined[0].1, &me), [s(&["models", "bert"]), s(&["models", "device", "Device"])]);
         assert!(paths("use tstlab::crate_name::x; $crate::printable", &me).is_empty());
     }
 

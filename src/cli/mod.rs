@@ -20,6 +20,7 @@ pub mod plot;
 pub mod report;
 pub mod score;
 pub mod score_table;
+pub mod server;
 pub mod show;
 pub mod store;
 pub mod table;

@@ -29,16 +29,9 @@ pub struct ScoreArgs {
     /// with --endpoint, the model name the server knows.
     #[arg(long, default_value = crate::models::registry::SMOLLM2)]
     pub model: String,
-    /// g-PPL and the judge through an OpenAI-compatible server (its API address); the key comes
-    /// from TSTLAB_API_KEY or OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-    /// Requests in flight at most (--endpoint).
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// Seconds one request may take (--endpoint).
-    #[arg(long, default_value_t = 120.0)]
-    pub timeout: f64,
+    /// g-PPL and the judge through an OpenAI-compatible server (--endpoint).
+    #[command(flatten)]
+    pub server: super::server::ServerArgs,
     /// BERT-family encoder for BERTScore: folder or installed name.
     #[arg(long, default_value = crate::models::registry::MINILM)]
     pub encoder: String,
@@ -62,14 +55,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         anyhow::bail!("no system {bad:?} in {}; it has: {}", args.dataset, known.join(", "));
     }
     let metrics = plan::parse(&args.metrics)?;
-    if !(args.timeout > 0.0 && args.timeout.is_finite()) {
-        anyhow::bail!("--timeout must be a positive number of seconds");
-    }
-    let endpoint = args.endpoint.as_deref().map(|url| crate::endpoint::Settings {
-        concurrency: args.concurrency.max(1),
-        timeout: std::time::Duration::from_secs_f64(args.timeout),
-        ..crate::endpoint::Settings::new(url, &args.model)
-    });
+    let endpoint = args.server.settings(&args.model)?;
     let opts = Options {
         endpoint,
         model: args.model,

@@ -3,7 +3,6 @@
 //! runs, `--dry-run` shows the first prompt and the number of requests without generating.
 
 use super::{fit, print_json};
-use crate::endpoint::{Settings, retry::Backoff};
 use crate::transfer::Library;
 use crate::transfer::launch::{self, Started};
 use crate::transfer::manifest::Decoding;
@@ -26,19 +25,8 @@ pub struct TransferArgs {
     /// with --endpoint, the model name the server knows.
     #[arg(long)]
     pub model: Option<String>,
-    /// An OpenAI-compatible server's API address (`https://api.openai.com/v1`,
-    /// `http://localhost:8000/v1`); the key comes from TSTLAB_API_KEY or OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
-    pub endpoint: Option<String>,
-    /// Requests in flight at most (--endpoint).
-    #[arg(long, default_value_t = 4)]
-    pub concurrency: usize,
-    /// Seconds one request may take (--endpoint).
-    #[arg(long, default_value_t = 120.0)]
-    pub timeout: f64,
-    /// Retries per request on timeouts, connection errors, 429 and 5xx (--endpoint).
-    #[arg(long, default_value_t = Backoff::default().retries)]
-    pub retries: u32,
+    #[command(flatten)]
+    pub server: super::server::ServerArgs,
     /// Show the first prompt and how many requests the run needs; generate nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -95,19 +83,11 @@ fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
     let (Some(dataset), Some(direction)) = (&a.dataset, &a.direction) else {
         anyhow::bail!("--dataset and --direction are needed");
     };
-    let mut s = match &a.endpoint {
-        Some(url) => {
+    let mut s = match &a.server.endpoint {
+        Some(_) => {
             let model = a.model.as_deref().context("--endpoint needs --model NAME (the model name the server knows)")?;
-            if !(a.timeout > 0.0 && a.timeout.is_finite()) {
-                anyhow::bail!("--timeout must be a positive number of seconds");
-            }
             let mut s = Spec::new(dataset, direction, std::path::Path::new(model));
-            s.endpoint = Some(Settings {
-                concurrency: a.concurrency.max(1),
-                timeout: std::time::Duration::from_secs_f64(a.timeout),
-                backoff: Backoff { retries: a.retries, ..Backoff::default() },
-                ..Settings::new(url, model)
-            });
+            s.endpoint = a.server.settings(model)?;
             s
         }
         None => Spec::new(dataset, direction, &launch::resolve_model(a.model.as_deref())),

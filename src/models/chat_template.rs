@@ -216,23 +216,6 @@ mod tests {
         ]
     }
 
-    /// SmolLM2-135M-Instruct's template (its GGUF `tokenizer.chat_template`).
-    const SMOLLM2: &str = "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}{% endif %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}";
-
-    #[test]
-    fn smollm2_renders_as_chatml_with_its_default_system_message() {
-        let t = ChatTemplate::from_jinja(SMOLLM2, origin(), "<|im_start|>", "<|im_end|>").unwrap();
-        assert_eq!(t.label(), "ChatML from the test chat template");
-        assert_eq!(
-            t.render(&[ChatMessage::user("Hi")], true).unwrap(),
-            "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
-        );
-        assert_eq!(
-            t.render(&[ChatMessage::system("Be brief."), ChatMessage::user("Hi")], false).unwrap(),
-            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
-        );
-    }
-
     /// teknium/OpenHermes-2.5-Mistral-7B (plain ChatML), llama.cpp's expected output; the
     /// built-in template renders the same.
     #[test]
