@@ -23,6 +23,9 @@ use std::collections::{HashSet, VecDeque};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+/// How long quitting waits for cancelled jobs to stop.
+const JOB_STOP_WAIT: Duration = Duration::from_secs(1);
+
 pub struct App {
     /// Every screen, from `screens::all()`.
     screens: Vec<Box<dyn Screen>>,
@@ -213,6 +216,19 @@ impl App {
             ));
             return;
         }
+        // Quitting asks first while jobs run: quitting cancels them.
+        let running = self.shared.jobs.running();
+        if action == Some(Action::Quit) && !asked && running > 0 && !self.unsaved() {
+            self.quit_asked = true;
+            self.note = Some((
+                format!(
+                    "{running} job(s) running: q again cancels them and quits (a transfer resumes later; \
+                     an unfinished import is not kept)"
+                ),
+                true,
+            ));
+            return;
+        }
         // While a change of the screen shown waits, its keys are held and handed over in order
         // once it is stored, and only then mapped (a held `o` of the annotate screen starts
         // typing an ordering, so the keys after it are characters).
@@ -314,6 +330,16 @@ impl App {
         match a {
             Action::Quit => {
                 self.shutdown();
+                // Running jobs are cancelled and given a moment to stop at a commit.
+                let end = Instant::now() + JOB_STOP_WAIT;
+                let running: Vec<JobId> =
+                    self.shared.jobs.list().into_iter().filter(|j| j.status == Status::Running).map(|j| j.id).collect();
+                for id in &running {
+                    self.shared.jobs.cancel(*id);
+                }
+                for id in running {
+                    self.shared.jobs.wait(id, end.saturating_duration_since(Instant::now()));
+                }
                 self.quit = true;
             }
             Action::Help => self.help = Some(0),

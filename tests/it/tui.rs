@@ -338,12 +338,36 @@ fn jobs_screen_shows_progress_and_cancels() {
     assert!(t.contains("count to 200") && t.contains("50/200") && t.contains(" 25%"), "{t}");
     assert!(t.contains("█████░░░░░░░░░░░░░░░"), "{t}");
     assert!(t.contains("1 job(s) running"), "{t}");
+    // q with a job running asks first; any other key takes the question back.
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    assert!(app.note.as_ref().unwrap().0.contains("1 job(s) running: q again cancels them and quits"));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit, "the question was taken back by Down");
     press(&mut app, KeyCode::Char('c'));
     assert_eq!(app.shared.jobs.wait(id, WAIT).unwrap().status, Status::Cancelled);
     app.jobs_changed();
     assert!(app.note.as_ref().unwrap().0.contains("cancelled"));
     let t = text(&render(&mut app, 150, 14));
     assert!(t.contains("cancelled"), "{t}");
+}
+
+#[test]
+fn q_twice_with_a_job_running_cancels_it_and_quits() {
+    let mut app = demo_app();
+    let id = app.shared.jobs.spawn(tstlab::jobs::Kind::Import, "endless", |ctx: &tstlab::jobs::Ctx| -> anyhow::Result<String> {
+        loop {
+            ctx.check()?;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    })
+    .id;
+    press(&mut app, KeyCode::Char('q'));
+    assert!(!app.quit);
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+    assert_eq!(app.shared.jobs.wait(id, WAIT).unwrap().status, Status::Cancelled);
 }
 
 #[test]
