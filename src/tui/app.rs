@@ -221,10 +221,7 @@ impl App {
         if action == Some(Action::Quit) && !asked && running > 0 && !self.unsaved() {
             self.quit_asked = true;
             self.note = Some((
-                format!(
-                    "{running} job(s) running: q again cancels them and quits (a transfer resumes later; \
-                     an unfinished import is not kept)"
-                ),
+                format!("{running} job(s) running: q again cancels them and quits"),
                 true,
             ));
             return;
