@@ -149,6 +149,8 @@ struct Seen {
     /// The fault injected, or the upstream status.
     fault: Option<Fault>,
     status: Option<u16>,
+    /// How long the upstream server took to answer a forwarded request.
+    took: Duration,
 }
 
 /// A fault-injecting, counting HTTP proxy in front of `upstream`: the first requests to
@@ -185,7 +187,7 @@ impl Proxy {
         let Some((head, body)) = read_request(&mut conn) else { return };
         let path = head.split_whitespace().nth(1).unwrap_or("").to_owned();
         let fault = if path.ends_with("/chat/completions") { faults.lock().unwrap().pop_front() } else { None };
-        let mut record = Seen { at: Instant::now(), path, body: String::from_utf8_lossy(&body).into_owned(), fault, status: None };
+        let mut record = Seen { at: Instant::now(), path, body: String::from_utf8_lossy(&body).into_owned(), fault, status: None, took: Duration::ZERO };
         if fault.is_some() {
             // Recorded before it acts (a slow answer may outlive the run).
             seen.lock().unwrap().push(record.clone());
@@ -210,6 +212,7 @@ impl Proxy {
                 }
                 req.extend_from_slice(b"Connection: close\r\n\r\n");
                 req.extend_from_slice(&body);
+                let start = Instant::now();
                 if let Ok(mut up) = TcpStream::connect(("127.0.0.1", upstream)) {
                     let mut answer = Vec::new();
                     if up.write_all(&req).is_ok() && up.read_to_end(&mut answer).is_ok() && !answer.is_empty() {
@@ -217,6 +220,7 @@ impl Proxy {
                         let _ = conn.write_all(&answer);
                     }
                 }
+                record.took = start.elapsed();
             }
         }
         if fault.is_none() {
@@ -342,7 +346,9 @@ fn transfer_through_a_server_stores_one_output_per_item_with_its_manifest() {
     let seen = proxy.seen();
     assert_eq!(seen.iter().filter(|r| r.path.ends_with("/models")).count(), 1, "one model check");
     assert_eq!(seen.iter().filter(|r| r.path.ends_with("/chat/completions")).count() as u64, 8 + retried);
-    assert_eq!(seen.iter().filter(|r| r.status == Some(200) && r.path.ends_with("/chat/completions")).count(), 8);
+    // A request timed out by the client may still have been answered 200 by the server.
+    let ok = seen.iter().filter(|r| r.status == Some(200) && r.path.ends_with("/chat/completions")).count() as u64;
+    assert!((8..=8 + retried).contains(&ok), "{ok} answers for 8 items and {retried} retries");
     // Launching the same settings again asks for nothing.
     let out = tstlab(home.path()).args(transfer_args(&proxy.url(), 8, &[])).output().unwrap();
     assert!(out.status.success());
@@ -375,14 +381,16 @@ fn faults_in_front_of_the_server_are_survived_with_the_right_retries() {
             eprintln!("{:?} {} {:?} {:?}", r.at - all[0].at, r.path, r.fault, r.status);
         }
     }
-    let want: BTreeMap<String, u64> = [("429", 1), ("5xx", 1), ("connection", 1), ("timeout", 1)].into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
-    assert_eq!(retries, want, "one retry per fault, by cause");
-    assert_eq!(s["requests"], 5 + 4, "5 items, 4 faults");
-    let chat: Vec<Seen> = proxy.seen().into_iter().filter(|r| r.path.ends_with("/chat/completions")).collect();
-    let mut chat = chat;
+    let mut chat: Vec<Seen> = proxy.seen().into_iter().filter(|r| r.path.ends_with("/chat/completions")).collect();
     chat.sort_by_key(|r| r.at);
-    assert_eq!(chat.len(), 9);
-    assert_eq!(chat.iter().filter(|r| r.status == Some(200)).count(), 5);
+    // A loaded machine may make the real server itself answer after the 20 s timeout: such an
+    // answer is a genuine timeout (retried), counted here from what the proxy saw.
+    let late = chat.iter().filter(|r| r.fault.is_none() && r.took >= Duration::from_millis(19_500)).count() as u64;
+    let want: BTreeMap<String, u64> = [("429", 1), ("5xx", 1), ("connection", 1), ("timeout", 1 + late)].into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+    assert_eq!(retries, want, "one retry per fault, by cause ({late} real answer(s) after the timeout)");
+    assert_eq!(s["requests"].as_u64().unwrap(), 5 + 4 + late, "5 items, 4 faults");
+    assert_eq!(chat.len() as u64, 9 + late);
+    assert_eq!(chat.iter().filter(|r| r.status == Some(200)).count() as u64, 5 + late);
     let injected: Vec<Option<Fault>> = chat[..4].iter().map(|r| r.fault).collect();
     assert_eq!(injected, [Some(Fault::TooMany(2)), Some(Fault::ServerError), Some(Fault::Drop), Some(Fault::Slow(Duration::from_secs(25)))]);
     // The first item went through all four faults, then got its answer.
@@ -457,8 +465,10 @@ fn a_server_killed_and_restarted_mid_run_and_a_killed_run_lose_and_duplicate_not
     // Over the whole run, no item got two answers that were stored; answers lost with the killed
     // process (in flight when it died) are the only ones asked twice.
     let ok: usize = proxy.seen().iter().filter(|r| r.path.ends_with("/chat/completions") && r.status == Some(200)).count();
-    assert!(ok >= n && ok <= n + 2, "{ok} answers for {n} items with 2 in flight at the kill");
     let sessions = m["sessions"].as_array().unwrap();
+    // A request the client timed out (a loaded machine) may still have been answered.
+    let timeouts: u64 = sessions.iter().map(|s| s["retries"]["timeout"].as_u64().unwrap_or(0)).sum();
+    assert!(ok >= n && ok as u64 <= n as u64 + 2 + timeouts, "{ok} answers for {n} items with 2 in flight at the kill");
     let last = sessions.last().unwrap();
     assert_eq!(last["outcome"], "done");
     let retried: u64 = last["retries"].as_object().map_or(0, |r| r.values().map(|v| v.as_u64().unwrap()).sum());
