@@ -91,6 +91,17 @@ pub trait Screen: Any {
         None
     }
 
+    /// The screen's mode, when its keys depend on one (the annotate screen's "rank", "likert",
+    /// "slider"): help and the hint line show that mode's keys first.
+    fn mode(&self) -> Option<&'static str> {
+        None
+    }
+    /// A left click at (`column`, `row`), terminal coordinates inside the area the screen was
+    /// last drawn in: select what is there (a row, a pane, a column header).
+    fn click(&mut self, _column: u16, _row: u16, _sh: &mut Shared) -> Option<Action> {
+        None
+    }
+
     /// A change of the screen that waits to be stored.
     fn pending(&self) -> Option<Pending> {
         None
