@@ -99,7 +99,7 @@ impl Command {
             | Command::Correlate(_)
             | Command::Plot(_)
             | Command::Report(_)
-            | Command::Store(_)
+            | Command::Store(cli::store::StoreCommand::Check { .. } | cli::store::StoreCommand::Backup { .. })
             | Command::Classifier(K::Train(_) | K::Eval(_) | K::List { .. })
             | Command::Lm(L::Train(_) | L::Estimate(_) | L::Query(_) | L::List { .. })
             | Command::Campaign(C::Status { .. } | C::Results { .. } | C::Disagreements { .. } | C::Export { .. }) => Use::Read,
@@ -109,6 +109,7 @@ impl Command {
             | Command::Lm(L::Score(_))
             | Command::Campaign(C::New(_) | C::Import { .. })
             | Command::Transfer(_)
+            | Command::Store(cli::store::StoreCommand::Recount { .. })
             | Command::Annotate(_) => Use::Write { create: false },
             Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => Use::Read,
         }
@@ -287,6 +288,7 @@ fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::
             cli::annotate::run(path, a)
         }
         Some(Command::Store(cli::store::StoreCommand::Backup { file, force, json })) => cli::store::backup(&store, &file, force, json),
+        Some(Command::Store(cli::store::StoreCommand::Recount { json })) => cli::store::recount(&mut store, json),
         Some(Command::Store(cli::store::StoreCommand::Check { .. })) => unreachable!("checked before the store is opened"),
         Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
     }

@@ -1,4 +1,5 @@
-//! `tstlab store check|backup`: the store file's integrity check and a consistent online copy.
+//! `tstlab store check|recount|backup`: the store file's integrity check, the stored counts made
+//! again, and a consistent online copy.
 
 use super::print_json;
 use crate::store::{Store, check};
@@ -6,9 +7,16 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Subcommand)]
 pub enum StoreCommand {
-    /// SQLite's integrity_check and foreign_key_check (read-only): `ok`, or every problem and
-    /// exit status 1.
+    /// SQLite's integrity_check and foreign_key_check, then the stored counts, character sets
+    /// and search index against the rows (read-only): `ok`, or every problem and exit status 1.
     Check {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make the stored counts, character sets and search index again from the rows, in one
+    /// transaction (what `store check` names when they disagree).
+    Recount {
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -55,5 +63,20 @@ pub fn backup(store: &Store, file: &Path, force: bool, json: bool) -> anyhow::Re
         return print_json(&b);
     }
     println!("{} -> {}: {} pages, {} bytes", store.path().display(), b.path.display(), b.pages, b.bytes);
+    Ok(())
+}
+
+pub fn recount(store: &mut Store, json: bool) -> anyhow::Result<()> {
+    let r = check::recount(store)?;
+    if json {
+        return print_json(&r);
+    }
+    println!(
+        "{}: counts of {} item(s) and {} total(s) corrected; {} item(s) re-indexed for search",
+        store.path().display(),
+        r.items,
+        r.totals,
+        r.indexed
+    );
     Ok(())
 }

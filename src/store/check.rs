@@ -2,7 +2,9 @@
 //!
 //! `quick_check` (O(size): about 60 ms for 100,000 outputs) runs before commands that write;
 //! `check` is `tstlab store check`: every problem `integrity_check` and `foreign_key_check`
-//! find. `backup` copies the store with SQLite's online backup API in one step, so the copy
+//! find, and every stored count, character set and search-index entry (kept by triggers and
+//! the writer since schema 5) that disagrees with the rows; `recount` (`tstlab store recount`)
+//! makes them again from the rows. `backup` copies the store with SQLite's online backup API in one step, so the copy
 //! is one consistent snapshot while other processes keep writing (WAL readers do not block
 //! writers); it is written beside the target and renamed into place only once it checks out.
 
@@ -116,8 +118,159 @@ pub fn check(path: &Path) -> Result<Report> {
         Ok(r) => report.problems.extend(r),
         Err(e) => report.problems.push(format!("foreign_key_check stopped: {}", guard::message(&e))),
     }
+    if report.problems.is_empty() {
+        match derived_problems(&conn, report.version.unwrap_or(0)) {
+            Ok(found) => report.problems.extend(found),
+            Err(e) => report.problems.push(format!("the check of stored counts stopped: {}", guard::message(&e))),
+        }
+    }
     report.problems.dedup();
     Ok(report)
+}
+
+/// How many disagreeing rows of one kind are named one by one; the rest are counted.
+const NAMED: usize = 10;
+
+/// What the store keeps besides its rows (counts, character sets, the search index), checked
+/// against the rows. Items waiting to be re-indexed (`item_text_stale`) are skipped: searches
+/// read them directly.
+fn derived_problems(conn: &Connection, version: usize) -> rusqlite::Result<Vec<String>> {
+    let mut out = Vec::new();
+    if version < 5 {
+        return Ok(out);
+    }
+    let fix = "(`tstlab store recount` makes it again)";
+    let mut each = |what: &str, sql: &str| -> rusqlite::Result<()> {
+        let mut st = conn.prepare(sql)?;
+        let found: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        for line in found.iter().take(NAMED) {
+            out.push(format!("{what} {line} {fix}"));
+        }
+        if found.len() > NAMED {
+            out.push(format!("{what}: {} more like these {fix}", found.len() - NAMED));
+        }
+        Ok(())
+    };
+    each(
+        "item",
+        "WITH c AS (SELECT i.id, i.n_refs, i.n_outputs, i.n_copies,
+                      (SELECT COUNT(*) FROM refs r WHERE r.item_id = i.id) AS refs,
+                      (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id) AS outputs,
+                      (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id AND o.text = i.source) AS copies
+                    FROM items i)
+         SELECT id || ': stored counts (references, outputs, copies) ' || n_refs || ', ' || n_outputs || ', ' || n_copies
+                || ' but the rows give ' || refs || ', ' || outputs || ', ' || copies
+         FROM c WHERE (n_refs, n_outputs, n_copies) IS NOT (refs, outputs, copies) ORDER BY id",
+    )?;
+    each(
+        "direction",
+        "WITH want AS (SELECT d.id, (SELECT COUNT(*) FROM items i WHERE i.direction_id = d.id) AS items,
+                         (SELECT COUNT(*) FROM refs r JOIN items i ON r.item_id = i.id WHERE i.direction_id = d.id) AS refs
+                       FROM directions d)
+         SELECT w.id || ': stored counts (items, references) ' || COALESCE(c.items || ', ' || c.refs, 'missing')
+                || ' but the rows give ' || w.items || ', ' || w.refs
+         FROM want w LEFT JOIN direction_counts c ON c.direction_id = w.id
+         WHERE (COALESCE(c.items, 0), COALESCE(c.refs, 0)) IS NOT (w.items, w.refs) ORDER BY w.id",
+    )?;
+    each(
+        "run",
+        "WITH want AS (SELECT i.direction_id, o.run_id, COUNT(*) AS n FROM outputs o JOIN items i ON o.item_id = i.id GROUP BY 1, 2),
+              got AS (SELECT direction_id, run_id, outputs AS n FROM run_counts WHERE outputs <> 0),
+              diff AS (SELECT w.run_id, w.direction_id, g.n AS stored, w.n AS counted FROM want w
+                         LEFT JOIN got g ON (g.direction_id, g.run_id) = (w.direction_id, w.run_id)
+                       WHERE g.n IS NOT w.n
+                       UNION ALL
+                       SELECT g.run_id, g.direction_id, g.n, 0 FROM got g
+                       WHERE NOT EXISTS (SELECT 1 FROM want w WHERE (w.direction_id, w.run_id) = (g.direction_id, g.run_id)))
+         SELECT run_id || ' in direction ' || direction_id || ': stored output count ' || COALESCE(stored, 'missing')
+                || ' but the rows give ' || counted
+         FROM diff ORDER BY run_id, direction_id",
+    )?;
+    each(
+        "item",
+        "SELECT i.id || ': not in the search index' FROM items i
+         WHERE NOT EXISTS (SELECT 1 FROM item_text_docsize d WHERE d.id = i.id)
+           AND NOT EXISTS (SELECT 1 FROM item_text_stale s WHERE s.item_id = i.id) ORDER BY i.id",
+    )?;
+    if version >= 6 {
+        super::search::register(conn)?;
+        each(
+            "item",
+            "SELECT i.id || ': stored character set ' || COALESCE(i.chars, 'missing') || ' but its texts give '
+                    || tstlab_char_mask(d.text)
+             FROM items i JOIN item_doc d ON d.id = i.id
+             WHERE i.chars IS NOT tstlab_char_mask(d.text)
+               AND NOT EXISTS (SELECT 1 FROM item_text_stale s WHERE s.item_id = i.id) ORDER BY i.id",
+        )?;
+    }
+    Ok(out)
+}
+
+/// What `recount` changed.
+#[derive(Debug, Serialize)]
+pub struct Recounted {
+    /// Items whose stored counts changed.
+    pub items: usize,
+    /// Rows of the per-direction and per-run counts that changed, came or went.
+    pub totals: usize,
+    /// Items re-indexed for search (all of them).
+    pub indexed: usize,
+}
+
+/// Makes the stored counts, character sets and search index again from the rows, in one
+/// transaction (the remedy `check` names).
+pub fn recount(store: &mut Store) -> Result<Recounted> {
+    let w = store.writer()?;
+    let tx = w.tx();
+    let items = tx.execute(
+        "WITH c AS (SELECT i.id,
+                      (SELECT COUNT(*) FROM refs r WHERE r.item_id = i.id) AS refs,
+                      (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id) AS outputs,
+                      (SELECT COUNT(*) FROM outputs o WHERE o.item_id = i.id AND o.text = i.source) AS copies
+                    FROM items i)
+         UPDATE items SET n_refs = c.refs, n_outputs = c.outputs, n_copies = c.copies FROM c
+         WHERE c.id = items.id AND (items.n_refs, items.n_outputs, items.n_copies) IS NOT (c.refs, c.outputs, c.copies)",
+        [],
+    )?;
+    let before = totals(tx)?;
+    tx.execute_batch(
+        "DELETE FROM direction_counts;
+         INSERT INTO direction_counts(direction_id, items, refs)
+           SELECT direction_id, COUNT(*), SUM(n_refs) FROM items GROUP BY direction_id;
+         DELETE FROM run_counts;
+         INSERT INTO run_counts(direction_id, run_id, outputs)
+           SELECT i.direction_id, o.run_id, COUNT(*) FROM outputs o JOIN items i ON o.item_id = i.id GROUP BY 1, 2;",
+    )?;
+    let after = totals(tx)?;
+    let changed: std::collections::BTreeSet<(&str, i64, i64)> = (before.iter().filter(|r| !after.contains(r)))
+        .chain(after.iter().filter(|r| !before.contains(r)))
+        .map(|r| (r.0, r.1, r.2))
+        .collect();
+    let totals = changed.len();
+    // Re-index everything: the writer's commit brings stale items up to date.
+    tx.execute("DELETE FROM item_text_stale", [])?;
+    let indexed = tx.execute(
+        "INSERT INTO item_text_stale(item_id, fresh)
+           SELECT i.id, NOT EXISTS (SELECT 1 FROM item_text_docsize d WHERE d.id = i.id) FROM items i",
+        [],
+    )?;
+    w.commit()?;
+    Ok(Recounted { items, totals, indexed })
+}
+
+/// A row of the per-direction or per-run counts: (table, direction, run, values).
+type Total = (&'static str, i64, i64, i64, i64);
+
+fn totals(conn: &Connection) -> rusqlite::Result<Vec<Total>> {
+    let mut st = conn.prepare(
+        "SELECT 0, direction_id, 0, items, refs FROM direction_counts
+         UNION ALL SELECT 1, direction_id, run_id, outputs, 0 FROM run_counts WHERE outputs <> 0",
+    )?;
+    st.query_map([], |r| {
+        let table = if r.get::<_, i64>(0)? == 0 { "direction_counts" } else { "run_counts" };
+        Ok((table, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })?
+    .collect()
 }
 
 /// What `backup` made.

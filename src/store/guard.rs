@@ -187,6 +187,7 @@ fn expected(version: usize) -> &'static BTreeSet<(String, String)> {
     static SETS: OnceLock<Vec<BTreeSet<(String, String)>>> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
         let conn = Connection::open_in_memory().expect("an in-memory database");
+        super::search::register(&conn).expect("the migrations' function registers");
         let mut sets = vec![BTreeSet::new()];
         for sql in schema::MIGRATIONS {
             conn.execute_batch(sql).expect("the shipped migrations apply");

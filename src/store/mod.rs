@@ -147,6 +147,7 @@ impl Store {
         // WAL is refused for in-memory databases; that is fine.
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
+        search::register(&conn)?;
         let mut store = Store { conn, path, read_only: None };
         store.migrate(target)?;
         Ok(store)

@@ -367,6 +367,12 @@ CREATE INDEX items_outputs ON items(direction_id, n_outputs DESC, idx);
 CREATE INDEX items_refs ON items(direction_id, n_refs DESC, idx);
 CREATE INDEX items_copied ON items(direction_id, split, idx) WHERE n_copies > 0;
 "#,
+    // 6: which common characters each item's texts hold (`search::char_mask`), so a
+    // one-character search is a bit test instead of the union of every trigram it starts.
+    r#"
+ALTER TABLE items ADD COLUMN chars INTEGER;
+UPDATE items SET chars = tstlab_char_mask((SELECT d.text FROM item_doc d WHERE d.id = items.id));
+"#,
 ];
 
 /// The schema version a fully migrated store has.

@@ -8,9 +8,35 @@
 //! each text ends with two newlines) and matched as the OR of the terms it begins. A text with
 //! control characters (newlines) is matched by `LIKE` on every item, as are items changed since
 //! the index was last brought up to date (`item_text_stale`).
+//!
+//! One character that most texts hold (`t`) starts thousands of trigrams, and their union is
+//! slow on a big store; so each item also keeps the set of common characters its texts hold
+//! (`items.chars`, a bit per character of [`MASKED`], kept with the index), and such a search
+//! is a bit test.
 
 use super::Result;
+use rusqlite::functions::FunctionFlags;
 use rusqlite::{Connection, params};
+
+/// The characters `items.chars` records, bit `i` for the `i`-th (after case folding).
+pub(super) const MASKED: &str = "abcdefghijklmnopqrstuvwxyz0123456789 .,!?'\"-:;()/&%$#@*+=_<>[]";
+
+/// The set of [`MASKED`] characters `text` holds, case folded as the index folds.
+pub(super) fn char_mask(text: &str) -> i64 {
+    fold(text).chars().filter_map(bit).fold(0, |m, b| m | 1 << b)
+}
+
+fn bit(c: char) -> Option<u32> {
+    // MASKED is ASCII, so a byte position is a character position.
+    c.is_ascii().then(|| MASKED.find(c)).flatten().map(|i| i as u32)
+}
+
+/// Registers `tstlab_char_mask(text)` on a connection that writes (migration 6, `flush`).
+pub(super) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    conn.create_scalar_function("tstlab_char_mask", 1, FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC, |ctx| {
+        Ok(ctx.get::<Option<String>>(0)?.map(|t| char_mask(&t)))
+    })
+}
 
 /// How `Store::items` matches a search text.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +47,8 @@ pub(super) enum Plan {
     Index(Option<String>),
     /// `LIKE` on every item.
     Scan,
+    /// One character of [`MASKED`]: its bit in `items.chars`, and `LIKE` for stale items.
+    Mask(u32),
 }
 
 impl Plan {
@@ -35,6 +63,12 @@ impl Plan {
             return Ok(Plan::Index(Some(phrase(search))));
         }
         let prefix = fold(search);
+        let mut one = prefix.chars();
+        if let (Some(c), None) = (one.next(), one.next())
+            && let Some(b) = bit(c)
+        {
+            return Ok(Plan::Mask(b));
+        }
         let mut st = conn.prepare_cached("SELECT term FROM item_text_terms WHERE term >= ?1 AND term < ?2")?;
         let terms = st
             .query_map(params![prefix, format!("{prefix}\u{10FFFF}")], |r| r.get::<_, String>(0))?
@@ -53,6 +87,9 @@ impl Plan {
             Plan::Index(Some(_)) => {
                 format!("(CASE WHEN i.id IN (SELECT item_id FROM item_text_stale) THEN {LIKE} ELSE i.id IN hits END)")
             }
+            Plan::Mask(b) => format!(
+                "(CASE WHEN i.chars IS NULL OR i.id IN (SELECT item_id FROM item_text_stale) THEN {LIKE} ELSE (i.chars >> {b}) & 1 END)"
+            ),
         }
     }
 
@@ -116,6 +153,8 @@ pub(super) fn flush(conn: &Connection) -> Result<()> {
            SELECT d.id, d.text FROM item_text_stale s JOIN item_doc d ON d.id = s.item_id WHERE NOT s.fresh;
          INSERT INTO item_text(rowid, text)
            SELECT d.id, d.text FROM item_text_stale s JOIN item_doc d ON d.id = s.item_id WHERE s.fresh;
+         UPDATE items SET chars = tstlab_char_mask((SELECT d.text FROM item_doc d WHERE d.id = items.id))
+           WHERE id IN (SELECT item_id FROM item_text_stale);
          DELETE FROM item_text_stale;",
     )?;
     Ok(())
@@ -130,5 +169,14 @@ mod tests {
         assert_eq!(phrase(r#"a "b" * -c: (d"#), r#""a ""b"" * -c: (d""#);
         assert_eq!(fold("ÉA"), "éa");
         assert_eq!(fold("İ"), "İ", "a character folding to two is kept");
+    }
+
+    #[test]
+    fn masks_hold_the_folded_common_characters() {
+        assert_eq!(MASKED.chars().count(), 62);
+        assert_eq!(char_mask(""), 0);
+        assert_eq!(char_mask("Ab a"), 0b11 | 1 << 36);
+        assert_eq!(char_mask("][ Z9"), 1 << 61 | 1 << 60 | 1 << 36 | 1 << 25 | 1 << 35);
+        assert_eq!(char_mask("é猫İ"), 0, "characters outside the set are not recorded");
     }
 }

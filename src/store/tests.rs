@@ -253,13 +253,14 @@ fn read_only_stores_read_and_refuse_writes() {
 
 /// The shipped migration texts (sha256 of each): 1-4 as main had them at db6c222, before
 /// rusqlite_migration applied them (a store made then is a store made by these); 5 (search
-/// index, stored counts) since. A new migration appends its hash here.
-const SHIPPED: [&str; 5] = [
+/// index, stored counts) and 6 (character sets) since. A new migration appends its hash here.
+const SHIPPED: [&str; 6] = [
     "6664455639d94815d274dc169a397fb45c7b3aa6bf21d73d2789d34fe624c808",
     "c98e8836acf6eedecb7f7caa5965913f39edb6c1dc3fd34eea49d9075c893bcf",
     "dd0c487ca778a6d6aa4aa2d1c55366abe999525a49db1ba34f271954799756a7",
     "eb8dffdb4ed34176e3b2046cb3efff2d79b1199494619b13f6772e9772ecf462",
     "3510812ed4d96f3ca9f0eec1db113880593e0153ec5b51db1c87fddd87f4b33e",
+    "23a1a7bfa283f21a38150fa3be659e171c597c1813045b1ddea0398e0496c98f",
 ];
 
 /// A store file as tstlab made it before rusqlite_migration: its setup and hand-written loop,
@@ -268,6 +269,7 @@ fn made_by_hand(path: &std::path::Path, version: usize) -> Vec<(String, String, 
     let mut conn = Connection::open(path).unwrap();
     let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).unwrap();
     conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;").unwrap();
+    super::search::register(&conn).unwrap();
     for (i, sql) in schema::MIGRATIONS.iter().enumerate().take(version) {
         let tx = conn.transaction().unwrap();
         tx.execute_batch(sql).unwrap();
@@ -313,8 +315,8 @@ fn a_failing_migration_is_a_typed_error_and_leaves_the_version() {
     c.execute_batch("CREATE TABLE campaign_items (x);").unwrap();
     drop(c);
     let e = Store::open(&path).err().expect("the upgrade fails");
-    assert!(matches!(e, Error::Migration { from: 2, to: 5, .. }), "{e}");
-    assert!(e.to_string().contains("cannot upgrade its schema from version 2 to 5"), "{e}");
+    assert!(matches!(e, Error::Migration { from: 2, to: 6, .. }), "{e}");
+    assert!(e.to_string().contains("cannot upgrade its schema from version 2 to 6"), "{e}");
     let c = Connection::open(&path).unwrap();
     let v: i64 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(v, 2, "nothing of the failed upgrade is kept");
@@ -442,6 +444,12 @@ fn search_is_a_case_insensitive_substring_of_source_references_and_outputs() {
         assert_eq!(hits(&s, x, q), want, "{q:?}");
         assert_eq!(hits(&s, x, q), expected_hits(&s, x, q), "{q:?} as a scan finds it");
     }
+    // One character: a bit test for the common ones, the index's terms for the others.
+    for c in super::search::MASKED.chars().chain(super::search::MASKED.to_uppercase().chars()).chain("猫é🇯É%_\\".chars()) {
+        let q = c.to_string();
+        assert_eq!(hits(&s, x, &q), expected_hits(&s, x, &q), "{q:?}");
+    }
+    assert_eq!(hits(&s, x, "T"), [it[0], it[1], it[3], it[4]]);
 }
 
 #[test]
@@ -489,7 +497,7 @@ fn search_index_and_counts_follow_every_write() {
     let stale: i64 = s.conn().query_row("SELECT COUNT(*) FROM item_text_stale", [], |r| r.get(0)).unwrap();
     assert_eq!(stale, 3);
     let check = |s: &Store| {
-        for q in ["pasta", "soup", "about soup", "讨厌", "kitten", "猫咪", "old words", "brand", "nothing"] {
+        for q in ["pasta", "soup", "about soup", "讨厌", "kitten", "猫咪", "old words", "brand", "nothing", "p", "k", "y", "o"] {
             assert_eq!(hits(s, x, q), expected_hits(s, x, q), "{q:?}");
         }
         assert_eq!(hits(s, x, "soup"), [it[0]]);
@@ -543,6 +551,10 @@ fn migration_indexes_and_counts_an_existing_store() {
     assert_eq!(hits(&s, 1, "スープ"), [2]);
     assert_eq!(hits(&s, 1, "温かい"), [2]);
     assert_eq!(hits(&s, 1, "SOUP"), [1]);
+    let masked: i64 = s.conn().query_row("SELECT COUNT(*) FROM items WHERE chars IS NOT NULL", [], |r| r.get(0)).unwrap();
+    assert_eq!(masked, 2, "every item's characters recorded");
+    assert_eq!(hits(&s, 1, "w"), [1]);
+    assert_eq!(hits(&s, 1, " "), [1]);
     assert_counts_recomputed(&s);
     let d = &s.directions(1).unwrap()[0];
     assert_eq!((d.items, d.references, d.outputs, d.systems), (2, 1, 2, 1));

@@ -253,6 +253,49 @@ fn a_damaged_store_is_never_written_and_store_check_lists_the_damage() {
     assert_eq!(std::fs::read(&bad).unwrap(), before, "store check is read-only");
 }
 
+#[test]
+fn store_check_finds_stored_counts_that_disagree_and_recount_mends_them() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    let store = dir.join("s.sqlite");
+    demo(dir, &store);
+    // Edits that bypass what keeps the counts, character sets and index in step.
+    let c = Connection::open(&store).unwrap();
+    c.execute_batch(
+        "UPDATE items SET n_outputs = n_outputs + 5 WHERE id = 1;
+         UPDATE items SET chars = 0 WHERE id = 2;
+         DELETE FROM item_text WHERE rowid = 3;
+         UPDATE direction_counts SET refs = refs + 1 WHERE direction_id = (SELECT MIN(direction_id) FROM direction_counts);
+         DELETE FROM run_counts WHERE run_id = (SELECT MIN(run_id) FROM run_counts);
+         -- (the demo's first run has outputs in two directions: two lines)",
+    )
+    .unwrap();
+    drop(c);
+    let o = run(dir, &[], args!["--store", &store, "store", "check"]);
+    assert_eq!(o.code, Some(1), "{}{}", o.stdout, o.stderr);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    for want in [
+        "item 1: stored counts (references, outputs, copies)",
+        "item 2: stored character set 0 but its texts give",
+        "item 3: not in the search index",
+        "stored counts (items, references)",
+        "stored output count missing but the rows give",
+    ] {
+        assert!(lines.iter().any(|l| l.contains(want) && l.contains("`tstlab store recount`")), "{want:?} in\n{}", o.stdout);
+    }
+    assert_eq!(lines.len(), 6, "{}", o.stdout);
+    let o = run(dir, &[], args!["--store", &store, "store", "recount"]);
+    succeeded(&o, "store recount");
+    assert!(o.stdout.contains("counts of 1 item(s) and 3 total(s) corrected"), "{}", o.stdout);
+    let o = run(dir, &[], args!["--store", &store, "store", "check"]);
+    succeeded(&o, "store check after recount");
+    assert_eq!(o.stdout.trim(), format!("{}: ok", store.display()));
+    // A second recount finds nothing to correct.
+    let o = run(dir, &[], args!["--store", &store, "store", "recount", "--json"]);
+    let v = bin::json(o.stdout.as_bytes());
+    assert_eq!((v["items"].as_u64(), v["totals"].as_u64()), (Some(0), Some(0)));
+}
+
 // ---- missing and empty stores ----
 
 #[test]
