@@ -1,4 +1,4 @@
-//! `tstlab metric bleu|chrf`: sacreBLEU-compatible scores of a system output file against one or
+//! `tstlab metric bleu|chrf|rouge`: sacreBLEU-compatible BLEU and chrF, rouge-score's ROUGE, of a system output file against one or
 //! more reference files, and `tstlab bench metrics`: their speed on benchmark pairs.
 
 use super::print_json;
@@ -7,6 +7,7 @@ use crate::metrics::bleu::{self, BleuConfig, Smooth};
 use crate::metrics::chrf::{self, ChrfConfig};
 use crate::metrics::family::Convention;
 use crate::metrics::nltk::{self, NltkConfig};
+use crate::metrics::rouge;
 use crate::metrics::tokenize::Tokenize;
 use crate::metrics::{bench, py, segments_from_streams};
 use anyhow::Context;
@@ -28,6 +29,9 @@ pub enum Which {
     Bleu(BleuArgs),
     /// chrF / chrF++ as sacreBLEU computes it.
     Chrf(ChrfArgs),
+    /// ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them without its
+    /// stemmer (the best reference's F1 with several; the corpus figure is the segment mean).
+    Rouge(RougeArgs),
     /// Paired significance tests of systems against a baseline, as sacreBLEU's --paired-bs /
     /// --paired-ar (BLEU or chrF).
     Paired(super::metric_paired::PairedArgs),
@@ -53,6 +57,17 @@ pub struct Files {
     /// Decimals of the score in text output (sacreBLEU's --width).
     #[arg(long, default_value_t = 1)]
     pub width: usize,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RougeArgs {
+    #[command(flatten)]
+    pub files: Files,
+    /// Variants, comma-separated: rouge1, rouge2 (any rougeN), rougeL, rougeLsum (its sentences
+    /// are the lines of a segment; a segment of a line file is one line, so there it equals
+    /// rougeL).
+    #[arg(long = "type", value_delimiter = ',', default_value = "rouge1,rouge2,rougeL")]
+    pub types: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -148,6 +163,7 @@ pub fn run(args: MetricArgs) -> anyhow::Result<()> {
             Err(e) => Err(e.into()),
         },
         Which::Chrf(a) => run_chrf(a),
+        Which::Rouge(a) => run_rouge(a),
         Which::Paired(a) => super::metric_paired::run(a),
     };
     // A closed pipe (`| head`) is not an error.
@@ -267,6 +283,37 @@ fn run_chrf(a: ChrfArgs) -> anyhow::Result<()> {
     }
     let w = a.files.width;
     print_lines(scores.iter().map(|s| format!("{s:.w$}")))
+}
+
+fn run_rouge(a: RougeArgs) -> anyhow::Result<()> {
+    let kinds = a
+        .types
+        .iter()
+        .map(|t| rouge::Kind::parse(t).ok_or_else(|| anyhow::anyhow!("--type {t:?}: not rouge1, rouge2 (rougeN), rougeL or rougeLsum")))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    // rouge-score lower-cases: --lowercase changes nothing.
+    let (hyps, streams) = read(&a.files)?;
+    let refs = segments_from_streams(&streams);
+    let mut all = Vec::new();
+    for k in &kinds {
+        all.push((*k, rouge::corpus(*k, &hyps, &refs)?));
+    }
+    let w = a.files.width.max(4);
+    if a.files.json {
+        let v: serde_json::Map<String, serde_json::Value> = all
+            .iter()
+            .map(|(k, (mean, each))| (k.name(), if a.files.sentence { json!(each) } else { json!(mean) }))
+            .collect();
+        return print_json(&v);
+    }
+    if a.files.sentence {
+        return print_lines((0..hyps.len()).map(|i| {
+            all.iter().map(|(k, (_, each))| format!("{} {:.w$}", k.name(), each[i].fmeasure)).collect::<Vec<_>>().join("\t")
+        }));
+    }
+    print_lines(all.iter().map(|(k, (m, _))| {
+        format!("{} P {:.w$} R {:.w$} F {:.w$} (rouge-score, no stemmer, mean of {} segments)", k.name(), m.precision, m.recall, m.fmeasure, hyps.len())
+    }))
 }
 
 #[derive(Debug, clap::Args)]

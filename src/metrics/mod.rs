@@ -70,6 +70,7 @@ pub mod nlgeval;
 pub mod nltk;
 pub mod ppl;
 pub mod punkt;
+pub mod rouge;
 pub mod py;
 pub mod scorer;
 pub mod scorers;

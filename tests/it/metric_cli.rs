@@ -145,3 +145,32 @@ fn bench_metrics_runs_and_writes_pairs() {
     let hyps = std::fs::read_to_string(dir.join("hyp.txt")).unwrap();
     assert_eq!(hyps.lines().count(), 300);
 }
+
+/// `tstlab metric rouge --json` on xformal's 80 inputs and four references: the segment means
+/// of rouge-score's values (tests/expected/rouge.json).
+#[test]
+fn rouge_prints_rouge_score_means() {
+    let Some(root) = anchor::dir("eval-formality-transfer/data/xformal") else { return };
+    let home = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/rouge.json");
+    let want: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let rows = want["sets"]["eval-formality-transfer/data/xformal/fr.input.80"].as_array().unwrap();
+    let mut args = vec!["metric".to_owned(), "rouge".into(), "--json".into(), "--type".into(), "rouge1,rouge2,rougeL,rougeLsum".into()];
+    args.extend(["--hyp".into(), root.join("fr.input.80").display().to_string()]);
+    for i in 0..4 {
+        args.extend(["--ref".into(), root.join(format!("fr.80.ref{i}")).display().to_string()]);
+    }
+    let out = tstlab(home.path()).args(&args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = bin::json(&out.stdout);
+    for t in ["rouge1", "rouge2", "rougeL", "rougeLsum"] {
+        for (i, field) in ["precision", "recall", "fmeasure"].iter().enumerate() {
+            let mean = rows.iter().map(|r| r[t][i].as_f64().unwrap()).sum::<f64>() / rows.len() as f64;
+            let g = got[t][field].as_f64().unwrap();
+            assert!((g - mean).abs() < 1e-12, "{t} {field}: {g} vs {mean}");
+        }
+    }
+    let out = tstlab(home.path()).args(["metric", "rouge", "--type", "rougeX"]).args(&args[5..]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--type \"rougeX\""));
+}

@@ -6,6 +6,7 @@
 mod bleu;
 mod correlation;
 mod joint;
+mod rouge;
 mod judgments;
 mod significance;
 mod tables;
