@@ -43,18 +43,16 @@ pub fn pane(title: String, focused: bool) -> Block<'static> {
 /// indicators makes them two 1-column cells, which a terminal still draws as the flag and
 /// ratatui always overwrites both.
 pub fn text(s: &str) -> Cow<'_, str> {
+    if s.contains('\t') {
+        return Cow::Owned(text(&s.replace('\t', "⇥")).into_owned());
+    }
     let line = crate::printable::line(s);
-    if !line.contains(|c| c == '\t' || regional(c)) {
+    if !line.contains(regional) {
         return line;
     }
     let mut out = String::with_capacity(line.len() + 8);
     let mut prev_regional = false;
     for c in line.chars() {
-        if c == '\t' {
-            out.push('⇥');
-            prev_regional = false;
-            continue;
-        }
         if regional(c) && prev_regional {
             out.push('\u{200b}');
             prev_regional = false;
