@@ -1,8 +1,10 @@
-//! Word-level diff of an output against its source: `similar`'s Myers diff over
-//! whitespace-separated words.
+//! Word-level diff of an output against its source: `similar`'s Myers diff over Unicode words
+//! (UAX #29 word boundaries: a word, a number, a punctuation mark, each CJK character), so a
+//! Chinese or Japanese sentence is diffed character by character instead of struck whole.
 
 use serde::Serialize;
 use similar::{Algorithm, DiffTag};
+use unicode_segmentation::UnicodeSegmentation;
 
 /// One run of words in the diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -16,31 +18,89 @@ pub enum Piece {
     Removed(String),
 }
 
-/// Diffs `new` against `old`, word by word. Runs of the same kind are merged; where a
-/// replacement happens the removed words come before the added ones.
-pub fn words(old: &str, new: &str) -> Vec<Piece> {
-    let a: Vec<&str> = old.split_whitespace().collect();
-    let b: Vec<&str> = new.split_whitespace().collect();
-    let mut out: Vec<Piece> = Vec::new();
-    let push = |out: &mut Vec<Piece>, p: Piece| match (out.last_mut(), &p) {
-        (Some(Piece::Kept(s)), Piece::Kept(w))
-        | (Some(Piece::Added(s)), Piece::Added(w))
-        | (Some(Piece::Removed(s)), Piece::Removed(w)) => {
-            s.push(' ');
-            s.push_str(w);
+/// What the diff did with a token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Kept,
+    Added,
+    Removed,
+}
+
+/// One token of the diff: its text, and whether whitespace came before it in its own text (the
+/// source for removed tokens, the output for the others).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Token {
+    pub op: Op,
+    pub text: String,
+    pub spaced: bool,
+}
+
+/// The tokens of `s`: Unicode words and punctuation (whitespace dropped), each with whether
+/// whitespace came before it.
+pub fn tokenize(s: &str) -> Vec<(&str, bool)> {
+    let mut out: Vec<(&str, bool)> = Vec::new();
+    let mut spaced = false;
+    for w in s.split_word_bounds() {
+        if w.chars().all(char::is_whitespace) {
+            spaced = true;
+            continue;
         }
-        _ => out.push(p),
+        out.push((w, spaced && !out.is_empty()));
+        spaced = false;
+    }
+    out
+}
+
+/// Diffs `new` against `old`, token by token; where a replacement happens the removed tokens
+/// come before the added ones.
+pub fn tokens(old: &str, new: &str) -> Vec<Token> {
+    let a = tokenize(old);
+    let b = tokenize(new);
+    let at: Vec<&str> = a.iter().map(|t| t.0).collect();
+    let bt: Vec<&str> = b.iter().map(|t| t.0).collect();
+    let mut out = Vec::new();
+    let take = |out: &mut Vec<Token>, op: Op, side: &[(&str, bool)]| {
+        out.extend(side.iter().map(|&(text, spaced)| Token { op, text: text.to_owned(), spaced }));
     };
-    for op in similar::capture_diff_slices(Algorithm::Myers, &a, &b) {
+    for op in similar::capture_diff_slices(Algorithm::Myers, &at, &bt) {
         let (_, old_range, new_range) = op.as_tag_tuple();
         match op.tag() {
-            DiffTag::Equal => push(&mut out, Piece::Kept(a[old_range].join(" "))),
-            DiffTag::Delete => push(&mut out, Piece::Removed(a[old_range].join(" "))),
-            DiffTag::Insert => push(&mut out, Piece::Added(b[new_range].join(" "))),
+            DiffTag::Equal => take(&mut out, Op::Kept, &b[new_range]),
+            DiffTag::Delete => take(&mut out, Op::Removed, &a[old_range]),
+            DiffTag::Insert => take(&mut out, Op::Added, &b[new_range]),
             DiffTag::Replace => {
-                push(&mut out, Piece::Removed(a[old_range].join(" ")));
-                push(&mut out, Piece::Added(b[new_range].join(" ")));
+                take(&mut out, Op::Removed, &a[old_range]);
+                take(&mut out, Op::Added, &b[new_range]);
             }
+        }
+    }
+    out
+}
+
+/// Diffs `new` against `old`, word by word ([`tokens`] merged into runs of one kind; inside a
+/// run tokens are joined as their text had them: with a space, or without, as in `bland.` or a
+/// CJK sentence).
+pub fn words(old: &str, new: &str) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::new();
+    for t in tokens(old, new) {
+        let same = match (out.last_mut(), t.op) {
+            (Some(Piece::Kept(s)), Op::Kept) | (Some(Piece::Added(s)), Op::Added) | (Some(Piece::Removed(s)), Op::Removed) => {
+                Some(s)
+            }
+            _ => None,
+        };
+        match same {
+            Some(s) => {
+                if t.spaced {
+                    s.push(' ');
+                }
+                s.push_str(&t.text);
+            }
+            None => out.push(match t.op {
+                Op::Kept => Piece::Kept(t.text),
+                Op::Added => Piece::Added(t.text),
+                Op::Removed => Piece::Removed(t.text),
+            }),
         }
     }
     out
@@ -59,9 +119,9 @@ pub fn to_wdiff(pieces: &[Piece]) -> String {
     parts.join(" ")
 }
 
-/// Share of output words kept from the source (0 for an empty output).
+/// Share of output tokens kept from the source (0 for an empty output).
 pub fn kept_share(pieces: &[Piece]) -> f64 {
-    let count = |s: &str| s.split_whitespace().count();
+    let count = |s: &str| tokenize(s).len();
     let (mut kept, mut total) = (0, 0);
     for p in pieces {
         match p {
@@ -135,6 +195,16 @@ mod tests {
             assert_eq!(side(true), old.split_whitespace().collect::<Vec<_>>().join(" "));
             assert_eq!(side(false), new.split_whitespace().collect::<Vec<_>>().join(" "));
         }
+    }
+
+    #[test]
+    fn cjk_is_diffed_by_character_and_punctuation_by_itself() {
+        let d = words("我不喜欢这家餐厅", "我很喜欢这家餐厅");
+        assert_eq!(to_wdiff(&d), "我 [-不-] {+很+} 喜欢这家餐厅");
+        assert_eq!(to_wdiff(&words("the food was bland.", "the food was tasty.")), "the food was [-bland-] {+tasty+} .");
+        let t = tokens("great 👍🏽 trip to 🇯🇵", "great trip to 🇯🇵");
+        assert_eq!(t.iter().filter(|t| t.op == Op::Removed).map(|t| t.text.as_str()).collect::<Vec<_>>(), ["👍🏽"]);
+        assert!(t.iter().all(|t| t.text != "🇯"), "a flag is one token");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 /// Layers from the ground up; within a layer, a module may use the ones listed before it.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("ground", &["input", "printable", "paths", "store", "jobs"]),
+    ("ground", &["input", "text", "printable", "paths", "store", "jobs"]),
     ("foundations", &["diff", "plot", "stats", "models", "endpoint"]),
     ("domain", &["human", "transfer", "metrics"]),
     ("data in", &["import", "demo"]),

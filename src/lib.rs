@@ -19,6 +19,7 @@ pub mod jobs;
 pub mod metrics;
 pub mod models;
 pub mod store;
+pub mod text;
 pub mod transfer;
 pub mod tui;
 

@@ -101,29 +101,10 @@ pub fn for_stdout(s: &str) -> Cow<'_, str> {
     if std::io::stdout().is_terminal() { text(s) } else { Cow::Borrowed(s) }
 }
 
-/// Pads or cuts `s`, made safe as a [`line`], to `width` display columns (an ellipsis marks a cut).
+/// Pads or cuts `s`, made safe as a [`line`], to `width` display columns (an ellipsis marks a
+/// cut), counting grapheme clusters (`crate::text`).
 pub fn fit(s: &str, width: usize) -> String {
-    use unicode_width::UnicodeWidthChar;
-    let s = line(s);
-    let mut out = String::new();
-    let mut w = 0;
-    for c in s.chars() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > width {
-            if width > 0 && w == width {
-                out.pop();
-                out.push('…');
-            } else if w < width {
-                out.push('…');
-                w += 1;
-            }
-            break;
-        }
-        out.push(c);
-        w += cw;
-    }
-    out.extend(std::iter::repeat_n(' ', width.saturating_sub(w)));
-    out
+    crate::text::fit(&line(s), width)
 }
 
 /// Writes through to `out`, making each character safe on the way.

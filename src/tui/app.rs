@@ -55,7 +55,7 @@ impl App {
             shown: 0,
             help: None,
             launch: None,
-            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false },
+            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false, item_list: None },
             note: None,
             quit: false,
             quit_asked: false,

@@ -10,6 +10,7 @@
 use super::action::{Action, ScreenId};
 use super::loader::{Loader, Response};
 use crate::jobs::Jobs;
+use crate::store::{ItemFilter, ItemQuery};
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use std::any::Any;
@@ -24,6 +25,31 @@ pub struct Shared {
     pub read_only: Option<String>,
     /// Annotator mode (`tstlab annotate`): the app shows only the screen it was locked to.
     pub locked: bool,
+    /// The item list Browse last opened an item from: Compare's next and previous step through it.
+    pub item_list: Option<ItemListAt>,
+}
+
+/// An item's place in a list of Browse (its search, filter and sort).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemListAt {
+    pub query: ItemQuery,
+    pub position: i64,
+    pub total: i64,
+    pub item_id: i64,
+}
+
+impl ItemListAt {
+    /// ` in /generous, with refs`: what narrows the list, if anything.
+    pub fn scope(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.query.search.is_empty() {
+            parts.push(format!("/{}", self.query.search));
+        }
+        if self.query.filter != ItemFilter::All {
+            parts.push(self.query.filter.name().to_owned());
+        }
+        if parts.is_empty() { String::new() } else { format!(" in {}", parts.join(", ")) }
+    }
 }
 
 /// A screen's answer when the app is about to show it.

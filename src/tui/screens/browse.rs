@@ -1,9 +1,11 @@
 //! Browse: datasets -> directions -> items in three panes, with counts at each level. The item
-//! pane is a window over a paged query, so any number of items scrolls without lag.
+//! pane is a window over a paged query, so any number of items scrolls without lag. Below 120
+//! columns the datasets and directions panes sit side by side above the items, each as wide as
+//! its names and counts; a search shows each source around its match.
 
 use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
 use crate::tui::action::{Action, LaunchAt, ScreenId};
-use crate::tui::screen::{Screen, Shared};
+use crate::tui::screen::{ItemListAt, Screen, Shared};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
@@ -34,6 +36,10 @@ pub struct Browse {
     pub typing: bool,
     pub filter: ItemFilter,
     pub sort: ItemSort,
+    /// Where the last draw put each pane, and the first row each list showed (for clicks).
+    drawn: [(Rect, usize); 3],
+    /// Counts shortened (`1.1k`) at the last draw: the lists had no room for them in full.
+    short: bool,
 }
 
 /// A window over the items of one direction: the loaded page and the selection.
@@ -203,7 +209,8 @@ impl Browse {
                 }
             }
             Reply::Items { query, total, rows } => {
-                if self.query().is_none_or(|q| !same_list(&q, query)) {
+                // Only the pages asked for here (Compare steps through the same list).
+                if self.query().is_none_or(|q| !same_list(&q, query)) || self.items.asked.as_ref() != Some(query) {
                     return;
                 }
                 let list = &mut self.items;
@@ -222,7 +229,13 @@ impl Browse {
             Pane::Datasets => self.pane = Pane::Directions,
             Pane::Directions => self.pane = Pane::Items,
             Pane::Items => match self.items.row(self.items.selected) {
-                Some(r) => return Some(Action::OpenItem(r.id)),
+                Some(r) => {
+                    if let Some(query) = self.query() {
+                        let total = self.items.total.unwrap_or(0);
+                        sh.item_list = Some(ItemListAt { query, position: self.items.selected, total, item_id: r.id });
+                    }
+                    return Some(Action::OpenItem(r.id));
+                }
                 None => self.fetch(sh),
             },
         }
@@ -334,23 +347,106 @@ impl Screen for Browse {
         self.directions.iter().find(|d| d.id == direction_id).map(|d| d.items)
     }
 
-    fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
-        // The item pane gets the room; the other two shrink on narrow terminals.
-        let w = area.width;
-        let [left, mid, right] = Layout::horizontal([
-            Constraint::Length(34.min(w * 22 / 100)),
-            Constraint::Length(42.min(w * 27 / 100)),
-            Constraint::Min(20),
-        ])
-        .areas(area);
-        self.draw_datasets(f, left, sh);
-        self.draw_directions(f, mid, sh);
-        self.draw_items(f, right, sh);
+    /// A click selects the pane and the row under it; on the selected item, opens it.
+    fn click(&mut self, column: u16, row: u16, sh: &mut Shared) -> Option<Action> {
+        let at = ratatui::layout::Position::new(column, row);
+        let pane = [Pane::Datasets, Pane::Directions, Pane::Items];
+        let i = self.drawn.iter().position(|(r, _)| r.contains(at))?;
+        let (area, first) = self.drawn[i];
+        self.pane = pane[i];
+        // Rows inside the border: two lines per dataset or direction; a header, then items.
+        let y = (row - area.y) as i64;
+        match pane[i] {
+            Pane::Datasets | Pane::Directions => {
+                if y >= 1 && y < area.height as i64 - 1 {
+                    let to = first as i64 + (y - 1) / 2;
+                    self.move_in(pane[i], |_, _, _| to, sh);
+                }
+            }
+            Pane::Items => {
+                let to = self.items.top + y - 2;
+                if y >= 2 && to < self.items.total.unwrap_or(0) {
+                    if to == self.items.selected {
+                        return self.open(sh);
+                    }
+                    self.move_in(Pane::Items, |_, _, _| to, sh);
+                }
+            }
+        }
+        None
     }
+
+    fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
+        // The lists are as wide as their names and counts; the items get the rest. Below 120
+        // columns the two lists sit above the items.
+        let w = area.width;
+        let titles = [self.datasets_title(sh), self.directions_title(sh)].map(|t| theme::width(&t) as u16 + 2);
+        let need = |names: Vec<usize>, title: u16| (names.into_iter().max().unwrap_or(0) as u16 + 4).max(title);
+        let needs = |short: bool| {
+            let ds = self.datasets.iter().map(|d| theme::width(&d.name).max(2 + theme::width(&dataset_detail(d, short))));
+            let dir = self.directions.iter().map(|d| theme::width(&d.label()).max(2 + theme::width(&direction_detail(d, short))));
+            (need(ds.chain([12]).collect(), titles[0]), need(dir.chain([14]).collect(), titles[1]))
+        };
+        // Counts are shortened (`1.1k`) only when the lists do not fit side by side.
+        self.short = needs(false).0 + needs(false).1 > w;
+        let (ds_need, dir_need) = needs(self.short);
+        let (left, mid, right) = if w >= ds_need + dir_need + 64 {
+            let [l, m, r] = Layout::horizontal([Constraint::Length(ds_need), Constraint::Length(dir_need), Constraint::Min(20)]).areas(area);
+            (l, m, r)
+        } else {
+            let rows = self.datasets.len().max(self.directions.len()).max(1) as u16;
+            let top_h = (2 * rows + 2).clamp(4, (area.height / 3).max(6));
+            let [top, bottom] = Layout::vertical([Constraint::Length(top_h), Constraint::Min(3)]).areas(area);
+            let ds = ds_need.min(w.saturating_sub(dir_need.min(w / 2)));
+            let [l, m] = Layout::horizontal([Constraint::Length(ds), Constraint::Min(10)]).areas(top);
+            (l, m, bottom)
+        };
+        let ds_first = self.draw_datasets(f, left, sh);
+        let dir_first = self.draw_directions(f, mid, sh);
+        self.draw_items(f, right, sh);
+        self.drawn = [(left, ds_first), (mid, dir_first), (right, 0)];
+    }
+}
+
+/// `1,234` in full, or `1.2k` when `short`.
+fn count(n: i64, short: bool) -> String {
+    if short { theme::count_short(n) } else { theme::count(n) }
+}
+
+fn dataset_detail(d: &DatasetSummary, short: bool) -> String {
+    format!("{} items · {} outs · {} sys", count(d.items, short), count(d.outputs, short), d.systems)
+}
+
+fn direction_detail(d: &DirectionSummary, short: bool) -> String {
+    format!(
+        "{} items · {} refs · {} outs · {} sys",
+        count(d.items, short),
+        count(d.references, short),
+        count(d.outputs, short),
+        d.systems
+    )
 }
 
 fn two_line(name: String, detail: String) -> ListItem<'static> {
     ListItem::new(vec![Line::raw(theme::owned(name)), Line::styled(format!("  {detail}"), theme::MUTED)])
+}
+
+/// A source in `width` columns: around the search match when the match would be cut, the
+/// match highlighted.
+fn source_cell(source: &str, search: &str, width: usize) -> Line<'static> {
+    let shown = theme::text(source);
+    let Some((at, len)) = crate::text::find_ignore_case(&shown, &theme::text(search)) else {
+        return Line::raw(crate::text::cut(&shown, width));
+    };
+    let window = crate::text::around(&shown, at, len, width);
+    match crate::text::find_ignore_case(&window, &theme::text(search)) {
+        Some((a, l)) => Line::from(vec![
+            Span::raw(window[..a].to_owned()),
+            Span::styled(window[a..a + l].to_owned(), theme::KEY),
+            Span::raw(window[a + l..].to_owned()),
+        ]),
+        None => Line::raw(window),
+    }
 }
 
 fn loading(busy: bool) -> &'static str {
@@ -358,17 +454,21 @@ fn loading(busy: bool) -> &'static str {
 }
 
 impl Browse {
-    fn draw_datasets(&self, f: &mut Frame, area: Rect, sh: &Shared) {
-        let title = format!(" Datasets ({}){} ", self.datasets.len(), loading(sh.loader.busy(Topic::Datasets)));
+    fn datasets_title(&self, sh: &Shared) -> String {
+        format!(" Datasets ({}){} ", self.datasets.len(), loading(sh.loader.busy(Topic::Datasets)))
+    }
+
+    fn directions_title(&self, sh: &Shared) -> String {
+        format!(" Directions ({}){} ", self.directions.len(), loading(sh.loader.busy(Topic::Directions)))
+    }
+
+    /// Draws the datasets pane; answers the first row shown.
+    fn draw_datasets(&self, f: &mut Frame, area: Rect, sh: &Shared) -> usize {
+        let title = self.datasets_title(sh);
         let items: Vec<ListItem> = self
             .datasets
             .iter()
-            .map(|d| {
-                two_line(
-                    d.name.clone(),
-                    format!("{} items · {} outs · {} sys", theme::count(d.items), theme::count(d.outputs), d.systems),
-                )
-            })
+            .map(|d| two_line(d.name.clone(), dataset_detail(d, self.short)))
             .collect();
         let empty = self.datasets.is_empty();
         let list = List::new(items)
@@ -381,26 +481,16 @@ impl Browse {
             let inner = area.inner(ratatui::layout::Margin::new(1, 1));
             f.render_widget(Paragraph::new("no datasets: import one (4)").style(theme::MUTED), inner);
         }
+        state.offset()
     }
 
-    fn draw_directions(&self, f: &mut Frame, area: Rect, sh: &Shared) {
-        let title =
-            format!(" Directions ({}){} ", self.directions.len(), loading(sh.loader.busy(Topic::Directions)));
+    /// Draws the directions pane; answers the first row shown.
+    fn draw_directions(&self, f: &mut Frame, area: Rect, sh: &Shared) -> usize {
+        let title = self.directions_title(sh);
         let items: Vec<ListItem> = self
             .directions
             .iter()
-            .map(|d| {
-                two_line(
-                    d.label(),
-                    format!(
-                        "{} items · {} refs · {} outs · {} sys",
-                        theme::count(d.items),
-                        theme::count(d.references),
-                        theme::count(d.outputs),
-                        d.systems
-                    ),
-                )
-            })
+            .map(|d| two_line(d.label(), direction_detail(d, self.short)))
             .collect();
         let list = List::new(items)
             .block(theme::pane(title, self.pane == Pane::Directions))
@@ -409,6 +499,7 @@ impl Browse {
         let mut state =
             ListState::default().with_selected((!self.directions.is_empty()).then_some(self.direction));
         f.render_stateful_widget(list, area, &mut state);
+        state.offset()
     }
 
     fn draw_items(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
@@ -443,13 +534,16 @@ impl Browse {
         }
         let total = list.total.unwrap_or(0);
         let end = (list.top + height).min(total);
+        // The source column: what the other columns and the gaps between them leave.
+        let source_w = (table_area.width as usize).saturating_sub(7 + 4 + 4 + 3).max(10);
+        let search = self.search.trim();
         let rows: Vec<Row> = (list.top..end)
             .map(|i| match list.row(i) {
                 Some(r) => {
                     let idx = if r.split == "test" { r.idx.to_string() } else { format!("{}:{}", r.split, r.idx) };
                     Row::new(vec![
                         Cell::from(theme::owned(idx)),
-                        Cell::from(theme::owned(r.source.clone())),
+                        Cell::from(source_cell(&r.source, search, source_w)),
                         Cell::from(r.references.to_string()),
                         Cell::from(r.outputs.to_string()),
                     ])

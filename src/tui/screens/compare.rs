@@ -1,14 +1,16 @@
 //! Compare: one item with its source, context, references and every system's output, each with
 //! a word diff against the source (kept words dimmed, added words highlighted, removed words
 //! struck through in red) and its scores. Systems can be hidden or pinned first; the choice
-//! stays while moving between items.
+//! stays while moving between items. Next and previous (`n`, `b`) step through the list Browse
+//! opened the item from (its search, filter and sort), or through the direction by index.
 
 use crate::score::table_fmt::fmt_score;
-use crate::diff::{self, Piece};
+use crate::diff::{self, Op};
 use crate::store::{ItemDetail, OutputView};
 use crate::tui::action::{Action, LaunchAt, ScreenId};
 use crate::tui::screen::{Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
+use crate::store::ItemQuery;
 use crate::jobs::Handle;
 use crate::transfer::regen::Regenerated;
 use crate::tui::screens::regen::{self, RegenState};
@@ -19,7 +21,6 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Scrollbar, ScrollbarOrientation, ScrollbarState};
 use std::ops::Range;
-use unicode_width::UnicodeWidthChar;
 
 pub struct Compare {
     pub detail: Option<ItemDetail>,
@@ -37,6 +38,21 @@ pub struct Compare {
     /// A regeneration of one local output, and its job.
     pub regen: Option<RegenState>,
     regen_job: Option<Handle<Regenerated>>,
+    /// Scroll to the regeneration block at the next draw (it changed).
+    show_regen: bool,
+    /// The step asked of Browse's list: the one-row page of the neighbour.
+    asked_step: Option<ItemQuery>,
+    /// Line ranges of the shown outputs and the scroll at the last draw, for clicks.
+    drawn: Drawn,
+}
+
+/// What the last draw put where.
+#[derive(Default)]
+struct Drawn {
+    area: Rect,
+    ranges: Vec<Range<usize>>,
+    scroll: usize,
+    label_w: usize,
 }
 
 impl Default for Compare {
@@ -52,6 +68,9 @@ impl Default for Compare {
             step: None,
             regen: None,
             regen_job: None,
+            show_regen: false,
+            asked_step: None,
+            drawn: Drawn::default(),
         }
     }
 }
@@ -92,23 +111,30 @@ impl Compare {
         self.follow = true;
     }
 
+    /// The width of the label column for a `width`-column area: the longest system name fits
+    /// when there is room (up to a third of the width), else names are abbreviated keeping
+    /// their distinguishing end (`theme::abbrev`).
+    fn label_width(&self, width: u16) -> usize {
+        let Some(d) = &self.detail else { return 8 };
+        let longest = d.outputs.iter().map(|o| theme::width(&o.system) + 1).chain([7]).max().unwrap_or(7);
+        longest.clamp(8, (width as usize / 3).max(20))
+    }
+
     /// The body lines for a `width`-column area, and the line range of each shown output.
     pub fn lines(&self, width: u16) -> (Vec<Line<'static>>, Vec<Range<usize>>) {
-        let Some(d) = &self.detail else { return (Vec::new(), Vec::new()) };
+        let (lines, ranges, _) = self.layout(width);
+        (lines, ranges)
+    }
+
+    /// [`Compare::lines`], and where the regeneration block starts.
+    fn layout(&self, width: u16) -> (Vec<Line<'static>>, Vec<Range<usize>>, Option<usize>) {
+        let Some(d) = &self.detail else { return (Vec::new(), Vec::new(), None) };
         let shown = self.shown();
-        let label_w = d
-            .outputs
-            .iter()
-            .map(|o| theme::width(&o.system) + 1)
-            .chain([7])
-            .max()
-            .unwrap_or(7)
-            .clamp(8, 24);
+        let label_w = self.label_width(width);
         let text_w = (width as usize).saturating_sub(label_w + 3).max(10);
         let mut out: Vec<Line<'static>> = Vec::new();
         let plain = |out: &mut Vec<Line<'static>>, label: &str, text: &str, style: Style| {
-            let words = theme::text(text).split_whitespace().map(|w| (w.to_owned(), style)).collect();
-            push_wrapped(out, "  ", Span::styled(theme::fit(label, label_w), theme::LABEL), words, text_w);
+            push_wrapped(out, "  ", Span::styled(theme::abbrev(label, label_w), theme::LABEL), plain_words(text, style), text_w);
         };
         if let Some(c) = &d.context {
             plain(&mut out, "context", c, theme::MUTED);
@@ -121,12 +147,16 @@ impl Compare {
             plain(&mut out, "refs", "(none)", theme::MUTED);
         }
         let hidden = d.outputs.iter().filter(|o| self.hidden.contains(&o.system)).count();
-        let mut rule = format!(
-            "── {} output(s) vs the source: kept dim · added green · removed red struck",
-            shown.len()
-        );
+        // The counts first, so they stay when the legend is cut.
+        let mut rule = format!("── {} output(s)", shown.len());
         if hidden > 0 {
             rule += &format!(" · {hidden} hidden (a shows)");
+        }
+        for part in [" vs the source:", " kept dim", " · added green", " · removed red struck"] {
+            if theme::width(&rule) + theme::width(part) + 1 > width as usize {
+                break;
+            }
+            rule += part;
         }
         rule += " ";
         let fill = (width as usize).saturating_sub(theme::width(&rule));
@@ -146,13 +176,13 @@ impl Compare {
             if i == self.selected {
                 label_style = label_style.patch(theme::SELECTED);
             }
-            let label = Span::styled(theme::fit(&name, label_w), label_style);
-            let words = if o.text.trim().is_empty() {
-                vec![("(empty output)".to_owned(), theme::MUTED)]
+            let label = Span::styled(theme::abbrev(&name, label_w), label_style);
+            let runs = if o.text.trim().is_empty() {
+                vec![Run::word("(empty output)", theme::MUTED)]
             } else {
-                diff_words(&d.source, &o.text, self.show_removed)
+                diff_runs(&d.source, &o.text, self.show_removed)
             };
-            push_wrapped(&mut out, gutter, label, words, text_w);
+            push_runs(&mut out, gutter, label, runs, text_w);
             if !o.scores.is_empty() {
                 let words = score_words(o);
                 push_wrapped(&mut out, "  ", Span::raw(" ".repeat(label_w)), words, text_w);
@@ -162,14 +192,16 @@ impl Compare {
         if d.outputs.is_empty() {
             out.push(Line::styled("  no outputs for this item yet (t launches a local transfer run)", theme::MUTED));
         }
+        let regen_start = out.len();
         self.regen_lines(&mut out, d.id, width, label_w, text_w);
-        let mut legend = vec![Span::styled("  ▶ selected  ▪ pinned", theme::MUTED)];
+        let regen = (out.len() > regen_start).then_some(regen_start);
+        let mut legend = vec![Span::styled("  ▶ selected  ▪ pinned  Enter: full name", theme::MUTED)];
         if shown.iter().any(|o| o.kind == "human") {
             legend.push(Span::styled("  * human rewrite", theme::HUMAN));
         }
         out.push(Line::default());
         out.push(Line::from(legend));
-        (out, ranges)
+        (out, ranges, regen)
     }
 }
 
@@ -181,7 +213,7 @@ impl Compare {
             let fill = (width as usize).saturating_sub(theme::width(&text));
             out.push(Line::styled(format!("{text}{}", "─".repeat(fill)), theme::MUTED));
         };
-        let label = |s: &str| Span::styled(theme::fit(s, label_w), theme::LABEL);
+        let label = |s: &str| Span::styled(theme::abbrev(s, label_w), theme::LABEL);
         match &self.regen {
             Some(RegenState::Pending { item_id: id, system }) if *id == item_id => {
                 rule(out, format!("── regenerating {system} (job on the Jobs screen) "));
@@ -194,15 +226,15 @@ impl Compare {
                 let d = &r.decoding;
                 rule(out, format!("── regenerated {system} (t={} p={}): new vs old · y keeps · e again · Esc drops ", d.temperature, d.top_p));
                 let old = if r.old_text.is_empty() { "(none)" } else { r.old_text.as_str() };
-                push_wrapped(out, "  ", label("old"), theme::text(old).split_whitespace().map(|w| (w.to_owned(), Style::new())).collect(), text_w);
-                let words = if r.text.trim().is_empty() {
-                    vec![("(empty output)".to_owned(), theme::MUTED)]
+                push_wrapped(out, "  ", label("old"), plain_words(old, Style::new()), text_w);
+                let runs = if r.text.trim().is_empty() {
+                    vec![Run::word("(empty output)", theme::MUTED)]
                 } else {
-                    diff_words(&r.old_text, &r.text, true)
+                    diff_runs(&r.old_text, &r.text, true)
                 };
-                push_wrapped(out, "  ", label("new"), words, text_w);
+                push_runs(out, "  ", label("new"), runs, text_w);
                 if r.raw.trim() != r.text.trim() {
-                    push_wrapped(out, "  ", label("raw"), theme::text(&r.raw).split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect(), text_w);
+                    push_wrapped(out, "  ", label("raw"), plain_words(&r.raw, theme::MUTED), text_w);
                 }
             }
             _ => {}
@@ -221,6 +253,7 @@ impl Compare {
             Ok(r) => RegenState::Ready { system, r: Box::new(r) },
             Err(failure) => RegenState::Failed { system, error: failure.to_string() },
         });
+        self.show_regen = true;
     }
 
     fn regenerate(&mut self, sh: &mut Shared) -> Option<Action> {
@@ -238,6 +271,7 @@ impl Compare {
         let (item_id, run_id, system) = (d.id, o.run_id, o.system.clone());
         self.regen_job = Some(regen::spawn(&sh.jobs, &sh.store_path, run_id, item_id));
         self.regen = Some(RegenState::Pending { item_id, system: system.clone() });
+        self.show_regen = true;
         Some(Action::Note(format!("regenerating {system} for item #{item_id}"), false))
     }
 
@@ -256,19 +290,53 @@ impl Compare {
 }
 
 /// The output's words styled by the diff against the source, both shown as `theme::text` (a
-/// CR or an ESC is a visible part of its word).
+/// CR or an ESC is a visible part of its word). Tokens of one kind written together (a CJK run,
+/// `bland.`) stay one word.
 pub fn diff_words(source: &str, output: &str, show_removed: bool) -> Vec<(String, Style)> {
-    let mut words = Vec::new();
-    for p in diff::words(&theme::text(source), &theme::text(output)) {
-        let (text, style) = match &p {
-            Piece::Kept(s) => (s, theme::KEPT),
-            Piece::Added(s) => (s, theme::ADDED),
-            Piece::Removed(s) if show_removed => (s, theme::REMOVED),
-            Piece::Removed(_) => continue,
-        };
-        words.extend(text.split_whitespace().map(|w| (w.to_owned(), style)));
+    let mut words: Vec<(String, Style)> = Vec::new();
+    for r in diff_runs(source, output, show_removed) {
+        match words.last_mut() {
+            Some((w, style)) if !r.spaced && *style == r.style => w.push_str(&r.text),
+            _ => words.push((r.text, r.style)),
+        }
     }
     words
+}
+
+/// A piece of text to wrap: its style, and whether a space comes before it (a CJK character
+/// or a punctuation mark in a diff follows its neighbour directly).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    pub text: String,
+    pub style: Style,
+    pub spaced: bool,
+}
+
+impl Run {
+    pub fn word(text: &str, style: Style) -> Run {
+        Run { text: text.to_owned(), style, spaced: true }
+    }
+}
+
+/// The output's tokens styled by the diff against the source (`diff::tokens`: Unicode words,
+/// so a CJK sentence is diffed by character), each spaced as in its text.
+pub fn diff_runs(source: &str, output: &str, show_removed: bool) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for t in diff::tokens(&theme::text(source), &theme::text(output)) {
+        let style = match t.op {
+            Op::Kept => theme::KEPT,
+            Op::Added => theme::ADDED,
+            Op::Removed if show_removed => theme::REMOVED,
+            Op::Removed => continue,
+        };
+        runs.push(Run { text: t.text, style, spaced: t.spaced });
+    }
+    runs
+}
+
+/// The words of a plain text, shown as `theme::text`.
+fn plain_words(text: &str, style: Style) -> Vec<(String, Style)> {
+    theme::text(text).split_whitespace().map(|w| (w.to_owned(), style)).collect()
 }
 
 fn score_words(o: &OutputView) -> Vec<(String, Style)> {
@@ -296,14 +364,22 @@ pub fn push_wrapped(
     words: Vec<(String, Style)>,
     width: usize,
 ) {
+    let runs = words.into_iter().map(|(text, style)| Run { text, style, spaced: true }).collect();
+    push_runs(out, gutter, label, runs, width);
+}
+
+/// [`push_wrapped`] of runs: a run without a space before it follows its neighbour directly (a
+/// line may still break there). A word longer than the line is broken (`text::break_word`).
+pub fn push_runs(out: &mut Vec<Line<'static>>, gutter: &str, label: Span<'static>, runs: Vec<Run>, width: usize) {
     let indent = " ".repeat(theme::width(gutter) + label.width() + 1);
     let mut line: Vec<Span<'static>> = vec![Span::styled(gutter.to_owned(), theme::KEY), label, Span::raw(" ")];
     let mut used = 0;
-    for (word, style) in words {
-        let mut word = theme::owned(word);
+    for run in runs {
+        let style = run.style;
+        let mut word = theme::owned(run.text);
         loop {
-            let w = theme::width(&word);
-            let gap = usize::from(used > 0);
+            let w = crate::text::width(&word);
+            let gap = usize::from(used > 0 && run.spaced);
             if used + gap + w <= width {
                 if gap > 0 {
                     line.push(Span::raw(" "));
@@ -318,8 +394,9 @@ pub fn push_wrapped(
                 used = 0;
                 continue;
             }
-            // A word longer than the line: cut it.
-            let (head, tail) = split_at_width(&word, width);
+            // A word longer than the line: break it.
+            let (head, tail) = crate::text::break_word(&word, width);
+            let (head, tail) = (head.to_owned(), tail.to_owned());
             line.push(Span::styled(head, style));
             out.push(Line::from(std::mem::take(&mut line)));
             line.push(Span::raw(indent.clone()));
@@ -332,16 +409,40 @@ pub fn push_wrapped(
     out.push(Line::from(line));
 }
 
-fn split_at_width(s: &str, width: usize) -> (String, String) {
-    let mut w = 0;
-    for (i, c) in s.char_indices() {
-        let cw = c.width().unwrap_or(0);
-        if w + cw > width.max(1) {
-            return (s[..i].to_owned(), s[i..].to_owned());
+impl Compare {
+    /// Next or previous item: in Browse's list when the item was opened from it, else by index.
+    fn step(&mut self, forward: bool, sh: &mut Shared) -> Option<Action> {
+        let id = self.detail.as_ref()?.id;
+        self.step = Some(forward);
+        if let Some(list) = sh.item_list.as_ref().filter(|l| l.item_id == id) {
+            let at = list.position + if forward { 1 } else { -1 };
+            if at < 0 {
+                return Some(Action::Note(format!("this is the first item{}", list.scope()), false));
+            }
+            if at >= list.total {
+                return Some(Action::Note(format!("this is the last item{}", list.scope()), false));
+            }
+            let q = ItemQuery { offset: at, limit: 1, ..list.query.clone() };
+            self.asked_step = Some(q.clone());
+            sh.loader.request(Request::Items(q));
+            return None;
         }
-        w += cw;
+        sh.loader.request(Request::Neighbour { item_id: id, forward });
+        None
     }
-    (s.to_owned(), String::new())
+
+    /// The one-row page of a step through Browse's list came: open its item.
+    fn stepped(&mut self, query: &ItemQuery, rows: &[crate::store::ItemRow], sh: &mut Shared) -> Option<Action> {
+        self.asked_step = None;
+        let (Some(row), Some(list)) = (rows.first(), sh.item_list.as_mut()) else {
+            let text = if self.step == Some(false) { "this is the first item" } else { "this is the last item" };
+            return Some(Action::Note(text.into(), false));
+        };
+        list.position = query.offset;
+        list.item_id = row.id;
+        sh.loader.request(Request::Detail(row.id));
+        None
+    }
 }
 
 impl Screen for Compare {
@@ -355,12 +456,10 @@ impl Screen for Compare {
                 self.step = None;
                 sh.loader.request(Request::Detail(id));
             }
-            Action::NextItem | Action::PrevItem => {
-                if let Some(d) = &self.detail {
-                    let forward = action == Action::NextItem;
-                    self.step = Some(forward);
-                    sh.loader.request(Request::Neighbour { item_id: d.id, forward });
-                }
+            Action::NextItem | Action::PrevItem => return self.step(action == Action::NextItem, sh),
+            Action::Open => {
+                let o = *self.shown().get(self.selected)?;
+                return Some(Action::Note(format!("{}: {} output, run {}", o.system, o.kind, o.run_id), false));
             }
             Action::Refresh => {
                 if let Some(d) = &self.detail {
@@ -451,8 +550,11 @@ impl Screen for Compare {
         Show::Yes(None)
     }
 
-    fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
+    fn loaded(&mut self, r: &Response, sh: &mut Shared) -> Option<Action> {
         match &r.result {
+            Ok(Reply::Items { query, rows, .. }) if self.asked_step.as_ref() == Some(query) => {
+                return self.stepped(query, rows, sh);
+            }
             Ok(Reply::Detail(Some(d))) => {
                 let keep = self.selected_system();
                 let same_item = self.detail.as_ref().is_some_and(|old| old.id == d.id);
@@ -487,17 +589,44 @@ impl Screen for Compare {
         true
     }
 
+    /// A click on an output selects it; on its name, also says the full name.
+    fn click(&mut self, column: u16, row: u16, sh: &mut Shared) -> Option<Action> {
+        let a = self.drawn.area;
+        if !a.contains(ratatui::layout::Position::new(column, row)) {
+            return None;
+        }
+        let line = self.drawn.scroll + (row - a.y) as usize;
+        let i = self.drawn.ranges.iter().position(|r| r.contains(&line))?;
+        self.selected = i;
+        self.clamp();
+        let on_name = ((column - a.x) as usize) < 2 + self.drawn.label_w;
+        if on_name { self.handle(Action::Open, sh) } else { None }
+    }
+
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         self.poll_regen();
         let busy = if sh.loader.busy(Topic::Detail) { " · loading…" } else { "" };
+        // The title: what is open, then as many of its facts as fit, most useful first.
         let title = match &self.detail {
-            Some(d) => format!(
-                " Compare · {} · item #{} · {} ref(s) · {} system(s){busy} ",
-                d.address(),
-                d.id,
-                d.references.len(),
-                d.outputs.len()
-            ),
+            Some(d) => {
+                let hidden = d.outputs.iter().filter(|o| self.hidden.contains(&o.system)).count();
+                let hidden = if hidden > 0 { format!(", {hidden} hidden") } else { String::new() };
+                let mut facts = Vec::new();
+                if let Some(l) = sh.item_list.as_ref().filter(|l| l.item_id == d.id) {
+                    facts.push(format!("{} of {}{}", l.position + 1, l.total, l.scope()));
+                }
+                facts.push(format!("{} system(s){hidden}", d.outputs.len()));
+                facts.push(format!("{} ref(s)", d.references.len()));
+                facts.push(format!("item #{}", d.id));
+                let mut title = format!(" Compare · {}", d.address());
+                for fact in facts {
+                    if theme::width(&title) + theme::width(&fact) + theme::width(busy) + 6 > area.width as usize {
+                        break;
+                    }
+                    title += &format!(" · {fact}");
+                }
+                format!("{title}{busy} ")
+            }
             None => format!(" Compare{busy} "),
         };
         let block = theme::pane(title, true);
@@ -508,8 +637,18 @@ impl Screen for Compare {
             f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
             return;
         }
-        let (lines, ranges) = self.lines(inner.width.saturating_sub(1));
+        let width = inner.width.saturating_sub(1);
+        let (lines, ranges, regen) = self.layout(width);
         let height = inner.height as usize;
+        if self.show_regen {
+            // A regeneration started or came back: show its block (it is near the end).
+            if let Some(start) = regen {
+                self.scroll = start.saturating_sub(height.saturating_sub(lines.len() - start));
+                self.scroll = self.scroll.max(start.saturating_sub(height / 3)).min(start);
+            }
+            self.show_regen = false;
+            self.follow = false;
+        }
         if self.follow {
             if let Some(r) = ranges.get(self.selected) {
                 if r.end > self.scroll + height {
@@ -524,6 +663,7 @@ impl Screen for Compare {
         let max = lines.len().saturating_sub(height);
         self.scroll = self.scroll.min(max);
         let n = lines.len();
+        self.drawn = Drawn { area: inner, ranges, scroll: self.scroll, label_w: self.label_width(width) };
         f.render_widget(Paragraph::new(lines).scroll((self.scroll as u16, 0)), inner);
         if n > height {
             let mut state = ScrollbarState::new(max).position(self.scroll);

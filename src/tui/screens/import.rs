@@ -1,5 +1,6 @@
 //! Import: choose a format, type a path (and a dataset name if wanted); the import runs as a
-//! background job and the Browse lists reload when it lands. Errors show file and line.
+//! background job and the Browse lists reload when it lands. Errors show file and line, wrapped
+//! under their label like long paths.
 
 use crate::import;
 use crate::jobs::{JobId, Kind, Status};
@@ -10,7 +11,8 @@ use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{List, ListItem, ListState, Paragraph, Wrap};
+use ratatui::style::Style;
+use ratatui::widgets::{List, ListItem, ListState, Paragraph};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -29,6 +31,26 @@ pub struct Import {
     pub dataset: String,
     /// Jobs started here, newest last.
     pub started: Vec<JobId>,
+    /// The format list and the path field's first line at the last draw (for clicks).
+    drawn: (Rect, usize, u16),
+    path_lines: u16,
+}
+
+/// Width of the labels (`format`, `path`, ...) before the values.
+const LABEL_W: usize = 10;
+
+/// `value` wrapped under a `label` column: the first line after the label, the others indented
+/// to the same column (a long path never runs back to column 0). Long words are broken.
+fn labelled(label: &str, value: &str, width: usize, style: Style, label_style: Style) -> Vec<Line<'static>> {
+    let lines = theme::wrap(value, width.saturating_sub(LABEL_W).max(8));
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let head = if i == 0 { theme::fit(label, LABEL_W) } else { " ".repeat(LABEL_W) };
+            Line::from(vec![Span::styled(head, label_style), Span::styled(l, style)])
+        })
+        .collect()
 }
 
 /// `~/x` -> `$HOME/x`; anything else as typed.
@@ -121,9 +143,28 @@ impl Screen for Import {
         None
     }
 
+    /// A click on a format selects it; on the path or dataset line, types there.
+    fn click(&mut self, column: u16, row: u16, _sh: &mut Shared) -> Option<Action> {
+        let (list, first, path_y) = self.drawn;
+        let at = ratatui::layout::Position::new(column, row);
+        if list.contains(at) {
+            self.field = Field::Format;
+            if row > list.y && row < list.bottom() - 1 {
+                let i = first + (row - list.y - 1) as usize;
+                self.format = i.min(import::formats().len().saturating_sub(1));
+            }
+        } else if column > list.right() && row == path_y {
+            self.field = Field::Path;
+        } else if column > list.right() && row == path_y + self.path_lines {
+            self.field = Field::Dataset;
+        }
+        None
+    }
+
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         let formats = import::formats();
-        let [left, right] = Layout::horizontal([Constraint::Length(28), Constraint::Min(30)]).areas(area);
+        let list_w = formats.iter().map(|f| f.name.len() as u16 + 4).max().unwrap_or(20).clamp(16, 28);
+        let [left, right] = Layout::horizontal([Constraint::Length(list_w), Constraint::Min(30)]).areas(area);
         let items: Vec<ListItem> = formats.iter().map(|f| ListItem::new(f.name)).collect();
         let list = List::new(items)
             .block(theme::pane(" Format ".into(), self.field == Field::Format))
@@ -135,27 +176,28 @@ impl Screen for Import {
         let block = theme::pane(" Import a file (runs as a background job) ".into(), self.field != Field::Format);
         let inner = block.inner(right);
         f.render_widget(block, right);
+        let w = inner.width as usize;
         let about = formats.get(self.format).map_or("", |f| f.about);
-        let field = |label: &str, value: &str, active: bool, placeholder: &str| {
-            let mut spans = vec![Span::styled(format!("{label:<10}"), theme::LABEL)];
+        let field = |label: &str, value: &str, active: bool, placeholder: &str| -> Vec<Line<'static>> {
             if value.is_empty() && !active {
-                spans.push(Span::styled(placeholder.to_owned(), theme::MUTED));
-            } else {
-                spans.push(Span::styled(theme::text(value).into_owned(), if active { theme::KEY } else { Default::default() }));
+                return labelled(label, placeholder, w, theme::MUTED, theme::LABEL);
             }
+            let mut lines = labelled(label, value, w.saturating_sub(1), if active { theme::KEY } else { Style::new() }, theme::LABEL);
             if active {
-                spans.push(Span::styled("▏", theme::KEY));
+                if let Some(last) = lines.last_mut() {
+                    last.spans.push(Span::styled("▏", theme::KEY));
+                }
             }
-            Line::from(spans)
+            lines
         };
-        let mut lines = vec![
-            Line::from(vec![
-                Span::styled(format!("{:<10}", "format"), theme::LABEL),
-                Span::raw(formats.get(self.format).map_or("", |f| f.name)),
-            ]),
-            Line::styled(format!("{:<10}{about}", ""), theme::MUTED),
-            field("path", &self.path, self.field == Field::Path, "(Tab, then type a file path)"),
-            field("dataset", &self.dataset, self.field == Field::Dataset, "(optional: the format's default)"),
+        let mut lines = labelled("format", formats.get(self.format).map_or("", |f| f.name), w, Style::new(), theme::LABEL);
+        lines.extend(labelled("", about, w, theme::MUTED, theme::LABEL));
+        let path = field("path", &self.path, self.field == Field::Path, "(Tab, then type a file path)");
+        self.path_lines = path.len() as u16;
+        self.drawn = (left, state.offset(), inner.y + lines.len() as u16);
+        lines.extend(path);
+        lines.extend(field("dataset", &self.dataset, self.field == Field::Dataset, "(optional: the format's default)"));
+        lines.extend([
             Line::default(),
             Line::from(vec![
                 Span::styled("Tab", theme::KEY),
@@ -166,7 +208,7 @@ impl Screen for Import {
                 Span::raw(" back"),
             ]),
             Line::default(),
-        ];
+        ]);
         if !self.started.is_empty() {
             lines.push(Line::styled("Imports started here", theme::LABEL));
         }
@@ -178,12 +220,10 @@ impl Screen for Import {
                 Status::Failed => theme::ERROR,
                 Status::Cancelled => theme::MUTED,
             };
-            lines.push(Line::from(vec![
-                Span::styled(format!("{:<10}", j.status.name()), style),
-                Span::raw(j.name.clone()),
-            ]));
-            lines.push(Line::styled(format!("{:<10}{}", "", j.message), style));
+            lines.extend(labelled(j.status.name(), &j.name, w, Style::new(), style));
+            // The reason of a failure (or the summary) in full, wrapped.
+            lines.extend(labelled("", &j.message, w, style, style));
         }
-        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+        f.render_widget(Paragraph::new(lines), inner);
     }
 }

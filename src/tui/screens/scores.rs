@@ -3,7 +3,8 @@
 //! (named in the title and the notes); `b` tests every system against a baseline (paired
 //! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` scores the dataset's
 //! `tstbench` metrics as a background job (progress on the Jobs screen), `w` writes the table
-//! as Markdown, LaTeX and CSV.
+//! as Markdown, LaTeX and CSV. The columns scroll sideways with the selection; the sorted column
+//! stays in view next to the system names. Cells are padded by display width (`crate::text`).
 
 use crate::analysis::significance::MARK;
 use crate::jobs::{Cancelled, Kind};
@@ -45,6 +46,8 @@ pub struct Scores {
     pub bleu: Option<usize>,
     /// The PPL pooling asked for (`None`: the best the scores allow).
     pub ppl_pooling: Option<PplPooling>,
+    /// The header row at the last draw: its place and each shown column's span of cells.
+    header: (Rect, Vec<(std::ops::Range<u16>, Column)>),
 }
 
 impl Scores {
@@ -184,6 +187,18 @@ impl Screen for Scores {
         None
     }
 
+    /// A click on a column header selects the column and sorts by it (again: by system).
+    fn click(&mut self, column: u16, row: u16, sh: &mut Shared) -> Option<Action> {
+        let (area, spans) = &self.header;
+        if row != area.y {
+            return None;
+        }
+        let c = spans.iter().find(|(x, _)| x.contains(&column))?.1;
+        self.column = Column::ALL.iter().position(|x| *x == c)?;
+        self.handle(Action::CycleSort, sh);
+        None
+    }
+
     /// The first visit loads the table.
     fn on_show(&mut self, sh: &mut Shared) -> Show {
         if !self.loaded {
@@ -234,14 +249,20 @@ impl Screen for Scores {
             return;
         };
         let notes = table_fmt::notes(t);
-        let note_h = (notes.len() as u16).min(inner.height / 3);
+        // The notes wrap (a command to run must be readable whole); the table keeps room for
+        // its rows first, up to half the height.
+        let wrapped: Vec<String> = notes.iter().flat_map(|n| theme::wrap(n, inner.width as usize)).collect();
+        let table_h = (t.rows.len() as u16 + 1).clamp(3, (inner.height / 2).max(3));
+        let note_h = (wrapped.len() as u16).min(inner.height.saturating_sub(table_h));
         let [body, foot] = Layout::vertical([Constraint::Min(3), Constraint::Length(note_h)]).areas(inner);
         let sig = t.significance.as_ref();
         let label = |r: &crate::score::table::Row| match sig {
             Some(s) if s.baseline == r.system => format!("{} (base)", r.system),
             _ => r.system.clone(),
         };
-        let name_w = t.rows.iter().map(|r| theme::width(&label(r))).max().unwrap_or(6).max(6) + 1;
+        // System names get up to a third of the width (abbreviated keeping their ends beyond).
+        let name_w = (t.rows.iter().map(|r| theme::width(&label(r))).max().unwrap_or(6).max(6) + 1)
+            .min((body.width as usize / 3).max(12));
         let cells: Vec<Vec<String>> = t
             .rows
             .iter()
@@ -260,32 +281,65 @@ impl Screen for Scores {
             .columns
             .iter()
             .enumerate()
-            .map(|(i, c)| cells.iter().map(|r| r[i].chars().count()).chain([c.name().chars().count() + 3]).max().unwrap_or(4))
+            .map(|(i, c)| cells.iter().map(|r| crate::text::width(&r[i])).chain([theme::width(c.name()) + 3]).max().unwrap_or(4))
             .collect();
         let selected = Column::ALL[self.column];
-        // Columns scroll sideways so that the selected one is always on screen.
-        let avail = (body.width as usize).saturating_sub(name_w);
+        // Columns scroll sideways so that the selected one is always on screen, and the sorted
+        // one too: when it would be out of view, it is shown first, after the system names.
+        // Only whole columns are shown.
         let sel_i = t.columns.iter().position(|c| *c == selected).unwrap_or(0);
+        let sort_i = self.sort.and_then(|s| t.columns.iter().position(|c| *c == s));
+        let avail = (body.width as usize).saturating_sub(name_w);
+        let fit_from = |first: usize, skip: Option<usize>, mut room: usize| -> Vec<usize> {
+            let mut v = Vec::new();
+            for i in (first..t.columns.len()).filter(|i| Some(*i) != skip) {
+                if widths[i] + 1 > room {
+                    break;
+                }
+                room -= widths[i] + 1;
+                v.push(i);
+            }
+            v
+        };
+        let visible = |first: usize| -> Vec<usize> {
+            let natural = fit_from(first, None, avail);
+            match sort_i {
+                Some(s) if !natural.contains(&s) => {
+                    let mut v = vec![s];
+                    v.extend(fit_from(first, Some(s), avail.saturating_sub(widths[s] + 1)));
+                    v
+                }
+                _ => natural,
+            }
+        };
         let mut first = 0;
-        while first < sel_i && widths[first..=sel_i].iter().map(|w| w + 1).sum::<usize>() > avail {
+        while first < sel_i && !visible(first).contains(&sel_i) {
             first += 1;
         }
+        let cols = visible(first);
         let system = if first > 0 { format!("system ‹{first}") } else { "system".into() };
-        let mut head = vec![Span::styled(format!("{:<name_w$}", theme::fit(&system, name_w)), theme::LABEL)];
-        for (i, c) in t.columns.iter().enumerate().skip(first) {
-            let sorted = if self.sort == Some(*c) { "▾" } else { "" };
-            let text = format!(" {:>w$}", format!("{}{}{sorted}", c.name(), c.arrow()), w = widths[i]);
-            let style = if *c == selected { theme::SELECTED } else { theme::LABEL };
+        let mut head = vec![Span::styled(theme::fit(&system, name_w), theme::LABEL)];
+        let mut spans_x = Vec::new();
+        let mut x = body.x + name_w as u16;
+        for &i in &cols {
+            let c = t.columns[i];
+            let sorted = if self.sort == Some(c) { "▾" } else { "" };
+            let text = format!(" {}", crate::text::pad_left(&format!("{}{}{sorted}", c.name(), c.arrow()), widths[i]));
+            let style = if c == selected { theme::SELECTED } else { theme::LABEL };
+            let w = crate::text::width(&text) as u16;
+            spans_x.push((x..x + w, c));
+            x += w;
             head.push(Span::styled(text, style));
         }
+        let header = (Rect { height: 1, ..body }, spans_x);
         let mut lines = vec![Line::from(head)];
         let best: Vec<Option<usize>> = t.columns.iter().map(|&c| t.best(c)).collect();
         let rows_h = body.height.saturating_sub(1) as usize;
         let scroll = self.scroll.min(t.rows.len().saturating_sub(rows_h));
         for (ri, (r, row)) in t.rows.iter().zip(&cells).enumerate().skip(scroll).take(rows_h) {
-            let mut spans = vec![Span::raw(format!("{:<name_w$}", theme::fit(&label(r), name_w)))];
-            for (i, cell) in row.iter().enumerate().skip(first) {
-                let text = format!(" {cell:>w$}", w = widths[i]);
+            let mut spans = vec![Span::raw(theme::abbrev(&label(r), name_w))];
+            for &i in &cols {
+                let text = format!(" {}", crate::text::pad_left(&row[i], widths[i]));
                 let style = if best[i] == Some(ri) {
                     theme::OK.add_modifier(Modifier::BOLD)
                 } else if r.values[i].is_none() {
@@ -298,8 +352,9 @@ impl Screen for Scores {
             lines.push(Line::from(spans));
         }
         f.render_widget(Paragraph::new(lines), body);
-        let notes: Vec<Line> = notes.into_iter().map(|n| Line::styled(theme::owned(n), theme::MUTED)).collect();
+        let notes: Vec<Line> = wrapped.into_iter().map(|n| Line::styled(n, theme::MUTED)).collect();
         f.render_widget(Paragraph::new(notes), foot);
         self.scroll = scroll;
+        self.header = header;
     }
 }
