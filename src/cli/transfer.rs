@@ -37,6 +37,11 @@ pub struct TransferArgs {
     /// Only the first N items of the direction (by split and index).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Only the I-th of N parts of those items (1 <= I <= N): the item at index k of its split
+    /// goes to part k mod N + 1. Each part can run on its own machine into its own store;
+    /// `tstlab merge` puts the stores together.
+    #[arg(long, value_name = "I/N", conflicts_with = "resume")]
+    pub shard: Option<crate::store::Shard>,
     /// Sentences decoded together.
     #[arg(long, default_value_t = Decoding::default().batch_size)]
     pub batch: usize,
@@ -98,6 +103,7 @@ fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
         Some(t) => TemplateChoice::Named(t.into()),
     };
     s.subset = a.limit.map_or(Subset::All, Subset::First);
+    s.shard = a.shard;
     s.decoding = Decoding {
         max_new_tokens: a.max_new,
         temperature: a.temperature,
@@ -153,9 +159,10 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise}, ETA {eta}]")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let shard = spec.shard.map_or(String::new(), |s| format!(" of shard {s}"));
     let mut on_start = |s: &Started| {
         bar.println(format!(
-            "run {} ({}) on {}: {} item(s), {} already done{}",
+            "run {} ({}) on {}: {} item(s){shard}, {} already done{}",
             s.run_id,
             crate::printable::Safe(&s.system),
             crate::printable::Safe(&s.device),
@@ -228,6 +235,7 @@ fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
             "system": p.system,
             "run": p.run_id,
             "items": p.total,
+            "shard": p.manifest.shard,
             "already": p.already,
             "requests": p.requests,
             "first_prompt": p.first_prompt,
@@ -237,7 +245,8 @@ fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
     }
     let run = p.run_id.map_or("a new run".to_owned(), |id| format!("run {id}"));
     crate::outln!("{run} of system \"{}\" on {}", crate::printable::Safe(&p.system), crate::printable::Safe(backend.device()));
-    crate::outln!("{} item(s), {} already done", p.total, p.already);
+    let shard = p.manifest.shard.map_or(String::new(), |s| format!(" of shard {s}"));
+    crate::outln!("{} item(s){shard}, {} already done", p.total, p.already);
     match &p.manifest.endpoint {
         Some(e) => crate::outln!(
             "{} request(s) to {}/{} (one per missing item, at most {} in flight; retries come on top), sending {}",
