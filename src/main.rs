@@ -63,6 +63,8 @@ enum Command {
     /// Prompt templates: built-in and the user's own (no store needed).
     #[command(subcommand)]
     Templates(cli::templates::TemplatesCommand),
+    /// Merge stores made by shards (`--shard I/N`) or on other machines into one (--into).
+    Merge(cli::merge::MergeArgs),
     /// The store file itself: integrity check, consistent backup.
     #[command(subcommand)]
     Store(cli::store::StoreCommand),
@@ -110,7 +112,7 @@ impl Command {
             | Command::Campaign(C::New(_) | C::Import { .. })
             | Command::Transfer(_)
             | Command::Annotate(_) => Use::Write { create: false },
-            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => Use::Read,
+            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => Use::Read,
         }
     }
 }
@@ -220,6 +222,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Models(a)) => return cli::models::run(a),
         Some(Command::Bench { command }) => return cli::bench::run(command),
         Some(Command::Templates(c)) => return cli::templates::run(c),
+        Some(Command::Merge(a)) => return cli::merge::run(a),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
         _ => cli,
@@ -253,7 +256,7 @@ fn command_name(c: &Option<Command>) -> Option<&'static str> {
         Command::Annotate(_) => "annotate",
         Command::Transfer(_) => "transfer",
         Command::Store(_) => "store",
-        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => return None,
+        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => return None,
     })
 }
 
@@ -288,6 +291,8 @@ fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::
         }
         Some(Command::Store(cli::store::StoreCommand::Backup { file, force, json })) => cli::store::backup(&store, &file, force, json),
         Some(Command::Store(cli::store::StoreCommand::Check { .. })) => unreachable!("checked before the store is opened"),
-        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_) | Command::Merge(_)) => {
+            unreachable!("handled before the store is opened")
+        }
     }
 }
