@@ -36,6 +36,7 @@ mod plot;
 mod pty;
 mod sacrebleu_parity;
 mod score_table;
+mod shard;
 mod stats_agreement_refs;
 mod stats_anchor_corr;
 mod style_models_anchors;
