@@ -361,11 +361,15 @@ fn model_record(backend: &Backend, template: &Template, d: &Decoding) -> Result<
     })
 }
 
-fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Planned> {
-    let (dataset_id, direction_id, direction, source_style, target_style, task) =
-        locate(store, &spec.dataset, &spec.direction)?;
-    let template = match &spec.template {
-        TemplateChoice::Auto { few_shot } => lib.choose(&spec.dataset, &direction, *few_shot).cloned().ok_or_else(|| {
+/// The template a launch of `spec` uses (its run settings included, see `RunSettings`).
+pub fn template_of(store: &Store, spec: &Spec, lib: &Library) -> Result<Template> {
+    let (_, _, direction, ..) = locate(store, &spec.dataset, &spec.direction)?;
+    choose_template(spec, &direction, lib)
+}
+
+fn choose_template(spec: &Spec, direction: &str, lib: &Library) -> Result<Template> {
+    Ok(match &spec.template {
+        TemplateChoice::Auto { few_shot } => lib.choose(&spec.dataset, direction, *few_shot).cloned().ok_or_else(|| {
             TransferError::Invalid(format!(
                 "no {} template matches {}/{direction}; name one with --template",
                 if *few_shot { "few-shot" } else { "zero-shot" },
@@ -374,7 +378,13 @@ fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<
         })?,
         TemplateChoice::Named(s) => lib.resolve(s)?,
         TemplateChoice::Given(t) => (**t).clone(),
-    };
+    })
+}
+
+fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Planned> {
+    let (dataset_id, direction_id, direction, source_style, target_style, task) =
+        locate(store, &spec.dataset, &spec.direction)?;
+    let template = choose_template(spec, &direction, lib)?;
     let items = asked_items(store, direction_id, &spec.subset, spec.shard)?;
     if items.is_empty() {
         let shard = spec.shard.map_or(String::new(), |s| format!(" in shard {s}"));

@@ -40,6 +40,7 @@ mod shard;
 mod stats_agreement_refs;
 mod stats_anchor_corr;
 mod style_models_anchors;
+mod template_settings;
 mod tiny_llama;
 mod transfer_run;
 mod transfer_tui;
