@@ -6,16 +6,21 @@
 
 use crate::transfer::manifest::Manifest;
 
-/// What two manifests of the same run make together; `Err` names what cannot be joined.
-pub fn combine(ours: &str, theirs: &str) -> Result<String, String> {
+/// Why two manifests cannot be joined.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct Mismatch(String);
+
+/// What two manifests of the same run make together.
+pub fn combine(ours: &str, theirs: &str) -> Result<String, Mismatch> {
     if ours == theirs {
         return Ok(ours.to_owned());
     }
     let (Ok(mut m), Ok(t)) = (serde_json::from_str::<Manifest>(ours), serde_json::from_str::<Manifest>(theirs)) else {
-        return Err("the manifests differ and are not transfer manifests".into());
+        return Err(Mismatch("the manifests differ and are not transfer manifests".into()));
     };
     if m.key != t.key {
-        return Err(format!("settings key {} against {}", m.key, t.key));
+        return Err(Mismatch(format!("settings key {} against {}", m.key, t.key)));
     }
     let before = m.clone();
     for s in t.sessions {
@@ -34,7 +39,7 @@ pub fn combine(ours: &str, theirs: &str) -> Result<String, String> {
         for (item, drawn) in theirs.exemplars {
             match ours.exemplars.get(&item) {
                 Some(have) if *have != drawn => {
-                    return Err(format!("item #{item} has exemplars {have:?} here and {drawn:?} there"));
+                    return Err(Mismatch(format!("item #{item} has exemplars {have:?} here and {drawn:?} there")));
                 }
                 Some(_) => {}
                 None => {
@@ -54,7 +59,7 @@ pub fn combine(ours: &str, theirs: &str) -> Result<String, String> {
     if m == before {
         return Ok(ours.to_owned());
     }
-    serde_json::to_string(&m).map_err(|e| e.to_string())
+    serde_json::to_string(&m).map_err(|e| Mismatch(e.to_string()))
 }
 
 /// The status of a run made of two: the least finished one (`running` > `failed` > `cancelled`

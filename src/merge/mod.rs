@@ -179,7 +179,7 @@ fn merge_table(
                         Ok(m) if m == *a => {}
                         Ok(m) => changes.push((c.name, Value::Text(m))),
                         Err(why) => {
-                            return Err(conflict(src, input.path(), t, id, &raw, c.name, &Value::Text(short(a)), &Value::Text(why)));
+                            return Err(conflict(src, input.path(), t, id, &raw, c.name, &Value::Text(short(a)), &Value::Text(why.to_string())));
                         }
                     }
                 }
