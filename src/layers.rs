@@ -9,7 +9,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("domain", &["human", "transfer", "metrics"]),
     ("data in", &["import", "demo"]),
     ("analysis", &["analysis"]),
-    ("operations", &["score"]),
+    ("operations", &["score", "merge"]),
     ("front ends", &["tui", "cli"]),
 ];
 

@@ -16,6 +16,7 @@ pub mod diff;
 pub mod endpoint;
 pub mod import;
 pub mod jobs;
+pub mod merge;
 pub mod metrics;
 pub mod models;
 pub mod store;

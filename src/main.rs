@@ -63,6 +63,8 @@ enum Command {
     /// Prompt templates: built-in and the user's own (no store needed).
     #[command(subcommand)]
     Templates(cli::templates::TemplatesCommand),
+    /// Merge stores made by shards (`--shard I/N`) or on other machines into one (--into).
+    Merge(cli::merge::MergeArgs),
     /// The store file itself: integrity check, consistent backup.
     #[command(subcommand)]
     Store(cli::store::StoreCommand),
@@ -111,7 +113,7 @@ impl Command {
             | Command::Transfer(_)
             | Command::Store(cli::store::StoreCommand::Recount { .. })
             | Command::Annotate(_) => Use::Write { create: false },
-            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => Use::Read,
+            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => Use::Read,
         }
     }
 }
@@ -221,6 +223,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Models(a)) => return cli::models::run(a),
         Some(Command::Bench { command }) => return cli::bench::run(command),
         Some(Command::Templates(c)) => return cli::templates::run(c),
+        Some(Command::Merge(a)) => return cli::merge::run(a),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
         _ => cli,
@@ -254,7 +257,7 @@ fn command_name(c: &Option<Command>) -> Option<&'static str> {
         Command::Annotate(_) => "annotate",
         Command::Transfer(_) => "transfer",
         Command::Store(_) => "store",
-        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } => return None,
+        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => return None,
     })
 }
 
@@ -290,6 +293,8 @@ fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::
         Some(Command::Store(cli::store::StoreCommand::Backup { file, force, json })) => cli::store::backup(&store, &file, force, json),
         Some(Command::Store(cli::store::StoreCommand::Recount { json })) => cli::store::recount(&mut store, json),
         Some(Command::Store(cli::store::StoreCommand::Check { .. })) => unreachable!("checked before the store is opened"),
-        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_)) => unreachable!("handled before the store is opened"),
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_) | Command::Merge(_)) => {
+            unreachable!("handled before the store is opened")
+        }
     }
 }

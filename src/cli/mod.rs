@@ -13,6 +13,7 @@ pub mod export;
 pub mod import;
 pub mod lm;
 pub mod ls;
+pub mod merge;
 pub mod metric;
 pub mod metric_paired;
 pub mod models;

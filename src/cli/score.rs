@@ -42,6 +42,11 @@ pub struct ScoreArgs {
     /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
     #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
+    /// Only the outputs of the I-th of N parts of the items (1 <= I <= N): the item at index k
+    /// of its split goes to part k mod N + 1. Each part can be scored on its own machine, in its
+    /// own copy of the store; `tstlab merge` puts the copies together.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<crate::store::Shard>,
     /// Print the outcome as JSON.
     #[arg(long)]
     pub json: bool,
@@ -61,7 +66,11 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         model: args.model,
         encoder: args.encoder,
         bleu: Convention::parse(&args.bleu)?,
+        shard: args.shard,
     };
+    if let Some(s) = args.shard {
+        crate::errln!("shard {s}: only the outputs of items at index k with k mod {} = {}", s.count(), s.index() - 1);
+    }
     let sel = Selection { dataset_id: Some(dataset_id), direction_id, systems: args.systems };
     let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
         .expect("valid template")

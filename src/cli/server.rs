@@ -22,7 +22,14 @@ pub struct ServerArgs {
 impl ServerArgs {
     /// The server settings for `model` (the name the server knows), when --endpoint is given.
     pub fn settings(&self, model: &str) -> anyhow::Result<Option<Settings>> {
-        let Some(url) = &self.endpoint else { return Ok(None) };
+        match &self.endpoint {
+            Some(url) => self.settings_for(url, model),
+            None => Ok(None),
+        }
+    }
+
+    /// The server settings for `model` at `url` (a template's endpoint), with these options.
+    pub fn settings_for(&self, url: &str, model: &str) -> anyhow::Result<Option<Settings>> {
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
             anyhow::bail!("--timeout must be a positive number of seconds");
         }

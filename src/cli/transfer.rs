@@ -37,20 +37,26 @@ pub struct TransferArgs {
     /// Only the first N items of the direction (by split and index).
     #[arg(long)]
     pub limit: Option<usize>,
+    /// Only the I-th of N parts of those items (1 <= I <= N): the item at index k of its split
+    /// goes to part k mod N + 1. Each part can run on its own machine into its own store;
+    /// `tstlab merge` puts the stores together.
+    #[arg(long, value_name = "I/N", conflicts_with = "resume")]
+    pub shard: Option<crate::store::Shard>,
     /// Sentences decoded together.
     #[arg(long, default_value_t = Decoding::default().batch_size)]
     pub batch: usize,
-    /// At most this many new tokens per sentence.
-    #[arg(long, default_value_t = Decoding::default().max_new_tokens)]
-    pub max_new: usize,
-    /// Sampling temperature (0: greedy).
-    #[arg(long, default_value_t = 0.0)]
-    pub temperature: f64,
-    #[arg(long, default_value_t = 1.0)]
-    pub top_p: f64,
-    /// Sampling seed.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
+    /// At most this many new tokens per sentence (default: the template's `max_new`, else 64).
+    #[arg(long)]
+    pub max_new: Option<usize>,
+    /// Sampling temperature, 0: greedy (default: the template's `temperature`, else 0).
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling mass (default: the template's `top_p`, else 1).
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    /// Sampling seed (default: the template's `seed`, else 0).
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Seed of the few-shot exemplar draws.
     #[arg(long, default_value_t = 0)]
     pub shots_seed: u64,
@@ -83,28 +89,38 @@ fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
     let (Some(dataset), Some(direction)) = (&a.dataset, &a.direction) else {
         anyhow::bail!("--dataset and --direction are needed");
     };
-    let mut s = match &a.server.endpoint {
-        Some(_) => {
-            let model = a.model.as_deref().context("--endpoint needs --model NAME (the model name the server knows)")?;
-            let mut s = Spec::new(dataset, direction, std::path::Path::new(model));
-            s.endpoint = a.server.settings(model)?;
-            s
-        }
-        None => Spec::new(dataset, direction, &launch::resolve_model(a.model.as_deref())),
-    };
+    let mut s = Spec::new(dataset, direction, std::path::Path::new(""));
     s.template = match a.template.as_deref() {
         None | Some("auto") | Some("zero-shot") => TemplateChoice::Auto { few_shot: false },
         Some("few-shot") => TemplateChoice::Auto { few_shot: true },
         Some(t) => TemplateChoice::Named(t.into()),
     };
+    // The template's run settings, where the command line gives none.
+    let template = run::template_of(store, &s, &Library::load())?;
+    let t = &template.run;
+    let from_line = a.server.endpoint.is_some() || a.model.is_some();
+    let (endpoint, model) = if from_line { (a.server.endpoint.clone(), a.model.clone()) } else { (t.endpoint.clone(), t.model.clone()) };
+    match endpoint {
+        Some(url) => {
+            let model = model.with_context(|| match from_line {
+                true => "--endpoint needs --model NAME (the model name the server knows)".to_owned(),
+                false => format!("template {} names an endpoint but no `model:` (the model name the server knows)", template.name),
+            })?;
+            s.model = model.clone().into();
+            s.endpoint = a.server.settings_for(&url, &model)?;
+        }
+        None => s.model = launch::resolve_model(model.as_deref()),
+    }
     s.subset = a.limit.map_or(Subset::All, Subset::First);
+    s.shard = a.shard;
+    let d = Decoding::default();
     s.decoding = Decoding {
-        max_new_tokens: a.max_new,
-        temperature: a.temperature,
-        top_p: a.top_p,
-        seed: a.seed,
+        max_new_tokens: a.max_new.or(t.max_new).unwrap_or(d.max_new_tokens),
+        temperature: a.temperature.or(t.temperature).unwrap_or(d.temperature),
+        top_p: a.top_p.or(t.top_p).unwrap_or(d.top_p),
+        seed: a.seed.or(t.seed).unwrap_or(d.seed),
         batch_size: a.batch.max(1),
-        ..Decoding::default()
+        ..d
     };
     s.few_shot_seed = a.shots_seed;
     s.name = a.name.clone();
@@ -153,9 +169,10 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
         ProgressStyle::with_template("{bar:30} {pos}/{len} {msg} [{elapsed_precise}, ETA {eta}]")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let shard = spec.shard.map_or(String::new(), |s| format!(" of shard {s}"));
     let mut on_start = |s: &Started| {
         bar.println(format!(
-            "run {} ({}) on {}: {} item(s), {} already done{}",
+            "run {} ({}) on {}: {} item(s){shard}, {} already done{}",
             s.run_id,
             crate::printable::Safe(&s.system),
             crate::printable::Safe(&s.device),
@@ -228,6 +245,7 @@ fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
             "system": p.system,
             "run": p.run_id,
             "items": p.total,
+            "shard": p.manifest.shard,
             "already": p.already,
             "requests": p.requests,
             "first_prompt": p.first_prompt,
@@ -237,7 +255,8 @@ fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
     }
     let run = p.run_id.map_or("a new run".to_owned(), |id| format!("run {id}"));
     crate::outln!("{run} of system \"{}\" on {}", crate::printable::Safe(&p.system), crate::printable::Safe(backend.device()));
-    crate::outln!("{} item(s), {} already done", p.total, p.already);
+    let shard = p.manifest.shard.map_or(String::new(), |s| format!(" of shard {s}"));
+    crate::outln!("{} item(s){shard}, {} already done", p.total, p.already);
     match &p.manifest.endpoint {
         Some(e) => crate::outln!(
             "{} request(s) to {}/{} (one per missing item, at most {} in flight; retries come on top), sending {}",

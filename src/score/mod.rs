@@ -1,6 +1,7 @@
 //! Scoring outputs in the store: a `Scorer` computes one metric over batches of outputs; `run`
 //! feeds it only the outputs whose (metric, config hash) score is missing and commits each batch,
-//! so an interrupted scoring job keeps what it finished.
+//! so an interrupted scoring job keeps what it finished. With a shard (`--shard I/N`, see
+//! `store::shard`) only the outputs of that shard's items are looked at.
 
 pub mod plan;
 pub mod table;
@@ -9,7 +10,7 @@ pub mod table_sig;
 
 pub use crate::metrics::scorer::{Scored, Scorer, Target};
 use crate::metrics::acc::AccScorer;
-use crate::store::{self, Store};
+use crate::store::{self, Shard, Store};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
@@ -41,10 +42,15 @@ pub struct Outcome {
 /// Outputs of the latest run of each system in the selection whose score for `hash` is missing,
 /// and how many already have one.
 pub fn missing(store: &Store, sel: &Selection, metric: &str, hash: &str) -> store::Result<(Vec<Target>, usize)> {
+    missing_in(store, sel, None, metric, hash)
+}
+
+/// [`missing`] among the outputs of one shard's items.
+pub fn missing_in(store: &Store, sel: &Selection, shard: Option<Shard>, metric: &str, hash: &str) -> store::Result<(Vec<Target>, usize)> {
     let conn = store.conn();
     let mut st = conn.prepare(
         "SELECT o.id, i.id, x.id, s.name, t.name, y.name, i.source, o.text,
-           EXISTS(SELECT 1 FROM scores c WHERE c.output_id = o.id AND c.metric = ?3 AND c.config = ?4)
+           EXISTS(SELECT 1 FROM scores c WHERE c.output_id = o.id AND c.metric = ?3 AND c.config = ?4), i.idx
          FROM outputs o JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
          JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
          JOIN runs u ON o.run_id = u.id JOIN systems y ON u.system_id = y.id
@@ -60,6 +66,10 @@ pub fn missing(store: &Store, sel: &Selection, metric: &str, hash: &str) -> stor
     while let Some(r) = q.next()? {
         let system: String = r.get(5)?;
         if !sel.systems.is_empty() && !sel.systems.contains(&system) {
+            continue;
+        }
+        let idx: i64 = r.get(9)?;
+        if shard.is_some_and(|p| !p.holds(idx)) {
             continue;
         }
         if r.get::<_, bool>(8)? {
@@ -90,10 +100,22 @@ pub fn run(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(Progress),
 ) -> anyhow::Result<Outcome> {
+    run_in(store, scorer, sel, None, cancel, progress)
+}
+
+/// [`run`] over the outputs of one shard's items.
+pub fn run_in(
+    store: &mut Store,
+    scorer: &mut dyn Scorer,
+    sel: &Selection,
+    shard: Option<Shard>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Outcome> {
     let metric = scorer.metric();
     let config = scorer.config();
     let hash = store::config_hash(&metric, &config);
-    let (todo, cached) = missing(store, sel, &metric, &hash)?;
+    let (todo, cached) = missing_in(store, sel, shard, &metric, &hash)?;
     let mut outcome = Outcome {
         metric: metric.clone(),
         config_hash: hash.clone(),
@@ -137,8 +159,20 @@ pub fn run(
 
 /// `run` for ACC, then the details of every output it scored written beside the values.
 pub fn run_acc(store: &mut Store, scorer: &mut AccScorer, sel: &Selection, cancel: &AtomicBool, progress: &mut dyn FnMut(Progress)) -> anyhow::Result<Outcome> {
+    run_acc_in(store, scorer, sel, None, cancel, progress)
+}
+
+/// [`run_acc`] over the outputs of one shard's items.
+pub fn run_acc_in(
+    store: &mut Store,
+    scorer: &mut AccScorer,
+    sel: &Selection,
+    shard: Option<Shard>,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(Progress),
+) -> anyhow::Result<Outcome> {
     scorer.take_details();
-    let result = run(store, scorer, sel, cancel, progress);
+    let result = run_in(store, scorer, sel, shard, cancel, progress);
     let hash = store::config_hash(&scorer.metric(), &scorer.config());
     let mut w = store.writer()?;
     for (id, v, detail) in scorer.take_details() {

@@ -141,11 +141,13 @@ pub struct Options {
     /// BLEU convention of the per-output (sentence-level) values; sacreBLEU ones are scored with
     /// `sentence_bleu`'s defaults (effective order).
     pub bleu: Convention,
+    /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
+    pub shard: Option<crate::store::Shard>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a() }
+        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None }
     }
 }
 
@@ -422,8 +424,8 @@ pub fn run(
         let metric = m.name();
         let progress = &mut |p| on(Event::Progress { metric: metric.clone(), progress: p });
         let outcome = match &mut scorer {
-            Scoring::Plain(s) => super::run(store, s.as_mut(), sel, cancel, progress)?,
-            Scoring::Acc(s) => crate::score::run_acc(store, s, sel, cancel, progress)?,
+            Scoring::Plain(s) => super::run_in(store, s.as_mut(), sel, opts.shard, cancel, progress)?,
+            Scoring::Acc(s) => crate::score::run_acc_in(store, s, sel, opts.shard, cancel, progress)?,
         };
         on(Event::Done(outcome.clone()));
         report.cancelled |= outcome.cancelled;

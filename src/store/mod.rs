@@ -15,9 +15,11 @@ pub mod guard;
 mod read;
 pub mod schema;
 mod search;
+pub mod shard;
 mod write;
 
 pub use read::*;
+pub use shard::Shard;
 pub use write::*;
 
 use guard::Probe;

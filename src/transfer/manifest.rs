@@ -15,6 +15,7 @@
 //! out).
 
 use super::fewshot::PoolKind;
+use crate::store::Shard;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -154,6 +155,9 @@ pub struct Session {
     pub retries: BTreeMap<String, usize>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Failure>,
+    /// The shard this launch generated (`--shard I/N`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// A kept regeneration of one output.
@@ -183,6 +187,10 @@ pub struct Manifest {
     pub direction: String,
     /// The latest launch's subset.
     pub subset: SubsetRecord,
+    /// The latest launch's shard (`--shard I/N`): of the subset, only the items of this shard.
+    /// Merged runs whose shards differ have none (resuming one fills the whole subset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
     pub few_shot: Option<FewShotRecord>,
     pub cleaning: u32,
     /// Set when the run goes through a server.

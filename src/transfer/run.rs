@@ -18,7 +18,7 @@ use super::template::{Example, Format, Origin, Template, Vars};
 use super::{Result, TransferError};
 use crate::endpoint::{Backend, Settings};
 use crate::models::Prompt;
-use crate::store::{Store, split_direction};
+use crate::store::{Shard, Store, split_direction};
 use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -78,6 +78,8 @@ pub struct Spec {
     pub endpoint: Option<Settings>,
     pub template: TemplateChoice,
     pub subset: Subset,
+    /// Of the subset, only this shard's items (`--shard I/N`, see `store::shard`).
+    pub shard: Option<Shard>,
     pub decoding: Decoding,
     pub few_shot_seed: u64,
     /// The system name (default: model and template, see [`system_name`]).
@@ -95,6 +97,7 @@ impl Spec {
             endpoint: None,
             template: TemplateChoice::Auto { few_shot: false },
             subset: Subset::All,
+            shard: None,
             decoding: Decoding::default(),
             few_shot_seed: 0,
             name: None,
@@ -269,6 +272,15 @@ pub(crate) fn direction_items(store: &Store, direction_id: i64, subset: &Subset)
     })
 }
 
+/// The items a launch asks for: the subset, and of it the shard's items.
+fn asked_items(store: &Store, direction_id: i64, subset: &Subset, shard: Option<Shard>) -> Result<Vec<ItemRow>> {
+    let mut items = direction_items(store, direction_id, subset)?;
+    if let Some(shard) = shard {
+        items.retain(|i| shard.holds(i.idx));
+    }
+    Ok(items)
+}
+
 /// Dataset id, direction id, canonical `source->target`, the two styles and the dataset's task.
 pub(crate) fn locate(store: &Store, dataset: &str, direction: &str) -> Result<(i64, i64, String, String, String, String)> {
     let dataset_id = store.dataset_id(dataset)?;
@@ -349,11 +361,15 @@ fn model_record(backend: &Backend, template: &Template, d: &Decoding) -> Result<
     })
 }
 
-fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Planned> {
-    let (dataset_id, direction_id, direction, source_style, target_style, task) =
-        locate(store, &spec.dataset, &spec.direction)?;
-    let template = match &spec.template {
-        TemplateChoice::Auto { few_shot } => lib.choose(&spec.dataset, &direction, *few_shot).cloned().ok_or_else(|| {
+/// The template a launch of `spec` uses (its run settings included, see `RunSettings`).
+pub fn template_of(store: &Store, spec: &Spec, lib: &Library) -> Result<Template> {
+    let (_, _, direction, ..) = locate(store, &spec.dataset, &spec.direction)?;
+    choose_template(spec, &direction, lib)
+}
+
+fn choose_template(spec: &Spec, direction: &str, lib: &Library) -> Result<Template> {
+    Ok(match &spec.template {
+        TemplateChoice::Auto { few_shot } => lib.choose(&spec.dataset, direction, *few_shot).cloned().ok_or_else(|| {
             TransferError::Invalid(format!(
                 "no {} template matches {}/{direction}; name one with --template",
                 if *few_shot { "few-shot" } else { "zero-shot" },
@@ -362,10 +378,17 @@ fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<
         })?,
         TemplateChoice::Named(s) => lib.resolve(s)?,
         TemplateChoice::Given(t) => (**t).clone(),
-    };
-    let items = direction_items(store, direction_id, &spec.subset)?;
+    })
+}
+
+fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Planned> {
+    let (dataset_id, direction_id, direction, source_style, target_style, task) =
+        locate(store, &spec.dataset, &spec.direction)?;
+    let template = choose_template(spec, &direction, lib)?;
+    let items = asked_items(store, direction_id, &spec.subset, spec.shard)?;
     if items.is_empty() {
-        return Err(TransferError::Invalid(format!("{}/{direction} has no items to rewrite", spec.dataset)));
+        let shard = spec.shard.map_or(String::new(), |s| format!(" in shard {s}"));
+        return Err(TransferError::Invalid(format!("{}/{direction} has no items to rewrite{shard}", spec.dataset)));
     }
     let (model, device, endpoint) = model_record(backend, &template, &spec.decoding)?;
     let pool = if template.is_few_shot() {
@@ -397,6 +420,7 @@ fn plan(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<
         dataset: spec.dataset.clone(),
         direction: direction.clone(),
         subset: spec.subset.record(),
+        shard: spec.shard,
         few_shot: pool.as_ref().map(|p| FewShotRecord {
             seed: spec.few_shot_seed,
             shots: template.shots,
@@ -683,6 +707,7 @@ pub fn execute(
         requests: usage.as_ref().map_or(0, |u| u.requests),
         retries: usage.map(|u| u.retry_reasons).unwrap_or_default(),
         failures,
+        shard: launch.manifest.shard,
     };
     let mut manifest = launch.manifest.clone();
     if let (Some(e), Some(c)) = (manifest.endpoint.as_mut(), client)
@@ -743,6 +768,7 @@ pub fn resume_spec(store: &Store, run_id: i64) -> Result<Spec> {
         }),
         template: TemplateChoice::Given(Box::new(template)),
         subset: Subset::from_record(&m.subset),
+        shard: m.shard,
         decoding: m.decoding.clone(),
         few_shot_seed: m.few_shot.as_ref().map_or(0, |f| f.seed),
         name: Some(system),
@@ -760,7 +786,7 @@ pub fn summary(store: &Store, run_id: i64) -> Result<RunSummary> {
     )?;
     let (_, direction_id, ..) = locate(store, &m.dataset, &m.direction)?;
     let asked: HashSet<i64> =
-        direction_items(store, direction_id, &Subset::from_record(&m.subset))?.into_iter().map(|i| i.id).collect();
+        asked_items(store, direction_id, &Subset::from_record(&m.subset), m.shard)?.into_iter().map(|i| i.id).collect();
     let mut st = store.conn().prepare_cached(
         "SELECT o.item_id, o.text, o.raw, i.source FROM outputs o JOIN items i ON o.item_id = i.id WHERE o.run_id = ?1",
     )?;

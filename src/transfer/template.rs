@@ -12,6 +12,9 @@
 //! example: "example {n}. '{source}' is rewritten as '{target}'"
 //! example_separator: "; "
 //! table.english.modern: modern English    # lookups: {target_style|english}
+//! endpoint: http://gpu-node:8000/v1       # optional run settings (see `RunSettings`)
+//! model: meta-llama/Llama-3.1-8B-Instruct
+//! temperature: 0.7
 //! ---
 //! Rewrite the following sentence ... from {source_style} to {target_style}:{sentence}
 //! ```
@@ -113,6 +116,22 @@ impl fmt::Display for Origin {
     }
 }
 
+/// What a template may set for the runs that use it (`tstlab transfer --template T`): the
+/// server and model, and sampling. The command line's own options win: `--endpoint` or
+/// `--model` replace both `endpoint` and `model` (a model alone is a local model), each sampling
+/// option replaces its key. Being in the template's text, they are in the run's manifest and key.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunSettings {
+    /// An OpenAI-compatible server's API address.
+    pub endpoint: Option<String>,
+    /// The model name the server knows; without `endpoint`, an installed model or a file.
+    pub model: Option<String>,
+    pub temperature: Option<f64>,
+    pub top_p: Option<f64>,
+    pub max_new: Option<usize>,
+    pub seed: Option<u64>,
+}
+
 /// One piece of a parsed text.
 #[derive(Debug, Clone, PartialEq)]
 enum Piece {
@@ -139,6 +158,8 @@ pub struct Template {
     /// The whole file, as recorded in run manifests.
     pub text: String,
     pub origin: Origin,
+    /// Run settings of the header (`endpoint`, `model`, `temperature`, `top_p`, `max_new`, `seed`).
+    pub run: RunSettings,
     body_pieces: Vec<Piece>,
     example_pieces: Vec<Piece>,
 }
@@ -269,6 +290,7 @@ impl Template {
             body: String::new(),
             text: text.to_owned(),
             origin,
+            run: RunSettings::default(),
             body_pieces: Vec::new(),
             example_pieces: Vec::new(),
         };
@@ -326,6 +348,27 @@ impl Template {
                     example_line = line_no;
                 }
                 "example_separator" => t.example_separator = value,
+                "endpoint" => {
+                    if !(value.starts_with("http://") || value.starts_with("https://")) || value.contains(char::is_whitespace) {
+                        return Err(bad(format!("endpoint {value:?} is not an http:// or https:// address")));
+                    }
+                    t.run.endpoint = Some(value);
+                }
+                "model" if value.is_empty() => return Err(bad("model is empty".into())),
+                "model" => t.run.model = Some(value),
+                "temperature" => match value.parse::<f64>() {
+                    Ok(v) if v.is_finite() && v >= 0.0 => t.run.temperature = Some(v),
+                    _ => return Err(bad(format!("temperature {value:?} is not a number >= 0"))),
+                },
+                "top_p" => match value.parse::<f64>() {
+                    Ok(v) if v > 0.0 && v <= 1.0 => t.run.top_p = Some(v),
+                    _ => return Err(bad(format!("top_p {value:?} is not a number in (0, 1]"))),
+                },
+                "max_new" => match value.parse::<usize>() {
+                    Ok(v) if v > 0 => t.run.max_new = Some(v),
+                    _ => return Err(bad(format!("max_new {value:?} is not a whole number >= 1"))),
+                },
+                "seed" => t.run.seed = Some(value.parse().map_err(|_| bad(format!("seed {value:?} is not a whole number")))?),
                 k if k.starts_with("table.") => {
                     let rest = &k["table.".len()..];
                     let Some((table, entry)) = rest.split_once('.') else {
@@ -335,7 +378,7 @@ impl Template {
                 }
                 other => {
                     return Err(bad(format!(
-                        "unknown key {other:?} (known: name, about, match, directions, attribute, format, shots, example, example_separator, table.NAME.KEY)"
+                        "unknown key {other:?} (known: name, about, match, directions, attribute, format, shots, example, example_separator, table.NAME.KEY, endpoint, model, temperature, top_p, max_new, seed)"
                     )));
                 }
             }
@@ -536,6 +579,33 @@ mod tests {
         let v = Vars { sentence: "s", source_style: "shakespeare", target_style: "modern", examples: &ex, ..Default::default() };
         assert_eq!(t.render(&v).unwrap(), "'a' -> 'b' (1); 'c' -> 'd' (2)\\Now modern English: {literal} s");
         assert!(t.is_few_shot());
+    }
+
+    #[test]
+    fn run_settings_in_the_header() {
+        let t = parse("name: x\nendpoint: http://gpu:8000/v1\nmodel: llama\ntemperature: 0.7\ntop_p: 0.9\nmax_new: 32\nseed: 5\n---\n{sentence}\n")
+            .unwrap();
+        let want = RunSettings {
+            endpoint: Some("http://gpu:8000/v1".into()),
+            model: Some("llama".into()),
+            temperature: Some(0.7),
+            top_p: Some(0.9),
+            max_new: Some(32),
+            seed: Some(5),
+        };
+        assert_eq!(t.run, want);
+        assert_eq!(parse("---\n{sentence}\n").unwrap().run, RunSettings::default());
+        for (line, why) in [
+            ("endpoint: gpu:8000", "not an http"),
+            ("temperature: -1", "temperature"),
+            ("top_p: 1.5", "top_p"),
+            ("max_new: 0", "max_new"),
+            ("seed: x", "seed"),
+            ("model: \"\"", "model is empty"),
+        ] {
+            let e = parse(&format!("name: x\n{line}\n---\n{{sentence}}\n")).unwrap_err().to_string();
+            assert!(e.contains("line 2") && e.contains(why), "{line}: {e}");
+        }
     }
 
     #[test]
