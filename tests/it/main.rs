@@ -45,3 +45,4 @@ mod transfer_tui;
 mod trust;
 mod tui;
 mod tui_analysis;
+mod tui_annot;
