@@ -79,6 +79,23 @@ impl Mode {
         }
     }
 
+    /// What the values of `aspect` mean in this mode, in words (the scale as the guidelines,
+    /// `assets/guidelines.md`, define it), for the annotate screen.
+    pub fn scale_words(self, aspect: &str) -> &'static str {
+        match (self, aspect) {
+            (Mode::Rank, _) => "rank the outputs best (1) to worst; ties allowed",
+            (Mode::Likert, "strength") => "1 unchanged · 3 partly transferred · 5 fully transferred",
+            (Mode::Likert, "content") => "1 entirely different · 3 same meaning, said differently · 5 same meaning",
+            (Mode::Likert, "fluency") => "1 incoherent · 3 minor errors · 5 no errors",
+            (Mode::Likert, "overall") => "1 worst · 5 best: your overall judgment",
+            (Mode::Likert, _) => "1 worst · 5 best",
+            (Mode::Slider, "strength") => "0 unchanged · 100 fully transferred",
+            (Mode::Slider, "content") => "0 entirely different · 100 same meaning",
+            (Mode::Slider, "fluency") => "0 incoherent · 100 no errors",
+            (Mode::Slider, _) => "0 worst · 100 best",
+        }
+    }
+
     /// The range of a value in this mode (ranks: 1..=n systems).
     pub fn range(self, n_systems: usize) -> (f64, f64) {
         match self {

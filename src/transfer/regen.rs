@@ -1,5 +1,6 @@
-//! Regenerating one item of a local run with the run's recorded settings (model, template
-//! text, exemplars), optionally other decoding parameters, and keeping the new output.
+//! Regenerating one item of a run with the run's recorded settings (the local model, or the
+//! server and model name of an endpoint run; template text, exemplars), optionally other
+//! decoding parameters, and keeping the new output.
 //!
 //! Keeping replaces the output in that run (its scores are dropped, as for any changed output)
 //! and appends an edit to the run manifest (item, time, decoding used, previous text and raw),
@@ -13,7 +14,9 @@ use super::manifest::{Decoding, Edit, Manifest};
 use super::run::{self, ItemCtx, ItemRow};
 use super::template::{Origin, Template};
 use super::{Result, TransferError};
-use crate::models::{Generator, Prompt};
+use super::launch;
+use crate::endpoint::Backend;
+use crate::models::Prompt;
 use crate::store::Store;
 use rusqlite::{OptionalExtension, params};
 use std::sync::atomic::AtomicBool;
@@ -59,22 +62,32 @@ pub fn item_prompt(store: &Store, m: &Manifest, item_id: i64) -> Result<(Prompt,
     Ok((prompt, it))
 }
 
-/// Generates a new output for one item of a run; `decoding` replaces the run's.
+/// What run `run_id` generated with: its local model loaded, or a client of its server with
+/// the recorded address, model name, concurrency, timeout and retries (the key from the
+/// environment, as for any endpoint run).
+pub fn backend(store: &Store, run_id: i64, cancel: &AtomicBool) -> Result<Backend> {
+    launch::backend(&run::resume_spec(store, run_id)?, false, cancel)
+}
+
+/// Generates a new output for one item of a run through `backend` (see [`backend`]);
+/// `decoding` replaces the run's.
 pub fn regenerate(
     store: &Store,
-    generator: &Generator,
+    backend: &Backend,
     run_id: i64,
     item_id: i64,
     decoding: &Decoding,
     cancel: &AtomicBool,
 ) -> Result<Regenerated> {
     let m = run::manifest(store, run_id)?;
-    let sha = generator.sha256()?;
-    if sha != m.model.sha256 {
-        return Err(TransferError::Invalid(format!(
-            "the model at {} is not the one run {run_id} used (sha256 {} , recorded {})",
-            m.model.path, sha, m.model.sha256
-        )));
+    if let Some(generator) = backend.local() {
+        let sha = generator.sha256()?;
+        if sha != m.model.sha256 {
+            return Err(TransferError::Invalid(format!(
+                "the model at {} is not the one run {run_id} used (sha256 {} , recorded {})",
+                m.model.path, sha, m.model.sha256
+            )));
+        }
     }
     let (prompt, it) = item_prompt(store, &m, item_id)?;
     let (old_text, old_raw): (String, Option<String>) = store
@@ -88,10 +101,10 @@ pub fn regenerate(
     params.batch_size = 1;
     params.streams = vec![fewshot::item_seed(0, &it.split, it.idx)];
     let mut got = None;
-    let stats = generator.generate(&[prompt], &params, cancel, |_, g| got = Some(g))?;
+    let finished = backend.generate(&[prompt], &params, cancel, &mut |_, g| got = Some(g))?;
     let g = got.ok_or_else(|| {
-        TransferError::Invalid(if stats.cancelled { "cancelled".into() } else { "no output was generated".into() })
-    })?;
+        TransferError::Invalid(if finished.cancelled { "cancelled".into() } else { "no output was generated".into() })
+    })??;
     let checked = clean::check(&g.text, &it.source);
     Ok(Regenerated {
         run_id,

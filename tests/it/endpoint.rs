@@ -607,3 +607,27 @@ fn a_wrong_key_or_model_stops_with_one_clear_line() {
     let _ = ApiKey::new("x");
     eprintln!("wrong key: {}", err.trim());
 }
+
+/// Regenerating an output of an endpoint run (Compare's `e`) goes through the run's server
+/// with its recorded settings, not a local model.
+#[test]
+fn regenerating_an_output_of_an_endpoint_run_asks_its_server() {
+    let Some((python, gguf)) = setup() else { return };
+    let server = Server::start(&python, &gguf, free_port(), None);
+    let home = home();
+    let proxy = Proxy::start(server.port, vec![]);
+    let out = tstlab(home.path()).args(transfer_args(&proxy.url(), 2, &[])).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (run, rows, _) = newest_run(home.path());
+    let before = proxy.seen().iter().filter(|r| r.path.ends_with("/chat/completions")).count();
+    let store = Store::open(&store_of(home.path())).unwrap();
+    let cancel = std::sync::atomic::AtomicBool::new(false);
+    let backend = tstlab::transfer::regen::backend(&store, run, &cancel).unwrap();
+    assert!(backend.endpoint().is_some(), "an endpoint run regenerates through its server");
+    let mut d = tstlab::transfer::run::manifest(&store, run).unwrap().decoding;
+    (d.temperature, d.top_p, d.seed) = (0.8, 0.95, 7);
+    let r = tstlab::transfer::regen::regenerate(&store, &backend, run, rows[0].0, &d, &cancel).unwrap();
+    assert!(!r.raw.is_empty() && r.item_id == rows[0].0, "{r:?}");
+    let after = proxy.seen().iter().filter(|r| r.path.ends_with("/chat/completions")).count();
+    assert!(after > before, "the regeneration was asked of the run's server");
+}

@@ -47,4 +47,5 @@ mod transfer_tui;
 mod trust;
 mod tui;
 mod tui_analysis;
+mod tui_annot;
 mod tui_lists;

@@ -147,3 +147,32 @@ fn compare_writes_the_case_study_and_says_where() {
     let tex = std::fs::read_to_string(md.with_extension("tex")).unwrap();
     assert!(tex.contains(r"\$5 \& 50\% of it\_ok") && tex.contains("alpha & alpha says formal 1"), "{tex}");
 }
+
+/// A dataset that fails to load: the title says so beside the dataset still shown, and `s`
+/// goes on to the next dataset instead of asking for the failed one again.
+#[test]
+fn a_dataset_that_fails_to_load_is_skipped_by_s() {
+    use tstlab::tui::loader::{Response, Topic};
+    let mut store = common::toy_store(true);
+    let mut w = store.writer().unwrap();
+    let d = w.dataset("zz-broken", "formality", "tests").unwrap();
+    w.direction(d, "informal", "formal").unwrap();
+    w.commit().unwrap();
+    let mut app = App::new(Loader::inline(store), Jobs::new(), Path::new("toy.sqlite"));
+    app.start();
+    assert!(app.settle(WAIT));
+    press(&mut app, KeyCode::Char('6'));
+    assert_eq!(app.screen::<Analysis>().loaded.as_ref().unwrap().names.dataset, "toy");
+    // s asks for zz-broken; its answer is a failure.
+    app.screen_mut::<Analysis>().dataset = Some("zz-broken".into());
+    let failure = Response { id: 0, topic: Topic::Matrix, took: Duration::ZERO, result: Err("\"content\" is judged by rank and by score campaigns; choose one with --campaign".into()) };
+    app.handle(Action::Loaded(Box::new(failure)));
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("Analysis · toy · zz-broken not loaded (s: next)"), "{t}");
+    assert_eq!(app.screen::<Analysis>().failed.as_deref(), Some("zz-broken"));
+    // s goes on from the failed one: to toy (the datasets wrap), not to zz-broken again.
+    press(&mut app, KeyCode::Char('s'));
+    let a = app.screen::<Analysis>();
+    assert_eq!((a.dataset.as_deref(), a.failed.as_deref()), (Some("toy"), None));
+    assert!(!text(&render(&mut app, 80, 24)).contains("not loaded"));
+}

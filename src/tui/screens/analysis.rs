@@ -41,6 +41,8 @@ pub struct Analysis {
     pub loaded: Option<Box<Loaded>>,
     /// The dataset asked for (`None`: the loader's default).
     pub dataset: Option<String>,
+    /// A dataset asked for that could not be loaded (the one shown is still the previous).
+    pub failed: Option<String>,
     pub against: Against,
     pub method: CorrKind,
     /// Undefined per-source values, systems and outputs in scope.
@@ -68,6 +70,7 @@ impl Default for Analysis {
         Analysis {
             loaded: None,
             dataset: None,
+            failed: None,
             against: Against::Humans,
             method: CorrKind::KendallTauB,
             settings: Settings::default(),
@@ -265,7 +268,10 @@ impl Screen for Analysis {
                 if l.datasets.is_empty() {
                     return None;
                 }
-                let i = l.datasets.iter().position(|d| *d == l.names.dataset).map_or(0, |i| (i + 1) % l.datasets.len());
+                // The next after the one asked for last: after a dataset that failed to load,
+                // the one after it (not the failed one again).
+                let from = self.dataset.as_ref().unwrap_or(&l.names.dataset);
+                let i = l.datasets.iter().position(|d| d == from).map_or(0, |i| (i + 1) % l.datasets.len());
                 self.dataset = Some(l.datasets[i].clone());
                 self.load(sh);
             }
@@ -324,12 +330,16 @@ impl Screen for Analysis {
                 if !l.names.dataset.is_empty() {
                     self.dataset = Some(l.names.dataset.clone());
                 }
+                self.failed = None;
                 self.loaded = Some(l.clone());
                 self.clamp();
                 self.ask_cell(sh);
                 if self.mode == Mode::Tradeoff && (self.tradeoff.is_none() || !same) {
                     self.ask_tradeoff(sh);
                 }
+            }
+            Err(_) if r.topic == Topic::Matrix => {
+                self.failed = self.dataset.clone().filter(|d| self.loaded.as_ref().is_none_or(|l| l.names.dataset != *d));
             }
             Ok(Reply::Cell { query, report }) if self.cell_query().as_ref() == Some(&**query) => {
                 self.cell = Some((query.clone(), report.clone()));
@@ -361,14 +371,19 @@ impl Screen for Analysis {
         let title = match (&self.loaded, self.matrix()) {
             (Some(l), Some(m)) => {
                 let what = if m.against == Against::Humans { "metric x human" } else { "metric x metric" };
+                let failed = self.failed.as_ref().map_or(String::new(), |d| format!(" · {} not loaded (s: next)", theme::text(d)));
                 format!(
-                    " Analysis · {} · {what} · {} · {} level · {}{}{busy} ",
+                    " Analysis · {}{failed} · {what} · {} · {} level · {}{}{busy} ",
                     l.names.dataset,
                     method_name(m.method),
                     self.level.name(),
                     part_name(&l.names, self.part()),
                     settings_label(&self.settings)
                 )
+            }
+            (Some(l), None) => {
+                let failed = self.failed.as_ref().map_or(String::new(), |d| format!(" · {} not loaded (s: next)", theme::text(d)));
+                format!(" Analysis · {}{failed}{busy} ", l.names.dataset)
             }
             _ => format!(" Analysis{busy} "),
         };

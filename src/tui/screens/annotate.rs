@@ -41,11 +41,27 @@ pub struct Annotate {
     pub guidelines: bool,
     pub diff: bool,
     guide_scroll: usize,
+    /// The guidelines cover the item (narrow terminals): Up/Down scroll them.
+    guide_over: bool,
+    /// Where the outputs were last drawn (for clicks).
+    outputs_at: OutputsAt,
     /// What to do once the waiting change is stored.
     after: Option<After>,
     /// Keys the app holds until the waiting change is stored (shown on the save line).
     pub held: usize,
 }
+
+/// Where the outputs were last drawn: the body's area, its scroll, and for each line of the
+/// body the position of the output it shows.
+#[derive(Default)]
+struct OutputsAt {
+    body: Rect,
+    scroll: usize,
+    owner: Vec<Option<usize>>,
+}
+
+/// From this width the guidelines are shown beside the item, below it over the item.
+const GUIDE_BESIDE: u16 = 120;
 
 /// What the screen does once a change is stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -112,7 +128,7 @@ impl Annotate {
         }
     }
 
-    fn mode(&self) -> Option<Mode> {
+    fn campaign_mode(&self) -> Option<Mode> {
         self.session.as_ref().map(|s| s.campaign.def.mode)
     }
 
@@ -161,13 +177,17 @@ impl Annotate {
         }
     }
 
-    fn edit_ranking(&mut self, op: fn(&mut Groups, usize) -> bool) -> Option<Action> {
-        if self.mode() != Some(Mode::Rank) {
+    /// Applies a ranking edit to the selected output; an edit that changes nothing (`=` or `K`
+    /// on the top output, `J` on the last) says why (`why`) and stores nothing.
+    fn edit_ranking(&mut self, op: fn(&mut Groups, usize) -> bool, why: &str) -> Option<Action> {
+        if self.campaign_mode() != Some(Mode::Rank) {
             return Some(Action::Note("this campaign scores outputs: digits, Left/Right".into(), false));
         }
         let row = self.selected_row()?;
         let mut g = self.groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
-        op(&mut g, row);
+        if !op(&mut g, row) {
+            return Some(Action::Note(why.into(), false));
+        }
         self.commit_groups(&g, After::Follow(row))
     }
 
@@ -224,8 +244,9 @@ impl Annotate {
         }
     }
 
-    fn body(&self, width: u16) -> Vec<Line<'static>> {
-        let Some(s) = &self.session else { return Vec::new() };
+    /// The item's lines at `width`, and for each line the position of the output it shows.
+    fn body(&self, width: u16) -> (Vec<Line<'static>>, Vec<Option<usize>>) {
+        let Some(s) = &self.session else { return (Vec::new(), Vec::new()) };
         let v = &s.view;
         let text_w = (width as usize).saturating_sub(16).max(10);
         let mut out: Vec<Line<'static>> = Vec::new();
@@ -238,14 +259,15 @@ impl Annotate {
             plain(&mut out, &format!("ref {}", i + 1), r);
         }
         let mode = s.campaign.def.mode;
-        let how = match mode {
-            Mode::Rank => "best first · K/J move · = tie · o or a digit: type 3>1=2 · Enter takes the order shown",
-            Mode::Likert => "1-5 score the selected output · Left/Right ±1",
-            Mode::Slider => "Left/Right ±1 · [ ] ±10 · digit = 10x",
-        };
-        let rule = format!("── {}: {how} ", theme::text(s.aspect_name()));
+        // The aspect and its scale in words; wrapped, never cut.
+        let rule = format!("── {}: {} ", theme::text(s.aspect_name()), mode.scale_words(s.aspect_name()));
         let fill = (width as usize).saturating_sub(theme::width(&rule));
-        out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
+        if fill > 0 {
+            out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
+        } else {
+            let words = rule.split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect();
+            push_wrapped(&mut out, "", Span::raw(""), words, (width as usize).saturating_sub(2));
+        }
         let entered = s.entered();
         if mode == Mode::Rank
             && let Some(g) = entered.and_then(rankedit::from_values)
@@ -254,6 +276,7 @@ impl Annotate {
         }
         let groups = self.groups();
         let ranks = groups.as_ref().map(|g| rankedit::row_ranks(g, &self.sizes()));
+        let mut owner = Vec::new();
         for (pos, &row) in self.order().iter().enumerate() {
             let r = &v.rows[row];
             let value = s.values()[row];
@@ -283,19 +306,17 @@ impl Annotate {
             } else {
                 r.text.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect()
             };
+            owner.resize(out.len(), None);
             push_wrapped(&mut out, if selected { "▶ " } else { "  " }, Span::styled(label, style), words, text_w.saturating_sub(2));
             if mode == Mode::Slider {
-                let n = value.map_or(0, |x| (x / 5.0).round() as usize);
-                out.push(Line::from(vec![
-                    Span::raw(" ".repeat(16)),
-                    Span::styled("█".repeat(n), theme::SCORE),
-                    Span::styled("░".repeat(20 - n.min(20)), theme::MUTED),
-                ]));
+                out.push(slider_line(waiting.flatten().or(value), text_w));
             }
             if let Some(p) = r.flag {
                 out.push(Line::styled(format!("{}⚑ names a model ({p:?})", " ".repeat(16)), theme::ERROR));
             }
+            owner.resize(out.len(), Some(pos));
         }
+        out.push(Line::styled(format!("  {}", self.entered_summary()), theme::LABEL));
         if let Some(t) = &self.typing {
             out.push(Line::default());
             out.push(Line::from(vec![
@@ -305,7 +326,46 @@ impl Annotate {
                 Span::styled("  labels 1-n, > better, = tie · Enter ranks · Esc cancels", theme::MUTED),
             ]));
         }
-        out
+        owner.resize(out.len(), None);
+        (out, owner)
+    }
+
+    /// What is stored for the shown aspect, in one line: the ranking, or how many outputs are
+    /// scored, and what Enter does next.
+    fn entered_summary(&self) -> String {
+        let Some(s) = &self.session else { return String::new() };
+        let values = s.values();
+        let scored = values.iter().filter(|v| v.is_some()).count();
+        match (s.campaign.def.mode, self.groups()) {
+            (Mode::Rank, Some(g)) => format!("stored: {} · Enter: next unfinished", rankedit::format(&g)),
+            (Mode::Rank, None) => "not ranked yet · Enter stores the order shown".into(),
+            _ if scored == values.len() => format!("stored: all {scored} scored · Enter: next unfinished"),
+            _ => format!("stored: {scored} of {} scored", values.len()),
+        }
+    }
+
+    /// The key line at the foot of the screen: this mode's keys, then undo and moving back
+    /// and forth, as many as fit in `width`.
+    fn keys_line(&self, width: usize) -> Line<'static> {
+        let Some(s) = &self.session else { return Line::default() };
+        let mut keys: Vec<(&str, &str)> = match s.campaign.def.mode {
+            Mode::Rank => vec![("K/J", "move"), ("=", "tie"), ("o", "type 3>1=2"), ("Enter", "accept")],
+            Mode::Likert => vec![("1-5", "score"), ("←/→", "±1"), ("Enter", "next")],
+            Mode::Slider => vec![("←/→", "±1"), ("[ ]", "±10"), ("1-9", "x10"), ("Enter", "next")],
+        };
+        keys.extend([("z", "undo"), ("b n", "prev/next item"), ("y", "redo"), ("Tab", "aspect"), ("u", "unfinished"), ("i", "guide")]);
+        let mut spans = vec![Span::raw(" ")];
+        let mut used = 1;
+        for (k, what) in keys {
+            let w = theme::width(k) + 1 + theme::width(what) + 2;
+            if used + w > width {
+                break;
+            }
+            spans.push(Span::styled(k.to_owned(), theme::KEY));
+            spans.push(Span::styled(format!(" {what}  "), theme::MUTED));
+            used += w;
+        }
+        Line::from(spans)
     }
 
     /// The save line, while a change waits or the bookkeeping could not be written.
@@ -332,24 +392,94 @@ impl Annotate {
         })
     }
 
-    /// The progress line.
-    fn status(&self) -> Line<'static> {
-        let Some(s) = &self.session else { return Line::default() };
+    /// The progress lines: the item and what is stored, then every aspect of the item (done
+    /// ✓, the shown one ▸ and highlighted).
+    fn status(&self) -> Vec<Line<'static>> {
+        let Some(s) = &self.session else { return Vec::new() };
         let p = s.progress();
         let e = s.entry();
-        let mut spans = vec![Span::styled(
-            format!(
-                " stored {} · training {}/{} · real {}/{} · repeats {}/{} · aspects: ",
-                s.stored, p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
+        let kind = if e.training { " TRAINING" } else if e.repeat { " repeat" } else { "" };
+        let head = Line::from(vec![
+            Span::styled(format!(" item {}/{}{kind}", s.at + 1, s.entries.len()), theme::LABEL),
+            Span::styled(
+                format!(
+                    " · stored {} · training {}/{} · real {}/{} · repeats {}/{}",
+                    s.stored, p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
+                ),
+                theme::MUTED,
             ),
-            theme::MUTED,
-        )];
+        ]);
+        let mut spans = vec![Span::styled(" aspects: ", theme::MUTED)];
         for (i, a) in s.campaign.def.aspects.iter().enumerate() {
-            let style = if i == s.aspect { theme::KEY } else if e.done[i] { theme::OK } else { theme::MUTED };
-            spans.push(Span::styled(format!("{}{} ", if e.done[i] { "✓" } else { "·" }, theme::text(a)), style));
+            let mark = match (i == s.aspect, e.done[i]) {
+                (true, true) => "▸✓",
+                (true, false) => "▸",
+                (false, true) => "✓",
+                (false, false) => "·",
+            };
+            let style = if i == s.aspect { theme::SELECTED } else if e.done[i] { theme::OK } else { theme::MUTED };
+            spans.push(Span::styled(format!("{mark}{}", theme::text(a)), style));
+            spans.push(Span::raw(" "));
         }
-        Line::from(spans)
+        let done = e.done.iter().filter(|d| **d).count();
+        spans.push(Span::styled(format!(" {done}/{} done", e.done.len()), theme::MUTED));
+        vec![head, Line::from(spans)]
     }
+}
+
+/// A slider's bar under its output: as wide as the text column allows (`text_w`), with the value.
+fn slider_line(value: Option<f64>, text_w: usize) -> Line<'static> {
+    let bar = text_w.saturating_sub(6).clamp(10, 100);
+    let n = value.map_or(0, |x| ((x / 100.0) * bar as f64).round() as usize).min(bar);
+    Line::from(vec![
+        Span::raw(" ".repeat(16)),
+        Span::styled("█".repeat(n), theme::SCORE),
+        Span::styled("░".repeat(bar - n), theme::MUTED),
+        Span::styled(value.map_or(" ·".into(), |x| format!(" {x:.0}")), theme::MUTED),
+    ])
+}
+
+/// One block of the guidelines: the author's paragraphs (their lines joined), list items (with
+/// their indented continuation lines), headings and blank lines, in order.
+#[derive(Debug, PartialEq)]
+enum GuideBlock {
+    Heading(String),
+    Para(String),
+    Item(String, String),
+    Blank,
+}
+
+fn guide_blocks(text: &str) -> Vec<GuideBlock> {
+    let mut out: Vec<GuideBlock> = Vec::new();
+    for line in text.lines() {
+        let t = line.trim();
+        let bullet = ["- ", "* "].iter().find(|b| t.starts_with(**b)).map(|b| b.trim());
+        let continues = line.starts_with(' ') || line.starts_with('\t');
+        match (out.last_mut(), t) {
+            (_, "") => out.push(GuideBlock::Blank),
+            (_, _) if t.starts_with('#') => out.push(GuideBlock::Heading(t.trim_start_matches('#').trim().to_owned())),
+            (_, _) if bullet.is_some() => out.push(GuideBlock::Item(bullet.unwrap_or("-").to_owned(), t[2..].trim().to_owned())),
+            (Some(GuideBlock::Item(_, body)), _) if continues => (body.push(' '), body.push_str(t)).1,
+            (Some(GuideBlock::Para(body)), _) => (body.push(' '), body.push_str(t)).1,
+            _ => out.push(GuideBlock::Para(t.to_owned())),
+        }
+    }
+    out
+}
+
+/// The guidelines wrapped to `width` at word boundaries: paragraphs flow, list items hang.
+fn guide_lines(width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let words = |t: &str| t.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect();
+    for b in guide_blocks(GUIDELINES) {
+        match b {
+            GuideBlock::Heading(h) => out.push(Line::styled(h, theme::LABEL)),
+            GuideBlock::Para(p) => push_wrapped(&mut out, "", Span::raw(""), words(&p), width.saturating_sub(1)),
+            GuideBlock::Item(bullet, p) => push_wrapped(&mut out, " ", Span::raw(bullet), words(&p), width.saturating_sub(3)),
+            GuideBlock::Blank => out.push(Line::default()),
+        }
+    }
+    out
 }
 
 /// How many lines `text` takes when wrapped at word boundaries to `width` columns.
@@ -469,15 +599,24 @@ impl Screen for Annotate {
             return None;
         }
         match action {
+            Action::Up if self.guide_over => self.guide_scroll = self.guide_scroll.saturating_sub(1),
+            Action::Down if self.guide_over => self.guide_scroll += 1,
             Action::Up => self.selected = self.selected.saturating_sub(1),
             Action::Down => self.selected = (self.selected + 1).min(n_rows.saturating_sub(1)),
             Action::Top => self.selected = 0,
             Action::Bottom => self.selected = n_rows.saturating_sub(1),
             Action::PageDown if self.guidelines => self.guide_scroll += 10,
             Action::PageUp if self.guidelines => self.guide_scroll = self.guide_scroll.saturating_sub(10),
-            Action::RankUp => return self.edit_ranking(rankedit::move_up),
-            Action::RankDown => return self.edit_ranking(rankedit::move_down),
-            Action::Tie => return self.edit_ranking(rankedit::toggle_tie),
+            Action::RankUp => return self.edit_ranking(rankedit::move_up, "K: this output is already the best"),
+            Action::RankDown => {
+                return self.edit_ranking(rankedit::move_down, "J: this output is already the worst");
+            }
+            Action::Tie => {
+                return self.edit_ranking(
+                    rankedit::toggle_tie,
+                    "= ties with the output above: the top one has none",
+                );
+            }
             Action::TypeOrdering if mode == Mode::Rank => self.typing = Some(String::new()),
             Action::Digit(d) => match mode {
                 Mode::Rank => self.typing = Some(d.to_string()),
@@ -561,41 +700,78 @@ impl Screen for Annotate {
             s.view.direction,
             s.aspect_name()
         );
-        let (main, guide) = if self.guidelines {
-            let [a, b] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
-            (a, Some(b))
-        } else {
-            (area, None)
+        // The guidelines: beside the item from 120 columns, else over it.
+        let (main, guide) = match (self.guidelines, area.width >= GUIDE_BESIDE) {
+            (false, _) => (Some(area), None),
+            (true, true) => {
+                let [a, b] = Layout::horizontal([Constraint::Percentage(58), Constraint::Percentage(42)]).areas(area);
+                (Some(a), Some(b))
+            }
+            (true, false) => (None, Some(area)),
         };
-        let block = theme::pane(title, true);
-        let inner = block.inner(main);
-        f.render_widget(block, main);
-        // The save line wraps: its reason is never cut.
-        let save = self.save_line();
-        let save_h = save.as_ref().map_or(0, |l| wrapped_lines(&l.to_string(), inner.width as usize).min(3) as u16);
-        let save = save.map(|l| Paragraph::new(l).wrap(Wrap { trim: true }));
-        let [top, save_area, body] =
-            Layout::vertical([Constraint::Length(1), Constraint::Length(save_h), Constraint::Min(1)]).areas(inner);
-        f.render_widget(Paragraph::new(self.status()), top);
-        if let Some(p) = save {
-            f.render_widget(p, save_area);
+        self.guide_over = self.guidelines && main.is_none();
+        if let Some(main) = main {
+            let block = theme::pane(title, true);
+            let inner = block.inner(main);
+            f.render_widget(block, main);
+            // The save line wraps: its reason is never cut.
+            let save = self.save_line();
+            let save_h = save.as_ref().map_or(0, |l| wrapped_lines(&l.to_string(), inner.width as usize).min(3) as u16);
+            let save = save.map(|l| Paragraph::new(l).wrap(Wrap { trim: true }));
+            let status = self.status();
+            let status_h = status.iter().map(|l| wrapped_lines(&l.to_string(), inner.width as usize)).sum::<usize>().min(4) as u16;
+            let status = Paragraph::new(status).wrap(Wrap { trim: false });
+            let [top, save_area, body, foot] = Layout::vertical([
+                Constraint::Length(status_h),
+                Constraint::Length(save_h),
+                Constraint::Min(1),
+                Constraint::Length(1),
+            ])
+            .areas(inner);
+            f.render_widget(status, top);
+            if let Some(p) = save {
+                f.render_widget(p, save_area);
+            }
+            let (lines, owner) = self.body(body.width);
+            // Keep the selected output in view.
+            let sel_line = owner.iter().position(|o| *o == Some(self.selected)).unwrap_or(0);
+            let h = body.height as usize;
+            let scroll = sel_line.saturating_sub(h.saturating_sub(3));
+            self.outputs_at = OutputsAt { body, scroll, owner };
+            f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
+            f.render_widget(Paragraph::new(self.keys_line(foot.width as usize)), foot);
         }
-        let lines = self.body(body.width);
-        // Keep the selected output in view.
-        let sel_line = lines.iter().position(|l| l.spans.first().is_some_and(|sp| sp.content == "▶ ")).unwrap_or(0);
-        let h = body.height as usize;
-        let scroll = sel_line.saturating_sub(h.saturating_sub(3));
-        f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
         if let Some(g) = guide {
-            let block = theme::pane(" Guidelines · i hides · PgUp/PgDn ".into(), false);
+            let block = theme::pane(String::new(), self.guide_over);
             let inner = block.inner(g);
-            f.render_widget(block, g);
-            let lines: Vec<Line> = GUIDELINES
-                .lines()
-                .map(|l| if l.starts_with('#') { Line::styled(l.trim_start_matches('#').trim().to_owned(), theme::LABEL) } else { Line::raw(l) })
-                .collect();
-            self.guide_scroll = self.guide_scroll.min(lines.len().saturating_sub(1));
-            f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }).scroll((self.guide_scroll as u16, 0)), inner);
+            let lines = guide_lines(inner.width as usize);
+            let h = inner.height as usize;
+            self.guide_scroll = self.guide_scroll.min(lines.len().saturating_sub(h));
+            let last = (self.guide_scroll + h).min(lines.len());
+            let keys = if self.guide_over { "Up/Down PgUp/PgDn scroll" } else { "PgUp/PgDn scroll" };
+            let title = format!(" Guidelines · lines {}-{last} of {} · {keys} · i hides ", self.guide_scroll + 1, lines.len());
+            f.render_widget(theme::pane(title, self.guide_over), g);
+            f.render_widget(Paragraph::new(lines).scroll((self.guide_scroll as u16, 0)), inner);
         }
+    }
+
+    fn mode(&self) -> Option<&'static str> {
+        self.campaign_mode().map(Mode::as_str)
+    }
+
+    /// A click on an output selects it (not while a change waits: the keys held are meant for
+    /// the output selected when they were pressed).
+    fn click(&mut self, column: u16, row: u16, _sh: &mut Shared) -> Option<Action> {
+        if self.guide_over || self.typing.is_some() || self.waiting() || self.held > 0 {
+            return None;
+        }
+        let OutputsAt { body, scroll, owner } = &self.outputs_at;
+        if column < body.x || column >= body.x + body.width || row < body.y || row >= body.y + body.height {
+            return None;
+        }
+        if let Some(Some(pos)) = owner.get(scroll + usize::from(row - body.y)) {
+            self.selected = *pos;
+        }
+        None
     }
 }

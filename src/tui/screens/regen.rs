@@ -1,8 +1,8 @@
-//! Compare's regeneration of one output of a local run: a background job makes a new output,
+//! Compare's regeneration of one output of a transfer run (local or through a server, with the
+//! run's recorded settings): a background job makes a new output,
 //! Compare shows it as a word diff against the old one; `y` keeps it, Esc drops it.
 
 use crate::jobs::{Handle, Jobs, Kind, Report};
-use crate::models::Generator;
 use crate::store::Store;
 use crate::transfer::regen::{self, Regenerated};
 use crate::transfer::run;
@@ -30,8 +30,8 @@ pub fn spawn(jobs: &Jobs, store_path: &Path, run_id: i64, item_id: i64) -> Handl
     jobs.spawn(Kind::Regenerate, format!("regenerate item #{item_id} of run {run_id}"), move |ctx| {
         let store = Store::open(&path)?;
         let m = run::manifest(&store, run_id)?;
-        ctx.message("loading the model");
-        let generator = Generator::load(Path::new(&m.model.path))?;
+        ctx.message(if m.endpoint.is_some() { "connecting to the run's server" } else { "loading the model" });
+        let backend = regen::backend(&store, run_id, ctx.cancel_flag())?;
         let mut d = m.decoding.clone();
         if d.greedy() {
             d.temperature = 0.8;
@@ -39,7 +39,7 @@ pub fn spawn(jobs: &Jobs, store_path: &Path, run_id: i64, item_id: i64) -> Handl
         }
         d.seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |t| t.as_nanos() as u64);
         ctx.message("generating");
-        Ok(regen::regenerate(&store, &generator, run_id, item_id, &d, ctx.cancel_flag())?)
+        Ok(regen::regenerate(&store, &backend, run_id, item_id, &d, ctx.cancel_flag())?)
     })
 }
 

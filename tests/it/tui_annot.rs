@@ -1,0 +1,191 @@
+//! The annotate screen in its three modes at 80x24 and 160x45 on the demo store (snapshots of
+//! the states an annotator sees), driven by keys on a `TestBackend`; clicks on outputs; the
+//! guidelines. Snapshots leave out the bottom line: it is the frame's (store path, hints).
+
+use crate::headless::{press, press_char, screen};
+use crossterm::event::KeyCode;
+use std::path::{Path, PathBuf};
+use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
+use tstlab::jobs::Jobs;
+use tstlab::store::Store;
+use tstlab::tui::screen::{Screen, Shared};
+use tstlab::tui::screens::annotate::Annotate;
+use tstlab::tui::{App, Loader};
+
+/// The demo store in `dir` with one campaign of `mode` over demo-sentiment (annotator `A`):
+/// copy, lexicon-swap and the human reference.
+fn demo_campaign(dir: &Path, mode: Mode) -> PathBuf {
+    let path = dir.join("s.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    tstlab::demo::build(&mut store).unwrap();
+    let aspects = match mode {
+        Mode::Likert => vec!["strength", "content", "fluency", "overall"],
+        _ => vec!["strength", "content", "fluency"],
+    };
+    let def = Definition {
+        dataset: "demo-sentiment".into(),
+        mode,
+        directions: vec!["negative->positive".into()],
+        systems: vec!["copy".into(), "lexicon-swap".into(), "reference".into()],
+        human_reference: true,
+        aspects: aspects.into_iter().map(String::from).collect(),
+        per_direction: 4,
+        training_per_direction: 1,
+        repeats: 0.0,
+        seed: 1,
+        show_reference: mode == Mode::Likert,
+    };
+    campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
+    path
+}
+
+fn annotator(path: &Path) -> App {
+    let mut app = App::new(Loader::inline(Store::open(path).unwrap()), Jobs::new(), path);
+    app.start();
+    app.lock_to_annotate("c", "A", false).unwrap();
+    app
+}
+
+/// The screen without its last line (the frame's status line, which shows the temporary path).
+fn shot(app: &mut App, w: u16, h: u16) -> String {
+    let t = screen(app, w, h);
+    let lines: Vec<&str> = t.lines().collect();
+    lines[..lines.len() - 1].join("\n") + "\n"
+}
+
+fn judgments(path: &Path) -> i64 {
+    Store::open(path).unwrap().conn().query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0)).unwrap()
+}
+
+fn shared(path: &Path) -> Shared {
+    Shared { loader: Loader::inline(Store::open(path).unwrap()), jobs: Jobs::new(), store_path: path.into(), read_only: None, locked: true }
+}
+
+#[test]
+fn rank_mode_at_80x24() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    assert_eq!(app.screen::<Annotate>().mode(), Some("rank"));
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_rank_80x24", t);
+    assert!(t.contains("item 1/5 TRAINING · stored 0"), "progress: item i of n, judgments stored:\n{t}");
+    assert!(t.contains("source") && t.contains("── strength: rank the outputs best (1) to worst; ties allowed"), "{t}");
+    assert!(t.contains("▸strength ·content ·fluency"), "every aspect, the shown one marked:\n{t}");
+    assert!(t.contains("not ranked yet") && t.contains("z undo") && t.contains("b n prev/next item"), "{t}");
+    // = on the top output says why it does nothing, and stores nothing.
+    press_char(&mut app, '=');
+    let (note, _) = app.note.clone().unwrap();
+    assert!(note.contains("top one has none"), "{note}");
+    assert_eq!(judgments(&path), 0);
+    press_char(&mut app, 'K');
+    assert!(app.note.clone().unwrap().0.contains("already the best"));
+    assert_eq!(judgments(&path), 0);
+    // Enter stores the order shown (one judgment per system: the first output stands for two
+    // identical ones); J moves the top one down; = then ties it with the one above.
+    press(&mut app, KeyCode::Enter);
+    press_char(&mut app, 'J');
+    press_char(&mut app, '=');
+    assert_eq!(judgments(&path), 3);
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_rank_ranked_80x24", t);
+    assert!(t.contains("stored: 1=2 ·") && t.contains("stored 3") && t.contains("▸✓strength"), "{t}");
+    // Undo is one key and says so.
+    press_char(&mut app, 'z');
+    assert_eq!(app.note.clone().unwrap().0, "undone");
+    assert!(shot(&mut app, 80, 24).contains("stored: 2>1 ·"));
+    // At 160x45 the same, with room to spare.
+    let t = shot(&mut app, 160, 45);
+    assert!(t.contains("▸✓strength") && t.contains("y redo") && t.contains("u unfinished"), "{t}");
+}
+
+#[test]
+fn likert_mode_shows_the_current_aspect_among_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Likert);
+    let mut app = annotator(&path);
+    assert_eq!(app.screen::<Annotate>().mode(), Some("likert"));
+    press_char(&mut app, '4');
+    press_char(&mut app, '2');
+    // The last aspect: every aspect is on screen, the shown one too.
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Tab);
+    }
+    press_char(&mut app, '5');
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_likert_overall_80x24", t);
+    assert!(t.contains("✓strength ·content ·fluency ▸overall") && t.contains("1/4 done"), "{t}");
+    assert!(t.contains("── overall: 1 worst · 5 best"), "{t}");
+    assert!(t.contains("ref 1") && t.contains("stored: 1 of 2 scored"), "{t}");
+    press(&mut app, KeyCode::Tab);
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("── strength: 1 unchanged · 3 partly transferred · 5 fully transferred"), "{t}");
+    assert!(t.contains("▸✓strength") && t.contains("stored: all 2 scored"), "{t}");
+}
+
+#[test]
+fn slider_scales_with_the_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Slider);
+    let mut app = annotator(&path);
+    assert_eq!(app.screen::<Annotate>().mode(), Some("slider"));
+    press_char(&mut app, '5');
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_slider_80x24", t);
+    let bar = |t: &str| t.lines().find(|l| l.contains('█')).map(|l| (l.matches('█').count(), l.matches('░').count())).unwrap();
+    let (full80, empty80) = bar(&t);
+    assert_eq!(full80, empty80, "50 of 100 is half the bar:\n{t}");
+    let (full160, empty160) = bar(&shot(&mut app, 160, 45));
+    assert_eq!(full160, empty160);
+    assert!(full160 + empty160 > full80 + empty80 + 30, "the bar grows with the width: {full80} at 80, {full160} at 160");
+    assert!(t.contains("── strength: 0 unchanged · 100 fully transferred") && t.contains(" 50"), "{t}");
+}
+
+#[test]
+fn guidelines_keep_paragraphs_and_scroll() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    press_char(&mut app, 'i');
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_guidelines_80x24", t);
+    // The author's paragraph flows (its line breaks at 90 columns are not kept as ragged
+    // breaks) and its list items stay items.
+    assert!(t.lines().any(|l| l.contains("it into the target style")), "{t}");
+    assert!(t.contains(" - type an ordering of the labels"), "{t}");
+    assert!(t.contains("Guidelines · lines 1-20 of"), "{t}");
+    press(&mut app, KeyCode::PageDown);
+    press(&mut app, KeyCode::Down);
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("lines 12-31 of") && !t.contains("Annotation guidelines"), "{t}");
+    // The end is reachable, and no further.
+    for _ in 0..10 {
+        press(&mut app, KeyCode::PageDown);
+    }
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("judge them") && t.contains("again as if new"), "{t}");
+    // Beside the item at 160 columns.
+    let t = shot(&mut app, 160, 45);
+    assert!(t.contains("Annotate · c · A") && t.contains("Guidelines · lines"), "{t}");
+    press_char(&mut app, 'i');
+    assert!(!shot(&mut app, 80, 24).contains("Guidelines"));
+}
+
+#[test]
+fn a_click_selects_an_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    let t = shot(&mut app, 80, 24);
+    // The second line of the second output.
+    let y = t.lines().position(|l| l.contains("[2]")).unwrap() as u16 + 1;
+    let mut sh = shared(&path);
+    app.screen_mut::<Annotate>().click(30, y, &mut sh);
+    assert_eq!(app.screen::<Annotate>().selected, 1);
+    let t = shot(&mut app, 80, 24);
+    assert!(t.lines().any(|l| l.contains("▶") && l.contains("[2]")), "{t}");
+    // A click outside the outputs changes nothing.
+    let src = t.lines().position(|l| l.contains("source")).unwrap() as u16;
+    app.screen_mut::<Annotate>().click(30, src, &mut sh);
+    assert_eq!(app.screen::<Annotate>().selected, 1);
+}
