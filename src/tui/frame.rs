@@ -13,7 +13,7 @@ use unicode_width::UnicodeWidthStr;
 
 /// Below this size the app says the terminal is too small instead of drawing the screens.
 pub const MIN_WIDTH: u16 = 60;
-pub const MIN_HEIGHT: u16 = 12;
+pub const MIN_HEIGHT: u16 = 10;
 
 /// The most lines a note may take on the status line; a longer one is shortened in the middle.
 const NOTE_LINES: usize = 3;
@@ -385,7 +385,7 @@ mod tests {
         assert_eq!(shorten_path(p, 14), "…/file.sqlite");
         assert_eq!(shorten_path(p, 6), "…qlite");
         assert_eq!(shorten_middle("abcdefghij", 7), "ab…ghij");
-        assert_eq!(too_small(59, 30).unwrap(), "terminal too small: need at least 60x12 (now 59x30)");
+        assert_eq!(too_small(59, 30).unwrap(), "terminal too small: need at least 60x10 (now 59x30)");
         assert!(too_small(80, 24).is_none());
     }
 }

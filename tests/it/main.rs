@@ -45,3 +45,5 @@ mod transfer_tui;
 mod trust;
 mod tui;
 mod tui_analysis;
+mod tui_frame;
+mod tui_snapshots;
