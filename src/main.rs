@@ -16,6 +16,10 @@ struct Cli {
     /// Open the store read-only: reading commands and the TUI work; nothing is written to it.
     #[arg(long, global = true)]
     read_only: bool,
+    /// The TUI without mouse capture, so the terminal selects text (also TSTLAB_NO_MOUSE=1;
+    /// Ctrl-o turns it on and off in the TUI).
+    #[arg(long, global = true)]
+    no_mouse: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -217,6 +221,9 @@ fn name_store(e: anyhow::Error, path: &Path) -> anyhow::Error {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    if cli.no_mouse {
+        tstlab::tui::term::no_mouse();
+    }
     // Subcommands that do not use the store.
     let cli = match cli.command {
         Some(Command::Metric(a)) => return cli::metric::run(a),

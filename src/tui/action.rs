@@ -52,6 +52,10 @@ pub enum Action {
     CycleSort,
     /// Reload what the screen shows from the store.
     Refresh,
+    /// Show the latest status line messages, whole.
+    Messages,
+    /// Mouse capture on or off.
+    ToggleMouse,
     NextItem,
     PrevItem,
     HideSystem,

@@ -5,34 +5,68 @@
 //!
 //! Annotator mode (`tstlab annotate`, [`App::lock_to_annotate`]) shows only the Annotate
 //! screen: other screens would show system names and other annotators' work.
+//!
+//! The mouse: a click on a tab shows it, a click inside the screen goes to `Screen::click`, the
+//! wheel is the Up/Down keys of the screen (or scrolls the overlay). When another process
+//! changes the store (`Loader::store_version`), the screen shown reloads at once and the others
+//! when they are next shown (`Screen::store_changed`).
 
 use super::action::{Action, LaunchAt, ScreenId};
+use super::frame::{self, Hint, Left, Tab, TabExtras};
 use super::keys::{self, Context};
 use super::screen::{Screen, Shared, Show};
 use super::screens::{self, launch::{self, LaunchForm}};
 use super::loader::Loader;
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Kind, Status};
-use crossterm::event::KeyEvent;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Layout, Position, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Paragraph;
+use ratatui::widgets::{Paragraph, Wrap};
 use std::any::Any;
 use std::collections::{HashSet, VecDeque};
+use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// How long quitting waits for cancelled jobs to stop.
 const JOB_STOP_WAIT: Duration = Duration::from_secs(1);
+/// How many status line messages are kept for the messages overlay.
+const MESSAGES: usize = 100;
+/// Lines the wheel scrolls an overlay by.
+const WHEEL_LINES: usize = 3;
+
+/// Where the last frame put things, for the mouse.
+#[derive(Default)]
+struct Areas {
+    /// The tab line's row and the columns of each tab.
+    tabs: Option<(u16, Vec<(Range<u16>, ScreenId)>)>,
+    /// Where the screen shown was drawn.
+    body: Rect,
+    /// The overlay's popup, while one is open.
+    popup: Option<Rect>,
+}
 
 pub struct App {
     /// Every screen, from `screens::all()`.
     screens: Vec<Box<dyn Screen>>,
     /// The one shown (an index into `screens`).
     shown: usize,
-    /// The help overlay's scroll offset while it is open.
+    /// The help overlay's scroll offset while it is open (or the messages overlay's, when
+    /// `messages_shown`).
     pub help: Option<usize>,
+    /// The overlay open is the messages overlay.
+    pub messages_shown: bool,
+    /// The latest status line notes, oldest first.
+    messages: VecDeque<(String, bool)>,
+    /// Mouse capture is wanted (the event loop turns it on or off to match).
+    pub mouse: bool,
+    /// The store's change count (`Loader::store_version`) the screens last saw.
+    store_seen: u64,
+    /// Screens to reload when next shown: the store changed while they were hidden.
+    stale: Vec<bool>,
+    areas: Areas,
     /// The launch form of a transfer run, while open.
     pub launch: Option<LaunchForm>,
     pub shared: Shared,
@@ -49,11 +83,20 @@ pub struct App {
 }
 
 impl App {
-    pub fn new(loader: Loader, jobs: Jobs, store_path: &Path) -> App {
+    pub fn new(mut loader: Loader, jobs: Jobs, store_path: &Path) -> App {
+        let screens = screens::all();
+        let stale = vec![false; screens.len()];
+        let store_seen = loader.store_version();
         App {
-            screens: screens::all(),
+            screens,
             shown: 0,
             help: None,
+            messages_shown: false,
+            messages: VecDeque::new(),
+            mouse: super::term::mouse_wanted(),
+            store_seen,
+            stale,
+            areas: Areas::default(),
             launch: None,
             shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false, item_list: None },
             note: None,
@@ -183,6 +226,16 @@ impl App {
         if self.help.is_some() {
             return vec![Context::Help, Context::Any];
         }
+        self.base_chain()
+    }
+
+    /// The shown screen's mode (`Screen::mode`), which picks the keys in force.
+    pub fn mode(&self) -> Option<&'static str> {
+        self.screens[self.shown].mode()
+    }
+
+    /// The key contexts in force under the overlays.
+    fn base_chain(&self) -> Vec<Context> {
         if self.launch.is_some() {
             return vec![Context::Launch, Context::Any];
         }
@@ -196,6 +249,101 @@ impl App {
 
     pub fn key(&mut self, key: KeyEvent) {
         self.press(key, false);
+        self.remember();
+    }
+
+    /// A mouse event: a click on a tab shows it, a click inside the screen goes to
+    /// `Screen::click`, the wheel scrolls the overlay or is the screen's Up/Down keys.
+    pub fn mouse(&mut self, ev: MouseEvent) {
+        let at = Position::new(ev.column, ev.row);
+        let up = match ev.kind {
+            MouseEventKind::ScrollUp => true,
+            MouseEventKind::ScrollDown => false,
+            MouseEventKind::Down(MouseButton::Left) => {
+                self.click(at);
+                self.remember();
+                return;
+            }
+            _ => return,
+        };
+        if let Some(scroll) = self.help.as_mut() {
+            *scroll = if up { scroll.saturating_sub(WHEEL_LINES) } else { *scroll + WHEEL_LINES };
+            return;
+        }
+        if !self.areas.body.contains(at) {
+            return;
+        }
+        // The screen's own Up/Down keys; the note on the status line stays.
+        let note = self.note.clone();
+        self.press(KeyEvent::new(if up { KeyCode::Up } else { KeyCode::Down }, KeyModifiers::NONE), false);
+        if self.note.is_none() {
+            self.note = note;
+        }
+        self.remember();
+    }
+
+    fn click(&mut self, at: Position) {
+        if let Some(popup) = self.areas.popup {
+            // A click outside the overlay closes it.
+            if !popup.contains(at) {
+                self.help = None;
+            }
+            return;
+        }
+        if let Some((row, tabs)) = &self.areas.tabs
+            && at.y == *row
+        {
+            if let Some((_, id)) = tabs.iter().find(|(r, _)| r.contains(&at.x)) {
+                let go = Action::Go(*id);
+                self.handle(go);
+            }
+            return;
+        }
+        if self.launch.is_some() || !self.areas.body.contains(at) {
+            return;
+        }
+        if let Some(next) = self.screens[self.shown].click(at.x, at.y, &mut self.shared) {
+            self.handle(next);
+        }
+    }
+
+    /// Keeps the note shown (when it is new) for the messages overlay.
+    fn remember(&mut self) {
+        if let Some(n) = &self.note
+            && self.messages.back() != Some(n)
+        {
+            self.messages.push_back(n.clone());
+            if self.messages.len() > MESSAGES {
+                self.messages.pop_front();
+            }
+        }
+    }
+
+    /// The latest status line notes, oldest first.
+    pub fn messages(&self) -> impl Iterator<Item = &(String, bool)> {
+        self.messages.iter()
+    }
+
+    /// Reloads what the screens show when another process changed the store: the screen
+    /// shown at once, the others when next shown. True when it did.
+    pub fn watch_store(&mut self) -> bool {
+        let v = self.shared.loader.store_version();
+        if v == self.store_seen {
+            return false;
+        }
+        self.store_seen = v;
+        for (i, stale) in self.stale.iter_mut().enumerate() {
+            *stale = i != self.shown;
+        }
+        self.screens[self.shown].store_changed(&mut self.shared);
+        true
+    }
+
+    /// Screen `i` is about to be shown: it reloads first if the store changed meanwhile.
+    fn freshen(&mut self, i: usize) {
+        if std::mem::take(&mut self.stale[i]) {
+            self.screens[i].store_changed(&mut self.shared);
+        }
     }
 
     /// A key pressed now, or a held one handed over (`replay`).
@@ -203,7 +351,7 @@ impl App {
         self.note = None;
         let asked = if replay { self.quit_asked } else { std::mem::take(&mut self.quit_asked) };
         let chain = self.chain();
-        let action = keys::action_for(&chain, &key);
+        let action = keys::action_for(&chain, self.mode(), &key);
         let holds = self.help.is_none()
             && (self.screens[self.shown].pending().is_some() || (!replay && !self.held.is_empty()));
         let failing = self.failing();
@@ -254,6 +402,7 @@ impl App {
         while let Some(a) = next.take() {
             next = self.dispatch(a);
         }
+        self.remember();
     }
 
     fn dispatch(&mut self, a: Action) -> Option<Action> {
@@ -264,6 +413,9 @@ impl App {
                 Action::Down => *scroll += 1,
                 Action::PageUp => *scroll = scroll.saturating_sub(10),
                 Action::PageDown => *scroll += 10,
+                Action::Top => *scroll = 0,
+                // Clamped to the text when drawn.
+                Action::Bottom => *scroll = usize::MAX / 2,
                 Action::Quit => return self.dispatch_main(a),
                 Action::Loaded(_) | Action::Note(..) => return self.dispatch_main(a),
                 _ => {}
@@ -339,7 +491,23 @@ impl App {
                 }
                 self.quit = true;
             }
-            Action::Help => self.help = Some(0),
+            Action::Help => {
+                self.help = Some(0);
+                self.messages_shown = false;
+            }
+            Action::Messages => {
+                self.help = Some(0);
+                self.messages_shown = true;
+            }
+            Action::ToggleMouse => {
+                self.mouse = !self.mouse;
+                let note = if self.mouse {
+                    "mouse on: click tabs, rows and panes; the wheel scrolls (Ctrl-o: off)"
+                } else {
+                    "mouse off: the terminal selects text again (Ctrl-o: on)"
+                };
+                self.note = Some((note.into(), false));
+            }
             ref a if self.shared.read_only.is_some() && (a.writes() || self.screens[self.shown].writes(a)) => {
                 self.note = Some(("the store is read-only: nothing can be written to it".into(), true));
             }
@@ -348,11 +516,13 @@ impl App {
             }
             Action::Go(id) => {
                 let i = self.index(id)?;
+                self.freshen(i);
                 let answer = self.screens[i].on_show(&mut self.shared);
                 return self.show(i, answer);
             }
             a if a.target().is_some() => {
                 let i = a.target().and_then(|id| self.index(id))?;
+                self.freshen(i);
                 let answer = self.screens[i].open(a, &mut self.shared);
                 return self.show(i, answer);
             }
@@ -405,6 +575,7 @@ impl App {
                 s.store_changed(&mut self.shared);
             }
         }
+        self.remember();
     }
 
     /// Feeds loader answers and the screens' save answers in until nothing is pending (tests
@@ -437,69 +608,107 @@ impl App {
     }
 
     pub fn draw(&mut self, f: &mut Frame) {
-        let [tabs, body, status] =
-            Layout::vertical([Constraint::Length(1), Constraint::Min(3), Constraint::Length(1)]).areas(f.area());
+        let area = f.area();
+        self.areas = Areas::default();
+        if let Some(why) = frame::too_small(area.width, area.height) {
+            f.render_widget(Paragraph::new(why).style(theme::ERROR).wrap(Wrap { trim: true }), area);
+            return;
+        }
+        let status_lines = self.status_lines(area.width);
+        let [tabs, body, status] = Layout::vertical([
+            Constraint::Length(1),
+            Constraint::Min(3),
+            Constraint::Length(status_lines.len() as u16),
+        ])
+        .areas(area);
         self.draw_tabs(f, tabs);
+        self.areas.body = body;
         self.screens[self.shown].draw(f, body, &self.shared);
-        self.draw_status(f, status);
+        f.render_widget(Paragraph::new(status_lines), status);
         if let Some(form) = &self.launch {
             form.draw(f, body);
         }
-        if let Some(scroll) = self.help.as_mut() {
-            help::draw(f, f.area(), scroll);
+        if self.help.is_some() {
+            let (title, lines) = self.overlay(help::inner_width(area));
+            if let Some(scroll) = self.help.as_mut() {
+                help::draw(f, area, &title, lines, scroll);
+            }
+            self.areas.popup = Some(help::popup(area));
         }
     }
 
-    fn draw_tabs(&self, f: &mut Frame, area: Rect) {
-        let mut spans = vec![Span::styled(" tstlab ", theme::SELECTED), Span::raw(" ")];
-        if self.shared.read_only.is_some() {
-            spans.push(Span::styled("READ-ONLY", theme::ERROR));
-            spans.push(Span::raw("  "));
+    /// The open overlay's title and lines, `width` columns wide: the messages, or the help for
+    /// the keys in force under it (the screen shown and its mode first).
+    fn overlay(&self, width: usize) -> (String, Vec<Line<'static>>) {
+        if self.messages_shown {
+            let all: Vec<(String, bool)> = self.messages.iter().cloned().collect();
+            return ("Messages, newest first".to_owned(), help::message_lines(&all, width));
         }
+        let mode = self.mode();
+        let name = self.shown().name();
+        let title = match mode {
+            Some(m) => format!("Help · {name} · {m} mode"),
+            None => format!("Help · {name}"),
+        };
+        (title, help::lines(&help::sections(&self.base_chain(), mode), width))
+    }
+
+    fn draw_tabs(&mut self, f: &mut Frame, area: Rect) {
         if self.shared.locked {
-            spans.push(Span::styled("annotator mode · ? keys · i guidelines · q quits (work is saved as you go)", theme::MUTED));
+            let text = frame::first_fitting(
+                &[
+                    "annotator mode · ? keys · i guidelines · q quits (work is saved as you go)",
+                    "annotator mode · ? keys · i guidelines · q quits (work is saved)",
+                    "annotator mode · ? keys · q quits (work is saved)",
+                ],
+                area.width.saturating_sub(9) as usize,
+            );
+            let mut spans = vec![Span::styled(" tstlab ", theme::SELECTED), " ".into()];
+            if self.shared.read_only.is_some() {
+                spans.push(Span::styled("READ-ONLY ", theme::ERROR));
+            }
+            spans.push(Span::styled(text, theme::MUTED));
             f.render_widget(Paragraph::new(Line::from(spans)), area);
             return;
         }
-        let shown = &self.screens[self.shown];
-        for (i, s) in self.screens.iter().filter(|s| s.tab()).enumerate() {
-            let style = if s.id() == shown.id() { theme::KEY } else { theme::MUTED };
-            spans.push(Span::styled(format!("{} {}", i + 1, s.id().name()), style));
-            spans.push(Span::raw("  "));
-        }
-        if !shown.tab() {
-            spans.push(Span::styled(format!("· {}", shown.id().name()), theme::KEY));
-            spans.push(Span::raw("  "));
-        }
-        let running = self.shared.jobs.running();
-        if running > 0 {
-            spans.push(Span::styled(format!("{running} job(s) running"), theme::OK));
-        }
-        f.render_widget(Paragraph::new(Line::from(spans)), area);
+        let shown = self.screens[self.shown].id();
+        let tabs: Vec<Tab<ScreenId>> = self
+            .screens
+            .iter()
+            .filter(|s| s.tab())
+            .enumerate()
+            .map(|(i, s)| Tab { number: i + 1, name: s.id().name(), current: s.id() == shown, id: s.id() })
+            .collect();
+        let extras = TabExtras {
+            read_only: self.shared.read_only.is_some(),
+            marker: (!self.screens[self.shown].tab()).then(|| shown.name()),
+            jobs_running: self.shared.jobs.running(),
+        };
+        let (line, areas) = frame::tab_line(&tabs, &extras, area.width as usize);
+        let areas = areas.into_iter().map(|(r, id)| (r.start + area.x..r.end + area.x, id)).collect();
+        self.areas.tabs = Some((area.y, areas));
+        f.render_widget(Paragraph::new(line), area);
     }
 
-    fn draw_status(&mut self, f: &mut Frame, area: Rect) {
-        let chain = self.chain();
-        let mut right: Vec<Span> = Vec::new();
-        for (key, hint) in keys::hints(&chain) {
-            right.push(Span::styled(key, theme::KEY));
-            right.push(Span::raw(format!(" {hint}  ")));
-        }
-        let mut right_width = (right.iter().map(|s| s.width()).sum::<usize>() as u16).min(area.width * 2 / 3);
-        // A note (e.g. where a file was written) gets the room it needs before the hints.
-        if let Some((text, _)) = &self.note {
-            right_width = right_width.min(area.width.saturating_sub(theme::width(text) as u16 + 1));
-        }
-        let [left_area, right_area] =
-            Layout::horizontal([Constraint::Min(10), Constraint::Length(right_width)]).areas(area);
+    /// The status line(s) `width` columns wide: a note, "loading…" or the store, and the hints
+    /// of the keys in force (`? help` and `q quit` always).
+    fn status_lines(&self, width: u16) -> Vec<Line<'static>> {
+        let hints: Vec<Hint> = keys::in_force(&self.chain(), self.mode())
+            .into_iter()
+            .filter(|b| !b.hint.is_empty())
+            .map(|b| Hint {
+                key: b.keys[0].label(),
+                what: b.hint,
+                essential: matches!(b.action, Action::Help | Action::Quit),
+            })
+            .collect();
         let left = if self.shared.loader.pending() {
-            Line::styled("loading…", theme::LABEL)
+            Left::Loading
         } else if let Some((text, error)) = &self.note {
-            Line::styled(theme::owned(text.clone()), if *error { theme::ERROR } else { theme::OK })
+            Left::Note { text, error: *error }
         } else {
-            Line::styled(theme::owned(format!("store {}", self.shared.store_path.display())), theme::MUTED)
+            Left::Store(&self.shared.store_path)
         };
-        f.render_widget(Paragraph::new(left), left_area);
-        f.render_widget(Paragraph::new(Line::from(right)).right_aligned(), right_area);
+        frame::status_lines(left, &hints, width as usize)
     }
 }

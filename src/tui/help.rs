@@ -1,33 +1,177 @@
-//! The help overlay: the key table, as it is.
+//! The help overlay, drawn from the one key table (`keys.rs`): the keys of the screen shown
+//! (in its mode) first, then the keys of every screen, then the rest of the table, each group
+//! under a heading; descriptions wrap, the overlay scrolls. The messages overlay (the status
+//! line's latest notes, whole) uses the same frame.
 
-use super::keys::BINDINGS;
-use super::theme;
+use super::keys::{BINDINGS, Binding, Context};
+use super::{frame, theme};
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
-use ratatui::widgets::{Cell, Clear, Row, Table};
+use ratatui::layout::Rect;
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Clear, Paragraph};
 
-/// Draws the overlay over `area`; clamps `scroll` to the table.
-pub fn draw(f: &mut Frame, area: Rect, scroll: &mut usize) {
-    let w = area.width.saturating_sub(8).min(110);
-    let h = area.height.saturating_sub(4);
-    let popup = Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h);
+/// The widest key column; longer key lists get a line of their own.
+const KEY_COLUMN: usize = 18;
+
+/// A group of bindings under a heading.
+pub struct Section {
+    pub title: String,
+    pub bindings: Vec<&'static Binding>,
+    /// Name each binding's modes (bindings of other modes than the one shown).
+    pub show_modes: bool,
+}
+
+/// The help's groups for the contexts `base` (the keys in force under the overlay, most
+/// specific first) and the shown screen's `mode`: those contexts first, then the keys of every
+/// screen, then every other context of the table, so that each binding is listed once.
+pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
+    let mut out = Vec::new();
+    let mut done: Vec<Context> = Vec::new();
+    let of = |ctx: Context, keep: &dyn Fn(&Binding) -> bool| -> Vec<&'static Binding> {
+        BINDINGS.iter().filter(|b| b.context == ctx && keep(b)).collect()
+    };
+    for ctx in base.iter().copied().filter(|c| !matches!(c, Context::Main | Context::Any)) {
+        let title = match (ctx, mode) {
+            (Context::Screen(id), Some(m)) => format!("{} keys · {m} mode", id.name()),
+            _ => title(ctx),
+        };
+        out.push(Section { title, bindings: of(ctx, &|b| b.in_mode(mode)), show_modes: false });
+        if let (Context::Screen(id), Some(_)) = (ctx, mode) {
+            let others = of(ctx, &|b| !b.in_mode(mode));
+            if !others.is_empty() {
+                out.push(Section { title: format!("{} keys in other modes", id.name()), bindings: others, show_modes: true });
+            }
+        }
+        done.push(ctx);
+    }
+    let mut every = of(Context::Main, &|_| true);
+    every.extend(of(Context::Any, &|_| true));
+    out.push(Section { title: "Keys on every screen".into(), bindings: every, show_modes: false });
+    done.extend([Context::Main, Context::Any]);
+    for b in BINDINGS {
+        if !done.contains(&b.context) {
+            done.push(b.context);
+            out.push(Section { title: title(b.context), bindings: of(b.context, &|_| true), show_modes: true });
+        }
+    }
+    out
+}
+
+fn title(ctx: Context) -> String {
+    match ctx {
+        Context::Screen(id) => format!("{} keys", id.name()),
+        Context::Launch => "Launch form (a transfer run)".into(),
+        Context::Input => "While typing".into(),
+        Context::Help => "In this help".into(),
+        Context::Main | Context::Any => "Keys on every screen".into(),
+    }
+}
+
+/// The sections as lines `width` columns wide: the keys in a column, descriptions wrapped
+/// beside them (never cut).
+pub fn lines(sections: &[Section], width: usize) -> Vec<Line<'static>> {
+    let keys = KEY_COLUMN.min(width / 3);
+    let desc_width = width.saturating_sub(keys + 1).max(10);
+    let mut out = Vec::new();
+    for (i, s) in sections.iter().enumerate() {
+        if i > 0 {
+            out.push(Line::raw(""));
+        }
+        out.push(Line::styled(s.title.clone(), theme::LABEL.add_modifier(Modifier::BOLD)));
+        for b in &s.bindings {
+            let mut desc = b.desc.to_owned();
+            if s.show_modes && !b.modes.is_empty() {
+                desc = format!("{}: {desc}", b.modes.join(", "));
+            }
+            let label = b.key_labels();
+            let wrapped = frame::wrap(&desc, desc_width);
+            let mut first = true;
+            if theme::width(&label) > keys {
+                out.push(Line::styled(label.clone(), theme::KEY));
+                first = false;
+            }
+            for part in wrapped {
+                let key = if first { theme::fit(&label, keys) } else { " ".repeat(keys) };
+                first = false;
+                out.push(Line::from(vec![Span::styled(key, theme::KEY), Span::raw(" "), Span::raw(part)]));
+            }
+        }
+    }
+    out
+}
+
+/// The messages overlay's lines: the newest first, each wrapped to `width`.
+pub fn message_lines(messages: &[(String, bool)], width: usize) -> Vec<Line<'static>> {
+    if messages.is_empty() {
+        return vec![Line::styled("no messages yet", theme::MUTED)];
+    }
+    let mut out = Vec::new();
+    for (text, error) in messages.iter().rev() {
+        let style = if *error { theme::ERROR } else { Style::new() };
+        for part in frame::wrap(&theme::text(text), width.max(10)) {
+            out.push(Line::styled(part, style));
+        }
+        out.push(Line::raw(""));
+    }
+    out.pop();
+    out
+}
+
+/// The popup's area over `area`.
+pub fn popup(area: Rect) -> Rect {
+    let w = area.width.saturating_sub(4).min(100);
+    let h = area.height.saturating_sub(2);
+    Rect::new(area.x + (area.width - w) / 2, area.y + (area.height - h) / 2, w, h)
+}
+
+/// The text width inside the popup over `area`.
+pub fn inner_width(area: Rect) -> usize {
+    popup(area).width.saturating_sub(2) as usize
+}
+
+/// Draws `lines` in a popup over `area` from line `scroll` (clamped to the text).
+pub fn draw(f: &mut Frame, area: Rect, title: &str, lines: Vec<Line<'static>>, scroll: &mut usize) {
+    let popup = popup(area);
     f.render_widget(Clear, popup);
-    let block = theme::pane(" Keys · Esc closes · Up/Down scroll ".into(), true);
-    let visible = block.inner(popup).height.saturating_sub(1) as usize;
-    *scroll = (*scroll).min(BINDINGS.len().saturating_sub(visible));
-    let rows = BINDINGS.iter().skip(*scroll).map(|b| {
-        Row::new(vec![
-            Cell::from(b.key_labels()).style(theme::KEY),
-            Cell::from(b.context.name()).style(theme::LABEL),
-            Cell::from(b.action.name()),
-            Cell::from(b.desc),
-        ])
-    });
-    let table = Table::new(
-        rows,
-        [Constraint::Length(22), Constraint::Length(9), Constraint::Length(14), Constraint::Min(20)],
-    )
-    .header(Row::new(["key", "where", "action", "what it does"]).style(theme::MUTED))
-    .block(block);
-    f.render_widget(table, popup);
+    let visible = popup.height.saturating_sub(2) as usize;
+    *scroll = (*scroll).min(lines.len().saturating_sub(visible));
+    let end = (*scroll + visible).min(lines.len());
+    let place = format!(" {}-{} of {} · Up/Down PgUp/PgDn scroll · Esc closes ", *scroll + 1, end, lines.len());
+    let block = theme::pane(format!(" {title} "), true).title_bottom(Line::styled(place, theme::MUTED).right_aligned());
+    let shown: Vec<Line> = lines.into_iter().skip(*scroll).take(visible).collect();
+    f.render_widget(Paragraph::new(shown).block(block), popup);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::action::ScreenId;
+
+    /// Every binding is listed once; the screen shown and its mode come first.
+    #[test]
+    fn every_binding_once_screen_first() {
+        let annotate = Context::Screen(ScreenId::ANNOTATE);
+        let s = sections(&[annotate, Context::Main, Context::Any], Some("likert"));
+        assert_eq!(s[0].title, "Annotate keys · likert mode");
+        assert!(s[0].bindings.iter().all(|b| b.in_mode(Some("likert"))));
+        assert_eq!(s[1].title, "Annotate keys in other modes");
+        assert_eq!(s[2].title, "Keys on every screen");
+        let listed: usize = s.iter().map(|s| s.bindings.len()).sum();
+        assert_eq!(listed, BINDINGS.len());
+    }
+
+    /// At 80 columns nothing is cut: every word of every description is on some line.
+    #[test]
+    fn descriptions_wrap_whole() {
+        let s = sections(&[Context::Main, Context::Any], None);
+        let text: Vec<String> = lines(&s, 72).iter().map(|l| l.to_string()).collect();
+        assert!(text.iter().all(|l| theme::width(l) <= 72), "{text:#?}");
+        let all = text.join(" ");
+        for b in BINDINGS {
+            for word in b.desc.split_whitespace() {
+                assert!(all.contains(word), "{word:?} of {:?} missing", b.desc);
+            }
+        }
+    }
 }

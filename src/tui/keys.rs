@@ -89,6 +89,9 @@ impl Key {
 
 pub struct Binding {
     pub context: Context,
+    /// The screen modes it works in (`Screen::mode`, e.g. the annotate screen's "rank");
+    /// empty: every mode.
+    pub modes: &'static [&'static str],
     pub keys: &'static [Key],
     pub action: Action,
     pub desc: &'static str,
@@ -97,8 +100,24 @@ pub struct Binding {
 }
 
 impl Binding {
+    /// The keys, e.g. `Up k`; a run of three or more digits reads `1-9`.
     pub fn key_labels(&self) -> String {
+        let digits: Vec<u32> = self.keys.iter().filter_map(|k| match k.code {
+            KeyCode::Char(ch) if !k.ctrl => ch.to_digit(10),
+            _ => None,
+        }).collect();
+        if digits.len() == self.keys.len() && digits.len() >= 3 && digits.windows(2).all(|w| w[1] == w[0] + 1) {
+            return format!("{}-{}", digits[0], digits[digits.len() - 1]);
+        }
         self.keys.iter().map(Key::label).collect::<Vec<_>>().join(" ")
+    }
+
+    /// Whether it works in `mode` (`None`: the screen has no modes, every binding works).
+    pub fn in_mode(&self, mode: Option<&str>) -> bool {
+        match mode {
+            Some(m) if !self.modes.is_empty() => self.modes.contains(&m),
+            _ => true,
+        }
     }
 }
 
@@ -116,12 +135,26 @@ const RESULTS: Context = Screen(ScreenId::RESULTS);
 const ANALYSIS: Context = Screen(ScreenId::ANALYSIS);
 const SCORES: Context = Screen(ScreenId::SCORES);
 
+// The annotate screen's modes (`Screen::mode`).
+const RANK: &[&str] = &["rank"];
+const LIKERT: &[&str] = &["likert"];
+const SLIDER: &[&str] = &["slider"];
+const SCALES: &[&str] = &["likert", "slider"];
+
+/// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
+/// keys that work only in some modes of the screen.
 macro_rules! bind {
     ($ctx:expr, [$($key:expr),+], $action:expr, $desc:expr) => {
-        bind!($ctx, [$($key),+], $action, $desc, "")
+        bind!($ctx => &[], [$($key),+], $action, $desc, "")
     };
     ($ctx:expr, [$($key:expr),+], $action:expr, $desc:expr, $hint:expr) => {
-        Binding { context: $ctx, keys: &[$($key),+], action: $action, desc: $desc, hint: $hint }
+        bind!($ctx => &[], [$($key),+], $action, $desc, $hint)
+    };
+    ($ctx:expr => $modes:expr, [$($key:expr),+], $action:expr, $desc:expr) => {
+        bind!($ctx => $modes, [$($key),+], $action, $desc, "")
+    };
+    ($ctx:expr => $modes:expr, [$($key:expr),+], $action:expr, $desc:expr, $hint:expr) => {
+        Binding { context: $ctx, modes: $modes, keys: &[$($key),+], action: $action, desc: $desc, hint: $hint }
     };
 }
 
@@ -149,6 +182,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Main, [k(K::Enter)], Action::Open, "open the selection"),
     bind!(Main, [k(K::Esc)], Action::Back, "go back"),
     bind!(Main, [c('r')], Action::Refresh, "reload from the store"),
+    bind!(Main, [c('M')], Action::Messages, "the latest messages of the status line, whole"),
+    bind!(Main, [ctrl('o')], Action::ToggleMouse, "mouse on or off (off: the terminal selects text)"),
     bind!(BROWSE, [c('/')], Action::Search, "search sources, references and outputs", "search"),
     bind!(BROWSE, [c('f')], Action::CycleFilter, "cycle the item filter", "filter"),
     bind!(BROWSE, [c('s')], Action::CycleSort, "cycle the item order", "sort"),
@@ -198,17 +233,21 @@ pub static BINDINGS: &[Binding] = &[
     bind!(IMPORT, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),
     bind!(CAMPAIGNS, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
     bind!(CAMPAIGNS, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
-    bind!(ANNOTATE, [c('K'), c('+')], Action::RankUp, "ranking: move the selected output up (better)", "better"),
-    bind!(ANNOTATE, [c('J'), c('-')], Action::RankDown, "ranking: move the selected output down (worse)", "worse"),
-    bind!(ANNOTATE, [c('=')], Action::Tie, "ranking: tie with the output above (again: untie)", "tie"),
-    bind!(ANNOTATE, [c('o')], Action::TypeOrdering, "ranking: type an ordering of the labels, e.g. 3>1=2>4", "type"),
-    bind!(ANNOTATE, [k(K::Enter), c(' ')], Action::Accept, "ranking: take the order shown; if judged: next unfinished", "accept"),
-    bind!(ANNOTATE, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
-        "Likert: score; slider: 10x the digit; ranking: type order"),
-    bind!(ANNOTATE, [k(K::Left), c('h')], Action::Adjust(-1), "slider or Likert: selected output -1"),
-    bind!(ANNOTATE, [k(K::Right), c('l')], Action::Adjust(1), "slider or Likert: selected output +1"),
-    bind!(ANNOTATE, [c('['), c('H')], Action::Adjust(-10), "slider: selected output -10"),
-    bind!(ANNOTATE, [c(']'), c('L')], Action::Adjust(10), "slider: selected output +10"),
+    bind!(ANNOTATE => RANK, [c('K'), c('+')], Action::RankUp, "move the selected output up (better)", "better"),
+    bind!(ANNOTATE => RANK, [c('J'), c('-')], Action::RankDown, "move the selected output down (worse)", "worse"),
+    bind!(ANNOTATE => RANK, [c('=')], Action::Tie, "tie the selected output with the one above (again: untie)", "tie"),
+    bind!(ANNOTATE => RANK, [c('o')], Action::TypeOrdering, "type an ordering of the labels, e.g. 3>1=2>4", "type"),
+    bind!(ANNOTATE => RANK, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
+        "start typing an ordering with this label"),
+    bind!(ANNOTATE => RANK, [k(K::Enter), c(' ')], Action::Accept, "take the order shown; if judged: next unfinished", "accept"),
+    bind!(ANNOTATE => LIKERT, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
+        "score the selected output 1-5 (then the next output)", "score"),
+    bind!(ANNOTATE => SLIDER, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
+        "set the selected output to 10x the digit", "10x"),
+    bind!(ANNOTATE => SCALES, [k(K::Left), c('h')], Action::Adjust(-1), "selected output: one less", "less"),
+    bind!(ANNOTATE => SCALES, [k(K::Right), c('l')], Action::Adjust(1), "selected output: one more", "more"),
+    bind!(ANNOTATE => SLIDER, [c('['), c('H')], Action::Adjust(-10), "selected output: 10 less"),
+    bind!(ANNOTATE => SLIDER, [c(']'), c('L')], Action::Adjust(10), "selected output: 10 more"),
     bind!(ANNOTATE, [k(K::Tab), c('a')], Action::NextAspect, "next aspect (strength, content, fluency ...)", "aspect"),
     bind!(ANNOTATE, [c('n')], Action::NextItem, "next item in the queue", "next"),
     bind!(ANNOTATE, [c('b')], Action::PrevItem, "previous item in the queue", "prev"),
@@ -232,27 +271,30 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
     bind!(Input, [k(K::Backspace)], Action::Backspace, "delete the last character"),
     bind!(Input, [ctrl('u')], Action::ClearInput, "empty the field"),
-    bind!(Help, [k(K::Esc), c('?'), c('q')], Action::Back, "close the help"),
+    bind!(Help, [k(K::Esc), c('?'), c('q')], Action::Back, "close the help", "close"),
     bind!(Help, [k(K::Up), c('k')], Action::Up, "scroll up"),
     bind!(Help, [k(K::Down), c('j')], Action::Down, "scroll down"),
     bind!(Help, [k(K::PageUp)], Action::PageUp, "page up"),
     bind!(Help, [k(K::PageDown), c(' ')], Action::PageDown, "page down"),
+    bind!(Help, [k(K::Home), c('g')], Action::Top, "to the top"),
+    bind!(Help, [k(K::End), c('G')], Action::Bottom, "to the end"),
 ];
 
-/// The action bound to `key` in the first context of `chain` that binds it.
-pub fn lookup(chain: &[Context], key: &KeyEvent) -> Option<Action> {
+/// The action bound to `key` in the first context of `chain` that binds it in `mode` (the
+/// shown screen's `Screen::mode`).
+pub fn lookup(chain: &[Context], mode: Option<&str>, key: &KeyEvent) -> Option<Action> {
     chain.iter().find_map(|ctx| {
         BINDINGS
             .iter()
-            .find(|b| b.context == *ctx && b.keys.iter().any(|k| k.matches(key)))
+            .find(|b| b.context == *ctx && b.in_mode(mode) && b.keys.iter().any(|k| k.matches(key)))
             .map(|b| b.action.clone())
     })
 }
 
 /// What a key does: a binding, or (while typing) the character itself. A `Digit` binding
 /// gets the digit pressed.
-pub fn action_for(chain: &[Context], key: &KeyEvent) -> Option<Action> {
-    let found = match (lookup(chain, key), key.code) {
+pub fn action_for(chain: &[Context], mode: Option<&str>, key: &KeyEvent) -> Option<Action> {
+    let found = match (lookup(chain, mode, key), key.code) {
         (Some(Action::Digit(_)), KeyCode::Char(ch)) => ch.to_digit(10).map(|d| Action::Digit(d as u8)),
         (a, _) => a,
     };
@@ -267,13 +309,25 @@ pub fn action_for(chain: &[Context], key: &KeyEvent) -> Option<Action> {
     })
 }
 
-/// `key hint` pairs for the status line, for the contexts of `chain`.
-pub fn hints(chain: &[Context]) -> Vec<(String, &'static str)> {
-    chain
-        .iter()
-        .flat_map(|ctx| BINDINGS.iter().filter(move |b| b.context == *ctx && !b.hint.is_empty()))
-        .map(|b| (b.keys[0].label(), b.hint))
-        .collect()
+/// The bindings in force in `chain` and `mode`, most specific context first; a key bound in
+/// an earlier context hides the same key of a later one.
+pub fn in_force(chain: &[Context], mode: Option<&str>) -> Vec<&'static Binding> {
+    let mut out: Vec<&'static Binding> = Vec::new();
+    for ctx in chain {
+        for b in BINDINGS.iter().filter(|b| b.context == *ctx && b.in_mode(mode)) {
+            let hidden = out.iter().any(|o| o.context != b.context && b.keys.iter().all(|k| o.keys.contains(k)));
+            if !hidden {
+                out.push(b);
+            }
+        }
+    }
+    out
+}
+
+/// `key hint` pairs for the status line, for the contexts of `chain` in `mode`, in table order
+/// within a context, the most specific context first.
+pub fn hints(chain: &[Context], mode: Option<&str>) -> Vec<(String, &'static str)> {
+    in_force(chain, mode).into_iter().filter(|b| !b.hint.is_empty()).map(|b| (b.keys[0].label(), b.hint)).collect()
 }
 
 #[cfg(test)]
@@ -287,23 +341,51 @@ mod tests {
     #[test]
     fn chain_order_and_typing() {
         let compare = [COMPARE, Main, Any];
-        assert_eq!(lookup(&compare, &key(K::Right)), Some(Action::NextItem));
-        assert_eq!(lookup(&[BROWSE, Main, Any], &key(K::Right)), Some(Action::Right));
-        assert_eq!(lookup(&compare, &key(K::Char('q'))), Some(Action::Quit));
+        assert_eq!(lookup(&compare, None, &key(K::Right)), Some(Action::NextItem));
+        assert_eq!(lookup(&[BROWSE, Main, Any], None, &key(K::Right)), Some(Action::Right));
+        assert_eq!(lookup(&compare, None, &key(K::Char('q'))), Some(Action::Quit));
         let typing = [Input, Any];
-        assert_eq!(action_for(&typing, &key(K::Char('q'))), Some(Action::Char('q')));
+        assert_eq!(action_for(&typing, None, &key(K::Char('q'))), Some(Action::Char('q')));
         let shifted = KeyEvent::new(K::Char('G'), KeyModifiers::SHIFT);
-        assert_eq!(lookup(&compare, &shifted), Some(Action::Bottom));
+        assert_eq!(lookup(&compare, None, &shifted), Some(Action::Bottom));
         let cc = KeyEvent::new(K::Char('c'), KeyModifiers::CONTROL);
-        assert_eq!(action_for(&typing, &cc), Some(Action::Quit));
-        assert_eq!(action_for(&[JOBS, Main, Any], &cc), Some(Action::Quit));
+        assert_eq!(action_for(&typing, None, &cc), Some(Action::Quit));
+        assert_eq!(action_for(&[JOBS, Main, Any], None, &cc), Some(Action::Quit));
+    }
+
+    /// A mode's keys work, and show, only in that mode; a screen without modes gets them all.
+    #[test]
+    fn keys_follow_the_mode() {
+        let annotate = [ANNOTATE, Main, Any];
+        let five = key(K::Char('5'));
+        assert_eq!(action_for(&annotate, Some("likert"), &five), Some(Action::Digit(5)));
+        assert_eq!(action_for(&annotate, Some("rank"), &five), Some(Action::Digit(5)));
+        assert_eq!(lookup(&annotate, Some("rank"), &key(K::Char('K'))), Some(Action::RankUp));
+        assert_eq!(lookup(&annotate, Some("likert"), &key(K::Char('K'))), None);
+        assert_eq!(lookup(&annotate, Some("slider"), &key(K::Char(']'))), Some(Action::Adjust(10)));
+        assert_eq!(lookup(&annotate, Some("likert"), &key(K::Char(']'))), None);
+        assert_eq!(lookup(&annotate, Some("likert"), &key(K::Right)), Some(Action::Adjust(1)));
+        let hints = |mode| hints(&annotate, Some(mode)).into_iter().map(|(_, h)| h).collect::<Vec<_>>();
+        assert!(hints("rank").contains(&"better") && !hints("rank").contains(&"more"), "{:?}", hints("rank"));
+        assert!(hints("likert").contains(&"score") && !hints("likert").contains(&"better"), "{:?}", hints("likert"));
+        assert!(hints("slider").contains(&"10x") && !hints("slider").contains(&"tie"), "{:?}", hints("slider"));
+        for mode in ["rank", "likert", "slider"] {
+            assert!(hints(mode).contains(&"help") && hints(mode).contains(&"quit"), "{mode}: {:?}", hints(mode));
+        }
+        // Scores binds Left/h and Right/l itself: Main's are hidden there, not on Compare (l).
+        let shown = in_force(&[SCORES, Main, Any], None);
+        assert!(!shown.iter().any(|b| b.context == Main && b.action == Action::Right));
+        let shown = in_force(&[COMPARE, Main, Any], None);
+        assert!(shown.iter().any(|b| b.context == Main && b.action == Action::Right));
     }
 
     #[test]
     fn no_key_bound_twice_in_one_context() {
         for (i, a) in BINDINGS.iter().enumerate() {
             for b in &BINDINGS[i + 1..] {
-                if a.context == b.context {
+                // Bindings of different modes of one screen may share keys.
+                let apart = !a.modes.is_empty() && !b.modes.is_empty() && a.modes.iter().all(|m| !b.modes.contains(m));
+                if a.context == b.context && !apart {
                     for k in a.keys {
                         assert!(!b.keys.contains(k), "{} bound twice in {:?}", k.label(), a.context);
                     }

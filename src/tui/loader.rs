@@ -4,6 +4,10 @@
 //!
 //! `Loader::inline` answers on the caller's thread (tests, in-memory stores): same requests and
 //! replies, deterministic.
+//!
+//! The loader thread also watches the store: about once a second (between requests) it reads
+//! `PRAGMA data_version`, which changes when another connection (another process, a job, a
+//! writer thread) commits, and counts the changes in [`Loader::store_version`].
 
 use crate::human::campaign::{self, CampaignSummary};
 use crate::human::results::{self, Disagreement, Results};
@@ -19,8 +23,13 @@ use crate::metrics::joint::PplPooling;
 use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, Store};
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
+
+/// How often the loader thread looks for changes other connections made to the store.
+pub const WATCH: Duration = Duration::from_millis(500);
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
@@ -184,8 +193,15 @@ fn respond(store: &Store, id: u64, req: &Request) -> Response {
 }
 
 enum Backend {
-    Thread { tx: Sender<(u64, Request)>, rx: Receiver<Response> },
-    Inline(Box<Store>),
+    /// `changes`: how many changes by other connections the thread has seen.
+    Thread { tx: Sender<(u64, Request)>, rx: Receiver<Response>, changes: Arc<AtomicU64> },
+    /// `seen`: the store's `data_version` when last asked.
+    Inline { store: Box<Store>, seen: Option<i64>, changes: u64 },
+}
+
+/// The store's `PRAGMA data_version`: it changes when another connection commits.
+fn data_version(store: &Store) -> Option<i64> {
+    store.conn().query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
 }
 
 /// The UI's handle on the loader.
@@ -205,16 +221,36 @@ impl Loader {
         let store = Store::open(path)?;
         let (tx, req_rx) = mpsc::channel::<(u64, Request)>();
         let (resp_tx, rx) = mpsc::channel();
+        let changes = Arc::new(AtomicU64::new(0));
+        let seen = changes.clone();
         std::thread::Builder::new()
             .name("loader".into())
-            .spawn(move || serve(store, req_rx, resp_tx))
+            .spawn(move || serve(store, req_rx, resp_tx, &seen))
             .expect("cannot start the loader thread");
-        Ok(Self::with(Backend::Thread { tx, rx }))
+        Ok(Self::with(Backend::Thread { tx, rx, changes }))
     }
 
     /// Answers requests on the calling thread, queued for `try_recv`.
     pub fn inline(store: Store) -> Loader {
-        Self::with(Backend::Inline(Box::new(store)))
+        let seen = data_version(&store);
+        Self::with(Backend::Inline { store: Box::new(store), seen, changes: 0 })
+    }
+
+    /// How many times other connections changed the store so far, as far as the loader saw:
+    /// when it grows, what the screens show may be out of date. The loader thread looks about
+    /// every [`WATCH`]; inline, the store is asked now.
+    pub fn store_version(&mut self) -> u64 {
+        match &mut self.backend {
+            Backend::Thread { changes, .. } => changes.load(Ordering::SeqCst),
+            Backend::Inline { store, seen, changes } => {
+                let now = data_version(store);
+                if now != *seen {
+                    *seen = now;
+                    *changes += 1;
+                }
+                *changes
+            }
+        }
     }
 
     fn with(backend: Backend) -> Loader {
@@ -234,7 +270,7 @@ impl Loader {
                     self.ready.push_back(Response { id, topic: req.topic(), took: Duration::ZERO, result });
                 }
             }
-            Backend::Inline(store) => self.ready.push_back(respond(store, id, &req)),
+            Backend::Inline { store, .. } => self.ready.push_back(respond(store, id, &req)),
         }
         id
     }
@@ -245,7 +281,7 @@ impl Loader {
             let r = match (self.ready.pop_front(), &self.backend) {
                 (Some(r), _) => r,
                 (None, Backend::Thread { rx, .. }) => rx.try_recv().ok()?,
-                (None, Backend::Inline(_)) => return None,
+                (None, Backend::Inline { .. }) => return None,
             };
             if let Some(r) = self.accept(r) {
                 return Some(r);
@@ -262,7 +298,7 @@ impl Loader {
                 (None, Backend::Thread { rx, .. }) => {
                     rx.recv_timeout(end.saturating_duration_since(Instant::now())).ok()?
                 }
-                (None, Backend::Inline(_)) => return None,
+                (None, Backend::Inline { .. }) => return None,
             };
             if let Some(r) = self.accept(r) {
                 return Some(r);
@@ -290,9 +326,26 @@ impl Loader {
     }
 }
 
-/// The loader thread: answers the newest request of each topic, skipping older queued ones.
-fn serve(store: Store, rx: Receiver<(u64, Request)>, tx: Sender<Response>) {
-    while let Ok(first) = rx.recv() {
+/// The loader thread: answers the newest request of each topic, skipping older queued ones,
+/// and between requests counts the changes other connections made to the store in `changes`.
+fn serve(store: Store, rx: Receiver<(u64, Request)>, tx: Sender<Response>, changes: &AtomicU64) {
+    let mut seen = data_version(&store);
+    let mut looked = Instant::now();
+    loop {
+        let first = match rx.recv_timeout(WATCH.saturating_sub(looked.elapsed())) {
+            Ok(first) => Some(first),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => return,
+        };
+        if looked.elapsed() >= WATCH {
+            looked = Instant::now();
+            let now = data_version(&store);
+            if now != seen {
+                seen = now;
+                changes.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let Some(first) = first else { continue };
         let mut batch = vec![first];
         batch.extend(rx.try_iter());
         let mut newest: Vec<(u64, Request)> = Vec::new();
@@ -333,6 +386,32 @@ mod tests {
         assert!(!l.pending());
         // Nothing else arrives: the stale answer (if the thread made one) was dropped.
         assert!(l.recv_timeout(Duration::from_millis(50)).is_none());
+    }
+
+    /// A commit by another connection is counted within about [`WATCH`]; reads are not.
+    #[test]
+    fn thread_sees_other_connections_change_the_store() {
+        let (_dir, path) = demo_file();
+        let mut l = Loader::spawn(&path).unwrap();
+        l.request(Request::Datasets);
+        assert!(l.recv_timeout(Duration::from_secs(10)).is_some());
+        std::thread::sleep(WATCH * 3);
+        let before = l.store_version();
+        let other = Store::open(&path).unwrap();
+        other.datasets().unwrap();
+        std::thread::sleep(WATCH * 3);
+        assert_eq!(l.store_version(), before, "a read changes nothing");
+        other.conn().execute("UPDATE datasets SET name = name || '-x' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
+        let end = Instant::now() + Duration::from_secs(10);
+        while l.store_version() == before {
+            assert!(Instant::now() < end, "the change was never seen");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let mut inline = Loader::inline(Store::open(&path).unwrap());
+        let v = inline.store_version();
+        assert_eq!(inline.store_version(), v);
+        other.conn().execute("UPDATE datasets SET name = name || '-y' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
+        assert_eq!(inline.store_version(), v + 1);
     }
 
     #[test]

@@ -5,12 +5,16 @@
 //! - `app.rs`: the screens behind the trait, dispatch, status line
 //! - `action.rs`: the one action type and `ScreenId`; `keys.rs`: the key table (help is generated
 //!   from it)
-//! - `loader.rs`: store queries on a loader thread; `term.rs`: the terminal guard
+//! - `frame.rs`: the tab line and status line, laid out for 80x24 first; `help.rs`: the help
+//!   and messages overlays
+//! - `loader.rs`: store queries on a loader thread, and whether another process changed the
+//!   store; `term.rs`: the terminal guard (raw mode, alternate screen, mouse capture)
 //! - `bench.rs`: a synthetic big store and query timings (`tstlab bench store`)
 
 pub mod action;
 pub mod app;
 pub mod bench;
+pub mod frame;
 pub mod help;
 pub mod keys;
 pub mod loader;
@@ -24,7 +28,7 @@ pub use app::App;
 pub use loader::Loader;
 
 use crate::jobs::Jobs;
-use crossterm::event::{self, Event, KeyEventKind};
+use crossterm::event::{self, Event, KeyEventKind, MouseEventKind};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -63,6 +67,7 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
     setup(&mut app)?;
     let fail = std::env::var("TSTLAB_TUI_FAIL").unwrap_or_default();
     let mut term = term::Term::enter()?;
+    term.set_mouse(app.mouse)?;
     app.start();
     let mut dirty = true;
     let mut last_draw = Instant::now() - FRAME;
@@ -95,6 +100,11 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
                         app.key(k);
                         dirty = true;
                     }
+                    // Pointer moves (sent while capture is on) change nothing.
+                    Event::Mouse(m) if !matches!(m.kind, MouseEventKind::Moved | MouseEventKind::Drag(_)) => {
+                        app.mouse(m);
+                        dirty = true;
+                    }
                     Event::Resize(..) => dirty = true,
                     _ => {}
                 }
@@ -103,7 +113,11 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
                 }
             }
         }
+        term.set_mouse(app.mouse)?;
         if app.tick() {
+            dirty = true;
+        }
+        if app.watch_store() {
             dirty = true;
         }
         while let Some(r) = app.shared.loader.try_recv() {

@@ -1,7 +1,12 @@
-//! The terminal guard: raw mode and the alternate screen while it lives, restored when it is
-//! dropped (normal quit or error) and by a panic hook before the panic message is printed.
+//! The terminal guard: raw mode, the alternate screen and mouse capture while it lives,
+//! restored when it is dropped (normal quit or error) and by a panic hook before the panic
+//! message is printed.
+//!
+//! Mouse capture is on unless `--no-mouse` ([`no_mouse`]) or `TSTLAB_NO_MOUSE` says otherwise;
+//! while it is on the terminal does not select text, so the app can turn it off (`Ctrl-o`).
 
 use crossterm::cursor::{Hide, Show};
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 use ratatui::Terminal;
@@ -15,21 +20,49 @@ use std::sync::{Mutex, OnceLock};
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 static HOOK: Once = Once::new();
+/// `--no-mouse`: the TUI starts without mouse capture.
+static NO_MOUSE: AtomicBool = AtomicBool::new(false);
 /// Panic messages from other threads while the TUI was up, printed once it is gone.
 static HELD: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
+/// The TUI starts without mouse capture (`--no-mouse`).
+pub fn no_mouse() {
+    NO_MOUSE.store(true, Ordering::SeqCst);
+}
+
+/// Whether the TUI starts with mouse capture: not after [`no_mouse`] nor with
+/// `TSTLAB_NO_MOUSE` set (to anything but empty or `0`).
+pub fn mouse_wanted() -> bool {
+    let env = std::env::var("TSTLAB_NO_MOUSE").is_ok_and(|v| !v.is_empty() && v != "0");
+    !NO_MOUSE.load(Ordering::SeqCst) && !env
+}
+
 pub struct Term {
     pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    mouse: bool,
 }
 
 impl Term {
+    /// Turns mouse capture on or off (no-op when it already is).
+    pub fn set_mouse(&mut self, on: bool) -> io::Result<()> {
+        if on != self.mouse {
+            if on {
+                execute!(stdout(), EnableMouseCapture)?;
+            } else {
+                execute!(stdout(), DisableMouseCapture)?;
+            }
+            self.mouse = on;
+        }
+        Ok(())
+    }
+
     pub fn enter() -> io::Result<Term> {
         install_panic_hook();
         let _ = UI_THREAD.set(thread::current().id());
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         // From here on, Drop (or the panic hook) restores the terminal.
-        let guard = Term { terminal: Terminal::new(CrosstermBackend::new(stdout()))? };
+        let guard = Term { terminal: Terminal::new(CrosstermBackend::new(stdout()))?, mouse: false };
         execute!(stdout(), EnterAlternateScreen, Hide)?;
         let mut guard = guard;
         guard.terminal.clear()?;
@@ -46,6 +79,8 @@ impl Drop for Term {
 /// Leaves raw mode and the alternate screen, once.
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
+        // Mouse capture off whether or not it was on: a terminal left capturing is unusable.
+        let _ = execute!(stdout(), DisableMouseCapture);
         let _ = disable_raw_mode();
         let _ = execute!(stdout(), LeaveAlternateScreen, Show);
         let held = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));

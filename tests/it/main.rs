@@ -49,3 +49,5 @@ mod tui;
 mod tui_analysis;
 mod tui_annot;
 mod tui_lists;
+mod tui_frame;
+mod tui_snapshots;
