@@ -16,52 +16,7 @@ use tstlab::tui::{Action, App, Loader, ScreenId};
 use tstlab::tui::screens::browse::Browse;
 use tstlab::tui::screens::compare::Compare;
 
-const WAIT: Duration = Duration::from_secs(20);
-
-fn app_on(store: Store, path: &Path) -> App {
-    let mut app = App::new(Loader::inline(store), Jobs::new(), path);
-    app.start();
-    assert!(app.settle(WAIT));
-    app
-}
-
-fn demo_store() -> Store {
-    let mut store = Store::open_in_memory().unwrap();
-    tstlab::demo::build(&mut store).unwrap();
-    store
-}
-
-fn demo_app() -> App {
-    app_on(demo_store(), Path::new(":memory:"))
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
-
-fn keys(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
-
-fn render(app: &mut App, width: u16, height: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    // A second frame: the first one told the screens their sizes, which may ask for more rows.
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    t.backend().buffer().clone()
-}
-
-fn row(buf: &Buffer, y: u16) -> String {
-    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
-}
-
-fn text(buf: &Buffer) -> String {
-    (0..buf.area.height).map(|y| row(buf, y) + "\n").collect()
-}
+use crate::headless::{WAIT, app_on, demo_app, demo_store, keys, press, render, row, text};
 
 /// Position of the first cell of `word` (as a whole word) on the first row containing `on`.
 fn find(buf: &Buffer, on: &str, word: &str) -> (u16, u16) {

@@ -4,9 +4,7 @@
 
 use crate::common;
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use ratatui::style::Color;
 use std::path::Path;
@@ -17,30 +15,13 @@ use tstlab::plot::diverging;
 use tstlab::tui::{Action, App, Loader, ScreenId};
 use tstlab::tui::screens::analysis::Analysis;
 
-const WAIT: Duration = Duration::from_secs(30);
+use crate::headless::{WAIT, press, render, text};
 
 fn app(path: &Path) -> App {
     let mut app = App::new(Loader::inline(common::toy_store(true)), Jobs::new(), path);
     app.start();
     assert!(app.settle(WAIT));
     app
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
-
-fn render(app: &mut App, w: u16, h: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    t.backend().buffer().clone()
-}
-
-fn text(buf: &Buffer) -> String {
-    (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect()
 }
 
 /// The cell where `needle` starts on the first row that has it.

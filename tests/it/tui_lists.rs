@@ -4,9 +4,7 @@
 //! imports show what failed, and clicks select. Snapshots are of the screen's own area (the rows
 //! between the tab line and the status line), so the frame around it may change on its own.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
+use crossterm::event::KeyCode;
 use ratatui::buffer::Buffer;
 use std::path::Path;
 use std::time::Duration;
@@ -20,20 +18,7 @@ use tstlab::tui::screens::scores::Scores;
 use tstlab::tui::theme::{ADDED, KEPT, REMOVED};
 use tstlab::tui::{Action, App, Loader, ScreenId};
 
-const WAIT: Duration = Duration::from_secs(30);
-
-fn app_on(store: Store, path: &Path) -> App {
-    let mut app = App::new(Loader::inline(store), Jobs::new(), path);
-    app.start();
-    assert!(app.settle(WAIT));
-    app
-}
-
-fn demo_app() -> App {
-    let mut store = Store::open_in_memory().unwrap();
-    tstlab::demo::build(&mut store).unwrap();
-    app_on(store, Path::new(":memory:"))
-}
+use crate::headless::{WAIT, app_on, demo_app, keys, press, render, row, text};
 
 const ITEMS: &str = "direction\tsource\treference\n\
 neg->pos\tgreat 👍🏽 trip to 🇯🇵 but the food was bad\tgreat trip to 🇯🇵 and the food was good\n\
@@ -59,33 +44,6 @@ fn wide_app() -> App {
     tstlab::import::import(&mut store, "items", &[items], &opts).unwrap();
     tstlab::import::import(&mut store, "outputs", &[outputs], &opts).unwrap();
     app_on(store, Path::new(":memory:"))
-}
-
-fn press(app: &mut App, code: KeyCode) {
-    app.key(KeyEvent::new(code, KeyModifiers::NONE));
-    assert!(app.settle(WAIT));
-}
-
-fn keys(app: &mut App, keys: &str) {
-    for c in keys.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
-
-fn render(app: &mut App, width: u16, height: u16) -> Buffer {
-    let mut t = Terminal::new(TestBackend::new(width, height)).unwrap();
-    t.draw(|f| app.draw(f)).unwrap();
-    assert!(app.settle(WAIT));
-    t.draw(|f| app.draw(f)).unwrap();
-    t.backend().buffer().clone()
-}
-
-fn row(buf: &Buffer, y: u16) -> String {
-    (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect()
-}
-
-fn text(buf: &Buffer) -> String {
-    (0..buf.area.height).map(|y| row(buf, y) + "\n").collect()
 }
 
 /// The screen's own rows (between the tab line and the status line), for snapshots.
