@@ -86,6 +86,17 @@ pub const RUN_KEY: &str = "CASE WHEN json_valid(manifest) AND json_extract(manif
     ELSE 'imported run #' || (SELECT COUNT(*) FROM runs r2 WHERE r2.system_id = runs.system_id AND r2.id < runs.id
       AND NOT (json_valid(r2.manifest) AND json_extract(r2.manifest, '$.key') IS NOT NULL)) END";
 
+/// A judgment's columns (`judgments` and `repeat_judgments` alike).
+const JUDGMENT_COLS: &[Col] = &[
+    key_of("campaign_id", "campaigns"),
+    key_of("annotator_id", "annotators"),
+    key_of("item_id", "items"),
+    key_of("system_id", "systems"),
+    key("aspect"),
+    same("value"),
+    keep("created_at"),
+];
+
 pub const TABLES: &[Table] = &[
     Table { name: "datasets", id: true, cols: &[key("name"), same("task"), keep("origin"), keep("created_at")], key_expr: None },
     Table { name: "styles", id: true, cols: &[key_of("dataset_id", "datasets"), key("name")], key_expr: None },
@@ -140,15 +151,7 @@ pub const TABLES: &[Table] = &[
     Table {
         name: "judgments",
         id: true,
-        cols: &[
-            key_of("campaign_id", "campaigns"),
-            key_of("annotator_id", "annotators"),
-            key_of("item_id", "items"),
-            key_of("system_id", "systems"),
-            key("aspect"),
-            same("value"),
-            keep("created_at"),
-        ],
+        cols: JUDGMENT_COLS,
         key_expr: None,
     },
     Table {
@@ -182,15 +185,7 @@ pub const TABLES: &[Table] = &[
     Table {
         name: "repeat_judgments",
         id: false,
-        cols: &[
-            key_of("campaign_id", "campaigns"),
-            key_of("annotator_id", "annotators"),
-            key_of("item_id", "items"),
-            key_of("system_id", "systems"),
-            key("aspect"),
-            same("value"),
-            keep("created_at"),
-        ],
+        cols: JUDGMENT_COLS,
         key_expr: None,
     },
     Table {
