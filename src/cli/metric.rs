@@ -1,5 +1,6 @@
-//! `tstlab metric bleu|chrf|rouge`: sacreBLEU-compatible BLEU and chrF, rouge-score's ROUGE, of a system output file against one or
-//! more reference files, and `tstlab bench metrics`: their speed on benchmark pairs.
+//! `tstlab metric bleu|chrf|rouge`: sacreBLEU-compatible BLEU and chrF, rouge-score's ROUGE, of
+//! a system output file against one or more reference files; `tstlab metric --list`: every
+//! metric `tstlab score` takes; and `tstlab bench metrics`: their speed on benchmark pairs.
 
 use super::print_json;
 use crate::import::text::TextFile;
@@ -17,9 +18,16 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct MetricArgs {
     #[command(subcommand)]
-    pub which: Which,
+    pub which: Option<Which>,
+    /// List every metric `tstlab score --metrics` takes, what it measures and what it follows.
+    #[arg(long)]
+    pub list: bool,
+    /// With --list: as JSON.
+    #[arg(long, requires = "list")]
+    pub json: bool,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -157,14 +165,9 @@ fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
 
 pub fn run(args: MetricArgs) -> anyhow::Result<()> {
     let r = match args.which {
-        Which::Bleu(a) => match Convention::parse(a.convention.as_deref().unwrap_or(if a.nltk { "nltk" } else { "sacre13a" })) {
-            Ok(Convention::Nltk(cfg)) => run_nltk(a, cfg),
-            Ok(Convention::Sacrebleu(cfg)) => run_bleu(a, cfg.tokenize),
-            Err(e) => Err(e.into()),
-        },
-        Which::Chrf(a) => run_chrf(a),
-        Which::Rouge(a) => run_rouge(a),
-        Which::Paired(a) => super::metric_paired::run(a),
+        None if args.list => list(args.json),
+        None => Err(anyhow::anyhow!("give a metric (bleu, chrf, rouge, paired) or --list")),
+        Some(which) => run_which(which),
     };
     // A closed pipe (`| head`) is not an error.
     match r {
@@ -175,6 +178,49 @@ pub fn run(args: MetricArgs) -> anyhow::Result<()> {
             Ok(())
         }
         r => r,
+    }
+}
+
+/// `tstlab metric --list`: the catalogue of per-output metrics, then what is computed elsewhere.
+fn list(as_json: bool) -> anyhow::Result<()> {
+    use crate::score::catalog::{ELSEWHERE, FAMILIES, GROUPS};
+    if as_json {
+        let families: Vec<_> = FAMILIES
+            .iter()
+            .map(|f| json!({"names": f.names, "about": f.about, "follows": f.follows, "needs": f.needs}))
+            .collect();
+        let groups: serde_json::Map<_, _> = GROUPS.iter().map(|(g, m)| (g.to_string(), json!(m))).collect();
+        return print_json(&json!({"metrics": families, "groups": groups, "elsewhere": ELSEWHERE}));
+    }
+    let mut lines = vec!["Per-output metrics (`tstlab score --metrics NAME,...`, the TUI's score menu):".to_owned()];
+    for f in FAMILIES {
+        lines.push(String::new());
+        lines.push(format!("  {}", f.names.join(", ")));
+        lines.push(format!("      {}", f.about));
+        lines.push(format!("      follows: {}", f.follows));
+        if !f.needs.is_empty() {
+            lines.push(format!("      needs: {}", f.needs));
+        }
+    }
+    lines.push(String::new());
+    lines.push("Groups:".into());
+    lines.extend(GROUPS.iter().map(|(g, m)| format!("  {g}: {m}")));
+    lines.push(String::new());
+    lines.push("Elsewhere:".into());
+    lines.extend(ELSEWHERE.iter().map(|(what, place)| format!("  {what}: {place}")));
+    print_lines(lines)
+}
+
+fn run_which(which: Which) -> anyhow::Result<()> {
+    match which {
+        Which::Bleu(a) => match Convention::parse(a.convention.as_deref().unwrap_or(if a.nltk { "nltk" } else { "sacre13a" })) {
+            Ok(Convention::Nltk(cfg)) => run_nltk(a, cfg),
+            Ok(Convention::Sacrebleu(cfg)) => run_bleu(a, cfg.tokenize),
+            Err(e) => Err(e.into()),
+        },
+        Which::Chrf(a) => run_chrf(a),
+        Which::Rouge(a) => run_rouge(a),
+        Which::Paired(a) => super::metric_paired::run(a),
     }
 }
 

@@ -19,10 +19,12 @@ pub struct ScoreArgs {
     /// Only these systems (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
-    /// Metrics, comma-separated: acc, d-ppl, s-bleu, r-bleu, multi-bleu, s-bert, r-bert,
-    /// multi-bert, g-ppl, nll-app, judge-content, judge-style, judge-fluency, judge-overall;
-    /// groups: tstbench (acc, the BLEU and BERTScore families, d-ppl), judge, all. ACC and d-PPL
-    /// train the dataset's n-gram classifier and LMs first when they are missing.
+    /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
+    /// acc, d-ppl, s-/r-/multi-bleu, chrf, chrf++, s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
+    /// s-/r-/multi-hamming, s-/r-/multi-bert, s-/r-/multi-sbert, g-ppl, nll-app, cola,
+    /// judge-content|style|fluency|overall; groups: tstbench (acc, the BLEU and BERTScore
+    /// families, d-ppl), judge, all. ACC and d-PPL train the dataset's n-gram classifier and LMs
+    /// first when they are missing.
     #[arg(long, default_value = "tstbench")]
     pub metrics: String,
     /// Causal LM for g-PPL, nll-app and the judge: GGUF file, model folder or installed name;
@@ -42,6 +44,13 @@ pub struct ScoreArgs {
     /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
     #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
+    /// CoLA classifier for `cola`: a Hugging Face sequence-classification folder trained on CoLA.
+    #[arg(long, value_name = "DIR")]
+    pub cola_model: Option<std::path::PathBuf>,
+    /// The class of the CoLA classifier that means acceptable, by name or number (default: the
+    /// class named "acceptable"; GLUE CoLA models usually call it 1 or LABEL_1).
+    #[arg(long, value_name = "CLASS")]
+    pub cola_acceptable: Option<String>,
     /// Only the outputs of the I-th of N parts of the items (1 <= I <= N): the item at index k
     /// of its split goes to part k mod N + 1. Each part can be scored on its own machine, in its
     /// own copy of the store; `tstlab merge` puts the copies together.
@@ -67,6 +76,8 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         encoder: args.encoder,
         bleu: Convention::parse(&args.bleu)?,
         shard: args.shard,
+        cola: args.cola_model,
+        cola_acceptable: args.cola_acceptable,
     };
     if let Some(s) = args.shard {
         crate::errln!("shard {s}: only the outputs of items at index k with k mod {} = {}", s.count(), s.index() - 1);

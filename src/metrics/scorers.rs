@@ -1,12 +1,13 @@
 //! Per-output metric scorers for the store (`super::scorer::Scorer`): sentence-level s-BLEU,
-//! r-BLEU and multi-BLEU in a named convention, and sentence chrF / chrF++ against all
-//! references. `config()` holds every option that changes a value, so a change of option is a
-//! new cache key.
+//! r-BLEU and multi-BLEU in a named convention, sentence chrF / chrF++ against all
+//! references, s-/r-/multi-ROUGE and StylePTB's token Hamming distance. `config()` holds every
+//! option that changes a value, so a change of option is a new cache key.
 
 use super::bleu::{self, BleuConfig};
 use super::chrf::{self, ChrfConfig};
 use super::family::{Against, Convention};
 use super::nltk::NltkTokenize;
+use super::{hamming, rouge};
 use super::{NLTK_VERSION, SACREBLEU_VERSION, nltk};
 use super::scorer::{Scorer, Target};
 use rayon::prelude::*;
@@ -132,6 +133,76 @@ impl Scorer for ChrfScorer {
                     return None;
                 }
                 chrf::sentence_chrf(&t.text, &t.references, &cfg).ok().map(|s| s.score)
+            })
+            .collect())
+    }
+}
+
+/// Sentence ROUGE F1 of each output against its source, first reference or all references (the
+/// best reference's F1, as rouge-score's `score_multi`), 0-1.
+#[derive(Debug, Clone, Copy)]
+pub struct RougeScorer {
+    pub against: Against,
+    pub kind: rouge::Kind,
+}
+
+impl Scorer for RougeScorer {
+    /// `s-rouge1`, `multi-rougeL`, ...
+    fn metric(&self) -> String {
+        format!("{}-{}", self.against.prefix(), self.kind.name())
+    }
+
+    fn config(&self) -> Value {
+        json!({
+            "level": "sentence",
+            "against": self.against,
+            "measure": "fmeasure",
+            "rouge": self.kind.name(),
+            "compatible_with": "rouge-score 0.1.2",
+            "stemmer": false,
+            "tokenize": "lower-cased, runs outside [a-z0-9] split",
+            "scale": 1.0,
+        })
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        let kind = self.kind;
+        Ok(batch
+            .par_iter()
+            .map(|t| self.against.pick(&t.source, &t.references).map(|refs| rouge::score_multi(kind, &refs, &t.text).fmeasure))
+            .collect())
+    }
+}
+
+/// StylePTB's token Hamming distance of each output from its source, first reference or the
+/// nearest reference (a count of whitespace tokens).
+#[derive(Debug, Clone, Copy)]
+pub struct HammingScorer {
+    pub against: Against,
+}
+
+impl Scorer for HammingScorer {
+    /// `s-hamming`, `r-hamming`, `multi-hamming`.
+    fn metric(&self) -> String {
+        format!("{}-hamming", self.against.prefix())
+    }
+
+    fn config(&self) -> Value {
+        json!({
+            "level": "sentence",
+            "against": self.against,
+            "tokenize": "whitespace (Python str.split), case kept",
+            "definition": "positions differing up to the shorter length, plus the length difference",
+            "multi": "the fewest over the references",
+        })
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        Ok(batch
+            .par_iter()
+            .map(|t| {
+                let refs = self.against.pick(&t.source, &t.references)?;
+                refs.iter().map(|r| hamming::token_hamming(&t.text, r)).min().map(|d| d as f64)
             })
             .collect())
     }

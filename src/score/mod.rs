@@ -3,6 +3,7 @@
 //! so an interrupted scoring job keeps what it finished. With a shard (`--shard I/N`, see
 //! `store::shard`) only the outputs of that shard's items are looked at.
 
+pub mod catalog;
 pub mod plan;
 pub mod table;
 pub mod table_fmt;

@@ -5,8 +5,8 @@
 //! when they are not trained yet, the plan trains them (the n-gram classifier and the
 //! Kneser-Ney LMs take seconds) and says so.
 
-use super::{Outcome, Progress, Scorer, Selection};
-use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component};
+use super::{Outcome, Progress, Scorer, Selection, catalog};
+use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component, SbertScorer};
 use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
@@ -14,7 +14,11 @@ use crate::metrics::judge::{Dimension, JudgeScorer};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
-use crate::metrics::scorers::BleuScorer;
+use crate::metrics::chrf::ChrfConfig;
+use crate::metrics::cola::ColaScorer;
+use crate::metrics::rouge;
+use crate::metrics::scorers::{BleuScorer, ChrfScorer, HammingScorer, RougeScorer};
+use crate::models::hf_classifier::HfClassifier;
 use crate::models::bert::BertEncoder;
 use crate::endpoint::{Backend, Client};
 use crate::models::lm_score::TextLm;
@@ -24,44 +28,29 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-/// A metric `tstlab score` computes per output.
+/// A metric `tstlab score` computes per output (the names: [`catalog::FAMILIES`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Metric {
     Acc,
     DPpl,
     Bleu(Against),
+    /// chrF (`plus`: chrF++) against all references.
+    Chrf { plus: bool },
+    Rouge(Against, rouge::Kind),
+    Hamming(Against),
     Bert(bertscore::Against),
+    Sbert(bertscore::Against),
     GPpl,
     NllApp,
+    Cola,
     Judge(Dimension),
 }
 
-/// Names accepted in `--metrics` (besides the groups `tstbench`, `all`, `judge`).
-pub const NAMES: &[&str] = &[
-    "acc",
-    "d-ppl",
-    "s-bleu",
-    "r-bleu",
-    "multi-bleu",
-    "s-bert",
-    "r-bert",
-    "multi-bert",
-    "g-ppl",
-    "nll-app",
-    "judge-content",
-    "judge-style",
-    "judge-fluency",
-    "judge-overall",
-];
-
-/// TSTBench's per-output inputs: ACC, the BLEU family (the table computes corpus BLEU from the
-/// texts; these are the sentence-level values for item views and plots), BERTScore and d-PPL
-/// (TSTBench's n-gram LM). g-PPL is in `all`.
-pub const TSTBENCH: &str = "acc,s-bleu,r-bleu,multi-bleu,d-ppl,s-bert,r-bert,multi-bert";
+pub use super::catalog::TSTBENCH;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
-    #[error("unknown metric {0:?}; known: {known}, or the groups tstbench, judge, all", known = NAMES.join(", "))]
+    #[error("unknown metric {0:?}; `tstlab metric --list` lists them all; groups: tstbench, judge, all")]
     Unknown(String),
     #[error("no metric named")]
     Empty,
@@ -72,49 +61,63 @@ impl Metric {
     pub fn name(self) -> String {
         match self {
             Metric::Bleu(a) => format!("{}-bleu", a.prefix()),
+            Metric::Chrf { plus } => if plus { "chrf++" } else { "chrf" }.into(),
+            Metric::Rouge(a, k) => format!("{}-{}", a.prefix(), k.name()),
+            Metric::Hamming(a) => format!("{}-hamming", a.prefix()),
             Metric::Bert(a) => format!("{}-bert", a.prefix()),
+            Metric::Sbert(a) => format!("{}-sbert", a.prefix()),
             Metric::Acc => "acc".into(),
             Metric::DPpl => "d-ppl".into(),
             Metric::GPpl => "g-ppl".into(),
             Metric::NllApp => "nll-app".into(),
+            Metric::Cola => "cola".into(),
             Metric::Judge(d) => d.metric(),
         }
     }
 
+    /// A catalogue name (any case) as a metric.
     fn parse_one(s: &str) -> Option<Metric> {
-        Some(match s {
-            "acc" => Metric::Acc,
-            "d-ppl" => Metric::DPpl,
-            "s-bleu" => Metric::Bleu(Against::Source),
-            "r-bleu" => Metric::Bleu(Against::FirstReference),
-            "multi-bleu" => Metric::Bleu(Against::AllReferences),
-            "s-bert" => Metric::Bert(bertscore::Against::Source),
-            "r-bert" => Metric::Bert(bertscore::Against::Reference),
-            "multi-bert" => Metric::Bert(bertscore::Against::References),
-            "g-ppl" => Metric::GPpl,
-            "nll-app" => Metric::NllApp,
-            s => Metric::Judge(Dimension::parse(s).filter(|_| s.starts_with("judge-"))?),
+        let name = catalog::canonical(s)?;
+        let (prefix, rest) = name.split_once('-').unwrap_or(("", name));
+        let against = match prefix {
+            "s" => Some(Against::Source),
+            "r" => Some(Against::FirstReference),
+            "multi" => Some(Against::AllReferences),
+            _ => None,
+        };
+        let bert = |a: Against| match a {
+            Against::Source => bertscore::Against::Source,
+            Against::FirstReference => bertscore::Against::Reference,
+            Against::AllReferences => bertscore::Against::References,
+        };
+        Some(match (name, against) {
+            ("acc", _) => Metric::Acc,
+            ("d-ppl", _) => Metric::DPpl,
+            ("g-ppl", _) => Metric::GPpl,
+            ("nll-app", _) => Metric::NllApp,
+            ("cola", _) => Metric::Cola,
+            ("chrf", _) => Metric::Chrf { plus: false },
+            ("chrf++", _) => Metric::Chrf { plus: true },
+            (_, Some(a)) if rest == "bleu" => Metric::Bleu(a),
+            (_, Some(a)) if rest == "bert" => Metric::Bert(bert(a)),
+            (_, Some(a)) if rest == "sbert" => Metric::Sbert(bert(a)),
+            (_, Some(a)) if rest == "hamming" => Metric::Hamming(a),
+            (_, Some(a)) => Metric::Rouge(a, rouge::Kind::parse(rest)?),
+            _ => Metric::Judge(Dimension::parse(name)?),
         })
     }
 }
 
-/// Parses a comma-separated list; groups: `tstbench` (TSTBench's columns), `judge` (the four
-/// judge prompts), `all` (both and g-PPL; `nll-app` only when named, as it needs dialogue
-/// contexts).
+/// Parses a comma-separated list of names and groups ([`catalog::GROUPS`]: `tstbench`
+/// (TSTBench's columns), `judge` (the four judge prompts), `all` (both and g-PPL; `nll-app` only
+/// when named, as it needs dialogue contexts)).
 pub fn parse(list: &str) -> Result<Vec<Metric>, PlanError> {
     let mut out: Vec<Metric> = Vec::new();
     for s in list.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let s = s.to_ascii_lowercase();
-        let group = match s.as_str() {
-            "tstbench" => TSTBENCH.to_owned(),
-            "judge" => "judge-content,judge-style,judge-fluency,judge-overall".to_owned(),
-            "all" => format!("{TSTBENCH},g-ppl,judge"),
-            _ => String::new(),
-        };
-        let found = if group.is_empty() {
-            vec![Metric::parse_one(&s).ok_or_else(|| PlanError::Unknown(s.clone()))?]
-        } else {
-            parse(&group)?
+        let group = catalog::GROUPS.iter().find(|(g, _)| g.eq_ignore_ascii_case(s));
+        let found = match group {
+            Some((_, members)) => parse(members)?,
+            None => vec![Metric::parse_one(s).ok_or_else(|| PlanError::Unknown(s.to_ascii_lowercase()))?],
         };
         for m in found {
             if !out.contains(&m) {
@@ -143,11 +146,15 @@ pub struct Options {
     pub bleu: Convention,
     /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
     pub shard: Option<crate::store::Shard>,
+    /// The CoLA classifier folder of `cola`, and the class that means acceptable (by name or
+    /// number; default: the class named "acceptable").
+    pub cola: Option<PathBuf>,
+    pub cola_acceptable: Option<String>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None }
+        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None, cola: None, cola_acceptable: None }
     }
 }
 
@@ -308,6 +315,23 @@ pub fn build(
         Metric::Acc => anyhow::bail!("ACC is scored through score::run_acc"),
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
         Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu.for_sentences() }),
+        Metric::Chrf { plus } => Box::new(ChrfScorer { config: if plus { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } }),
+        Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind }),
+        Metric::Hamming(against) => Box::new(HammingScorer { against }),
+        Metric::Sbert(against) => match loaded.encoder(opts) {
+            Ok(encoder) => Box::new(SbertScorer { encoder, against }),
+            Err(e) => return Ok(Err(e)),
+        },
+        Metric::Cola => {
+            let Some(dir) = &opts.cola else {
+                return Ok(Err(Unavailable::NotInstalled("cola needs a CoLA-trained classifier folder: give it with --cola-model DIR".into())));
+            };
+            let classifier = match HfClassifier::load(dir) {
+                Ok(c) => c,
+                Err(e) => return Ok(Err(Unavailable::Broken(format!("{BROKEN} CoLA classifier {}: {e}", dir.display())))),
+            };
+            Box::new(ColaScorer::new(classifier, opts.cola_acceptable.as_deref())?)
+        }
         Metric::Bert(a) => {
             let enc = match loaded.encoder(opts) {
                 Ok(e) => e,
@@ -450,9 +474,14 @@ mod tests {
         assert_eq!(a[0], Metric::Bleu(Against::FirstReference));
         assert_eq!(a.len(), 8 + 1 + 4);
         assert!(!a.contains(&Metric::NllApp));
-        for n in NAMES {
-            assert_eq!(parse(n).unwrap()[0].name(), *n);
+        // Every catalogue name parses, in any case, to a metric that gives the name back.
+        for n in catalog::names() {
+            assert_eq!(parse(n).unwrap()[0].name(), n);
+            assert_eq!(parse(&n.to_uppercase()).unwrap()[0].name(), n);
         }
+        assert_eq!(parse("multi-rougel").unwrap()[0], Metric::Rouge(Against::AllReferences, rouge::Kind::L));
+        assert_eq!(parse("chrf++,s-sbert").unwrap(), vec![Metric::Chrf { plus: true }, Metric::Sbert(bertscore::Against::Source)]);
+        assert_eq!(parse("rouge3"), Err(PlanError::Unknown("rouge3".into())));
         assert_eq!(parse("bleu"), Err(PlanError::Unknown("bleu".into())));
         assert_eq!(parse("judge-x"), Err(PlanError::Unknown("judge-x".into())));
         assert_eq!(parse(" , "), Err(PlanError::Empty));

@@ -140,6 +140,9 @@ const RANK: &[&str] = &["rank"];
 const LIKERT: &[&str] = &["likert"];
 const SLIDER: &[&str] = &["slider"];
 const SCALES: &[&str] = &["likert", "slider"];
+// The Scores screen's modes.
+const TABLE: &[&str] = &["table"];
+const MENU: &[&str] = &["menu"];
 
 /// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
 /// keys that work only in some modes of the screen.
@@ -217,17 +220,20 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANALYSIS, [c('o')], Action::ToggleOutputs, "keep or leave out empty and refused outputs"),
     bind!(ANALYSIS, [c('e')], Action::ToggleHumanSystems, "keep or leave out human systems (kind human, e.g. REF)"),
     bind!(ANALYSIS, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
-    bind!(SCORES, [k(K::Left), c('h')], Action::Left, "select the previous column"),
-    bind!(SCORES, [k(K::Right), c('l')], Action::Right, "select the next column"),
-    bind!(SCORES, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),
-    bind!(SCORES, [c('d')], Action::CyclePart, "next direction", "direction"),
-    bind!(SCORES, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
-    bind!(SCORES, [c('x')], Action::StartScoring, "score this dataset (tstbench metrics) as a background job", "score"),
-    bind!(SCORES, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
-    bind!(SCORES, [c('b')], Action::NextBaseline, "next significance baseline († = p < 0.05, paired bootstrap)", "baseline"),
-    bind!(SCORES, [c('B')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
-    bind!(SCORES, [c('p')], Action::CyclePool, "PPL pooling: best allowed, corpus-words, -tokens, mean", "PPL pool"),
-    bind!(SCORES, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
+    bind!(SCORES => TABLE, [k(K::Left), c('h')], Action::Left, "select the previous column"),
+    bind!(SCORES => TABLE, [k(K::Right), c('l')], Action::Right, "select the next column"),
+    bind!(SCORES => TABLE, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),
+    bind!(SCORES => TABLE, [c('d')], Action::CyclePart, "next direction", "direction"),
+    bind!(SCORES => TABLE, [c('c')], Action::CycleDataset, "next dataset", "dataset"),
+    bind!(SCORES => TABLE, [c('x')], Action::StartScoring, "choose metrics to score this dataset with (a background job)", "score"),
+    bind!(SCORES => TABLE, [c('w')], Action::WriteTable, "write the tables to tables/<dataset>.md, .tex, .csv", "write"),
+    bind!(SCORES => TABLE, [c('b')], Action::NextBaseline, "next significance baseline († = p < 0.05, paired bootstrap)", "baseline"),
+    bind!(SCORES => TABLE, [c('B')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
+    bind!(SCORES => TABLE, [c('p')], Action::CyclePool, "PPL pooling: best allowed, corpus-words, -tokens, mean", "PPL pool"),
+    bind!(SCORES => TABLE, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
+    bind!(SCORES => MENU, [c(' ')], Action::Accept, "tick or untick the selected metric", "tick"),
+    bind!(SCORES => MENU, [k(K::Enter)], Action::Submit, "score the ticked metrics as a background job", "start"),
+    bind!(SCORES => MENU, [k(K::Esc)], Action::Back, "close the menu", "close"),
     bind!(JOBS, [c('c'), k(K::Delete)], Action::CancelJob, "cancel the selected job", "cancel"),
     bind!(IMPORT, [k(K::Enter)], Action::Submit, "start the import", "import"),
     bind!(IMPORT, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),

@@ -238,6 +238,12 @@ fn cli_scores_acc_and_cola_with_a_folder() {
     let out = tstlab(home.path()).args(cola).output().unwrap();
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((v["outcome"]["computed"].as_u64(), v["outcome"]["cached"].as_u64()), (Some(0), Some(160)), "cached by model hash");
+    // `score --metrics cola` is the same metric with the same configuration: all cached.
+    let score = ["score", "--dataset", "demo-sentiment", "--metrics", "cola", "--cola-model", model, "--cola-acceptable", "1", "--json"];
+    let out = tstlab(home.path()).args(score).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\"cached\": 160") || text.contains("\"cached\":160"), "{text}");
     let out = tstlab(home.path()).args(["classifier", "cola", "--dataset", "demo-sentiment", "--model", model]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("means acceptable"));
 }

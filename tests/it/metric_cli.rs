@@ -174,3 +174,46 @@ fn rouge_prints_rouge_score_means() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--type \"rougeX\""));
 }
+
+/// `metric --list` names every metric `score --metrics` takes, and `score` takes each of them
+/// (the ones without a model are scored for real on the demo store; a model metric whose model
+/// is missing is reported absent, never unknown).
+#[test]
+fn every_listed_metric_is_accepted_by_score() {
+    let home = tempfile::tempdir().unwrap();
+    let out = tstlab(home.path()).args(["metric", "--list", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<String> = list["metrics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_owned()))
+        .collect();
+    assert_eq!(names.len(), tstlab::score::catalog::names().count());
+    for n in ["chrf++", "multi-rougeLsum", "s-hamming", "r-sbert", "cola", "judge-overall", "nll-app"] {
+        assert!(names.iter().any(|x| x == n), "{n} not listed: {names:?}");
+    }
+    for n in &names {
+        assert_eq!(tstlab::score::plan::parse(n).unwrap()[0].name(), *n);
+    }
+    let text = tstlab(home.path()).args(["metric", "--list"]).output().unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(text.contains("follows: Google rouge-score 0.1.2, no stemmer") && text.contains("METEOR, CIDEr-D"), "{text}");
+
+    // The model-free ones, scored for real; cola without --cola-model is absent with the option named.
+    let cheap: Vec<&str> = names.iter().map(String::as_str).filter(|n| n.contains("rouge") || n.contains("hamming") || n.starts_with("chrf")).collect();
+    let out = tstlab(home.path())
+        .args(["score", "--dataset", "demo-sentiment", "--json", "--metrics"])
+        .arg(format!("{},cola", cheap.join(",")))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = report.to_string();
+    assert!(text.contains("--cola-model DIR"), "{text}");
+    assert!(text.contains("multi-rougeLsum") && text.contains("chrf++.sacre"), "{text}");
+    let bad = tstlab(home.path()).args(["score", "--dataset", "demo-sentiment", "--metrics", "meteor"]).output().unwrap();
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("tstlab metric --list"));
+}

@@ -64,3 +64,39 @@ fn scores_land_in_the_store_and_are_cached_per_config() {
         .score;
     assert_eq!(value("chrf++.sacre", &hash(&cf)), Some(want));
 }
+
+/// `--metrics` names reach the right scorer with the right comparison texts: ROUGE against the
+/// source, the first reference and the best reference; Hamming the fewest over the references;
+/// chrF against all references.
+#[test]
+fn catalogue_names_score_what_they_say() {
+    use tstlab::metrics::{hamming, rouge};
+    use tstlab::score::plan::{self, Options};
+    let mut s = demo();
+    let metrics = plan::parse("s-rouge1,r-rouge2,multi-rougeL,multi-rougeLsum,s-hamming,multi-hamming,chrf").unwrap();
+    let report = plan::run(&mut s, &Selection::default(), &metrics, &Options::default(), &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert!(report.absent.is_empty(), "{:?}", report.absent);
+    let total = s.counts().unwrap().outputs as usize;
+    for o in &report.done {
+        assert_eq!(o.computed, total, "{}", o.metric);
+    }
+    let ids: Vec<&str> = report.done.iter().map(|o| o.metric.as_str()).collect();
+    assert_eq!(ids, ["s-rouge1", "r-rouge2", "multi-rougeL", "multi-rougeLsum", "s-hamming", "multi-hamming", "chrf.sacre"]);
+
+    let item = s.find_item("demo-sentiment/negative->positive/1").unwrap();
+    let d = s.item_detail(item).unwrap();
+    assert!(d.references.len() >= 2, "the test needs an item with several references");
+    for out in &d.outputs {
+        let value = |metric: &str| out.scores.iter().find(|x| x.metric == metric).and_then(|x| x.value);
+        let t = out.text.as_str();
+        assert_eq!(value("s-rouge1"), Some(rouge::score(rouge::Kind::N(1), &d.source, t).fmeasure));
+        assert_eq!(value("r-rouge2"), Some(rouge::score(rouge::Kind::N(2), &d.references[0], t).fmeasure));
+        assert_eq!(value("multi-rougeL"), Some(rouge::score_multi(rouge::Kind::L, &d.references, t).fmeasure));
+        assert_eq!(value("multi-rougeLsum"), Some(rouge::score_multi(rouge::Kind::Lsum, &d.references, t).fmeasure));
+        assert_eq!(value("s-hamming"), Some(hamming::token_hamming(t, &d.source) as f64));
+        let fewest = d.references.iter().map(|r| hamming::token_hamming(t, r)).min().unwrap();
+        assert_eq!(value("multi-hamming"), Some(fewest as f64));
+        let want = chrf::sentence_chrf(t, &d.references, &ChrfConfig::chrf()).unwrap().score;
+        assert_eq!(value("chrf.sacre"), Some(want));
+    }
+}

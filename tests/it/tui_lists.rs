@@ -282,3 +282,72 @@ fn clicks_select_rows_panes_and_outputs() {
     render(&mut app, 80, 24);
     assert_eq!(click::<JobsView>(&mut app, 5, 5), None);
 }
+
+/// `x` on Scores opens the menu of every metric `tstlab score` takes (the tstbench ones ticked,
+/// the selected one described); Space ticks, Enter scores the ticked ones as a job, Esc closes;
+/// a click ticks too.
+#[test]
+fn scores_menu_scores_the_ticked_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("store.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    tstlab::demo::build(&mut store).unwrap();
+    let mut app = app_on(store, &path);
+    press(&mut app, KeyCode::Char('7'));
+    press(&mut app, KeyCode::Char('x'));
+    let buf = render(&mut app, 80, 24);
+    insta::assert_snapshot!("lists_scores_menu_80x24", body(&buf));
+    let t = text(&buf);
+    assert!(t.contains("[x] acc") && t.contains("[ ] chrf") && t.contains("follows: TSTBench ACC"), "{t}");
+    let status = row(&buf, 23);
+    assert!(status.contains("tick") && status.contains("start") && status.contains("close"), "{status}");
+    // Keys of the table do nothing while the menu is open (`s` would sort).
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.screen::<Scores>().sort, None);
+    // Untick everything, then tick chrf by key and multi-rougeL by a click.
+    let names: Vec<(&str, bool)> = app.screen::<Scores>().menu.as_ref().unwrap().rows.clone();
+    assert_eq!(names.len(), tstlab::score::catalog::names().count());
+    for (name, on) in &names {
+        if *on || *name == "chrf" {
+            press(&mut app, KeyCode::Char(' '));
+        }
+        press(&mut app, KeyCode::Down);
+    }
+    press(&mut app, KeyCode::Home);
+    for _ in 0..names.iter().position(|n| n.0 == "multi-rougeL").unwrap() {
+        press(&mut app, KeyCode::Down);
+    }
+    let buf2 = render(&mut app, 80, 24);
+    let y = row_of(&buf2, "[ ] multi-rougeL");
+    click::<Scores>(&mut app, row(&buf2, y).find("multi-rougeL").unwrap() as u16, y);
+    assert_eq!(app.screen::<Scores>().menu.as_ref().unwrap().ticked().as_deref(), Some("chrf,multi-rougeL"));
+    press(&mut app, KeyCode::Enter);
+    assert!(app.screen::<Scores>().menu.is_none());
+    let job = app.shared.jobs.list().last().cloned().expect("a job");
+    assert!(job.name.contains("chrf,multi-rougeL"), "{}", job.name);
+    let deadline = std::time::Instant::now() + WAIT;
+    while app.shared.jobs.get(job.id).unwrap().status == Status::Running {
+        assert!(std::time::Instant::now() < deadline);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(app.shared.jobs.get(job.id).unwrap().status, Status::Done);
+    let store = Store::open(&path).unwrap();
+    let n: i64 = store.conn().query_row("SELECT COUNT(*) FROM scores WHERE metric IN ('chrf.sacre', 'multi-rougeL')", [], |r| r.get(0)).unwrap();
+    let dataset = app.screen::<Scores>().dataset.clone().unwrap();
+    let outputs: i64 = store
+        .conn()
+        .query_row(
+            "SELECT COUNT(*) FROM outputs o JOIN items i ON i.id = o.item_id JOIN directions x ON x.id = i.direction_id
+             JOIN datasets d ON d.id = x.dataset_id WHERE d.name = ?1",
+            [&dataset],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(outputs > 0);
+    assert_eq!(n, 2 * outputs, "both metrics on every output of {dataset}");
+    // Esc closes the menu without scoring.
+    press(&mut app, KeyCode::Char('x'));
+    press(&mut app, KeyCode::Esc);
+    assert!(app.screen::<Scores>().menu.is_none());
+    assert_eq!(app.shared.jobs.list().len(), 1);
+}

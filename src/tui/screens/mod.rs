@@ -1,7 +1,7 @@
 //! One module per screen, each a type implementing `screen::Screen`, and [`all`], the list the
 //! app holds. Adding a screen: its file here, its `mod` line, and one line in [`all`]. Keys of
 //! its own (and a tab key) go in the one key table, `keys.rs`, under `Context::Screen(id)`.
-//! `analysis_chart`, `launch` and `regen` are parts of screens, not screens.
+//! `analysis_chart`, `launch`, `regen` and `score_menu` are parts of screens, not screens.
 
 pub mod analysis;
 pub mod analysis_chart;
@@ -14,6 +14,7 @@ pub mod jobs;
 pub mod launch;
 pub mod regen;
 pub mod results;
+pub mod score_menu;
 pub mod scores;
 
 use super::screen::Screen;

@@ -1,8 +1,9 @@
 //! Scores: the result table of a dataset direction in TSTBench's layout (built on the loader
 //! thread), sortable by any column; `B` and `p` choose the BLEU convention and the PPL pooling
 //! (named in the title and the notes); `b` tests every system against a baseline (paired
-//! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` scores the dataset's
-//! `tstbench` metrics as a background job (progress on the Jobs screen), `w` writes the table
+//! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` opens the menu of metrics
+//! (`score_menu`) and scores the ticked ones as a background job (progress on the Jobs screen),
+//! `w` writes the table
 //! as Markdown, LaTeX and CSV. The columns scroll sideways with the selection; the sorted column
 //! stays in view next to the system names. Cells are padded by display width (`crate::text`).
 
@@ -19,6 +20,7 @@ use crate::tui::action::{Action, ScreenId};
 use crate::tui::screen::{Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
+use super::score_menu::ScoreMenu;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -48,6 +50,8 @@ pub struct Scores {
     pub ppl_pooling: Option<PplPooling>,
     /// The header row at the last draw: its place and each shown column's span of cells.
     header: (Rect, Vec<(std::ops::Range<u16>, Column)>),
+    /// The menu of metrics to score (`x`), when open.
+    pub menu: Option<ScoreMenu>,
 }
 
 impl Scores {
@@ -61,14 +65,14 @@ impl Scores {
         self.tables.get(self.direction)
     }
 
-    fn start_scoring(&self, sh: &mut Shared) -> Action {
+    fn start_scoring(&self, names: String, sh: &mut Shared) -> Action {
         let Some(dataset) = self.dataset.clone() else { return Action::Note("no dataset with outputs".into(), true) };
         let path = sh.store_path.clone();
-        let name = format!("score {dataset} tstbench");
+        let name = format!("score {dataset} {}", if names == plan::TSTBENCH { "tstbench" } else { &names });
         let id = sh.jobs.spawn(Kind::Score, name.clone(), move |ctx| {
             let mut store = Store::open(&path)?;
             let sel = Selection { dataset_id: Some(store.dataset_id(&dataset)?), direction_id: None, systems: Vec::new() };
-            let metrics = plan::parse(plan::TSTBENCH)?;
+            let metrics = plan::parse(&names)?;
             let report = plan::run(&mut store, &sel, &metrics, &Options::default(), ctx.cancel_flag(), &mut |e| match e {
                 Event::Start { metric, index, of } => ctx.message(format!("[{}/{of}] {metric}", index + 1)),
                 Event::Progress { progress, .. } => ctx.progress(progress.done as u64, progress.total as u64),
@@ -140,6 +144,23 @@ impl Screen for Scores {
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
+        if let Some(menu) = &mut self.menu {
+            match action {
+                Action::Up => menu.up(),
+                Action::Down => menu.down(),
+                Action::Top | Action::PageUp => menu.selected = 0,
+                Action::Bottom | Action::PageDown => menu.selected = menu.rows.len() - 1,
+                Action::Accept => menu.toggle(),
+                Action::Back => self.menu = None,
+                Action::Submit => {
+                    let Some(names) = menu.ticked() else { return Some(Action::Note("tick a metric first (Space)".into(), true)) };
+                    self.menu = None;
+                    return Some(self.start_scoring(names, sh));
+                }
+                _ => {}
+            }
+            return None;
+        }
         match action {
             Action::Refresh => self.request(sh),
             Action::Left => self.column = (self.column + Column::ALL.len() - 1) % Column::ALL.len(),
@@ -176,7 +197,8 @@ impl Screen for Scores {
                 };
                 self.request(sh);
             }
-            Action::StartScoring => return Some(self.start_scoring(sh)),
+            Action::StartScoring if self.dataset.is_none() => return Some(Action::Note("no dataset with outputs".into(), true)),
+            Action::StartScoring => self.menu = Some(ScoreMenu::default()),
             Action::WriteTable => return Some(self.write()),
             Action::NextBaseline => return Some(self.next_baseline(sh)),
             Action::Up => self.scroll = self.scroll.saturating_sub(1),
@@ -187,8 +209,18 @@ impl Screen for Scores {
         None
     }
 
-    /// A click on a column header selects the column and sorts by it (again: by system).
+    /// The menu's keys while it is open, the table's otherwise.
+    fn mode(&self) -> Option<&'static str> {
+        Some(if self.menu.is_some() { "menu" } else { "table" })
+    }
+
+    /// A click on a column header selects the column and sorts by it (again: by system); in the
+    /// menu, a click on a metric ticks or unticks it.
     fn click(&mut self, column: u16, row: u16, sh: &mut Shared) -> Option<Action> {
+        if let Some(menu) = &mut self.menu {
+            menu.click(column, row);
+            return None;
+        }
         let (area, spans) = &self.header;
         if row != area.y {
             return None;
@@ -356,5 +388,8 @@ impl Screen for Scores {
         f.render_widget(Paragraph::new(notes), foot);
         self.scroll = scroll;
         self.header = header;
+        if let Some(menu) = &mut self.menu {
+            menu.draw(f, inner, self.dataset.as_deref().unwrap_or(""));
+        }
     }
 }

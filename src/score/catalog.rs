@@ -1,0 +1,151 @@
+//! Every per-output metric `tstlab score --metrics` accepts, with a line on what it measures and
+//! the paper or package it follows. `tstlab metric --list`, the `--metrics` parser and the TUI's
+//! score menu all read this one table.
+
+/// A family of metric names that share a description.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Family {
+    /// The names `--metrics` takes (matched ignoring case).
+    pub names: &'static [&'static str],
+    /// What is measured, one line.
+    pub about: &'static str,
+    /// The paper or package whose numbers it reproduces.
+    pub follows: &'static str,
+    /// What it needs beyond the store (a model, an option), empty if nothing.
+    pub needs: &'static str,
+}
+
+/// The families, in the order they are listed.
+pub const FAMILIES: &[Family] = &[
+    Family {
+        names: &["acc"],
+        about: "style strength: 1 when the dataset's style classifier gives the target style, else 0",
+        follows: "TSTBench ACC (its classifier trained on the dataset)",
+        needs: "trains the dataset's n-gram classifier when none is there",
+    },
+    Family {
+        names: &["d-ppl"],
+        about: "fluency: perplexity under a Kneser-Ney n-gram LM of the target style's texts",
+        follows: "TSTBench d-PPL (KenLM, modified Kneser-Ney)",
+        needs: "trains the dataset's n-gram LMs when none are there",
+    },
+    Family {
+        names: &["s-bleu", "r-bleu", "multi-bleu"],
+        about: "content: sentence BLEU against the source (s), the first reference (r), all references (multi)",
+        follows: "sacreBLEU 2.6.0 sentence_bleu; --bleu nltk|tstbench: NLTK 3.10.4 sentence_bleu",
+        needs: "",
+    },
+    Family {
+        names: &["chrf", "chrf++"],
+        about: "content: sentence chrF (character 6-grams) / chrF++ (+ word bigrams) against all references",
+        follows: "sacreBLEU 2.6.0 sentence_chrf",
+        needs: "",
+    },
+    Family {
+        names: &["s-rouge1", "r-rouge1", "multi-rouge1", "s-rouge2", "r-rouge2", "multi-rouge2"],
+        about: "content: ROUGE-N F1 against the source, the first reference, or the best of all references",
+        follows: "Google rouge-score 0.1.2, no stemmer",
+        needs: "",
+    },
+    Family {
+        names: &["s-rougeL", "r-rougeL", "multi-rougeL", "s-rougeLsum", "r-rougeLsum", "multi-rougeLsum"],
+        about: "content: ROUGE-L (longest common subsequence) F1; Lsum joins sentences split at newlines",
+        follows: "Google rouge-score 0.1.2, no stemmer",
+        needs: "",
+    },
+    Family {
+        names: &["s-hamming", "r-hamming", "multi-hamming"],
+        about: "edit size: whitespace tokens differing by position, plus the length difference (multi: the fewest)",
+        follows: "StylePTB's token-level Hamming distance",
+        needs: "",
+    },
+    Family {
+        names: &["s-bert", "r-bert", "multi-bert"],
+        about: "content: BERTScore F1 against the source, the first reference, or the best reference",
+        follows: "bert-score (Zhang et al., 2020), greedy matching, no idf, last layer of --encoder",
+        needs: "the --encoder model (all-MiniLM-L6-v2 by default)",
+    },
+    Family {
+        names: &["s-sbert", "r-sbert", "multi-sbert"],
+        about: "content: cosine of mean-pooled sentence embeddings (multi: the highest over the references)",
+        follows: "sentence-transformers mean pooling, L2-normalized",
+        needs: "the --encoder model (all-MiniLM-L6-v2 by default)",
+    },
+    Family {
+        names: &["g-ppl"],
+        about: "fluency: perplexity of the output under a causal LM",
+        follows: "TSTBench / llm-tst-code g-PPL (GPT-2 there)",
+        needs: "the --model LM (SmolLM2 by default) or --endpoint",
+    },
+    Family {
+        names: &["nll-app"],
+        about: "appropriateness: mean NLL of the output after its dialogue context",
+        follows: "LMStyle benchmark NLL appropriateness",
+        needs: "the --model LM; items with a dialogue context",
+    },
+    Family {
+        names: &["cola"],
+        about: "fluency: 1 when a CoLA-trained classifier finds the output acceptable, else 0",
+        follows: "TSTBench CoLA column",
+        needs: "--cola-model DIR (a Hugging Face classifier folder trained on CoLA)",
+    },
+    Family {
+        names: &["judge-content", "judge-style", "judge-fluency", "judge-overall"],
+        about: "an LLM's 0-100 score of one aspect (overall: all three), raw reply stored",
+        follows: "eval-formality-transfer's content prompt; the others analogues (assets/judge/)",
+        needs: "the --model LM or --endpoint",
+    },
+];
+
+/// Named groups of metrics.
+pub const GROUPS: &[(&str, &str)] = &[
+    ("tstbench", TSTBENCH),
+    ("judge", "judge-content,judge-style,judge-fluency,judge-overall"),
+    ("all", "tstbench,g-ppl,judge"),
+];
+
+/// TSTBench's per-output inputs: ACC, the BLEU family (the table computes corpus BLEU from the
+/// texts; these are the sentence-level values for item views and plots), BERTScore and d-PPL
+/// (TSTBench's n-gram LM). g-PPL is in `all`.
+pub const TSTBENCH: &str = "acc,s-bleu,r-bleu,multi-bleu,d-ppl,s-bert,r-bert,multi-bert";
+
+/// Every name, in catalogue order.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    FAMILIES.iter().flat_map(|f| f.names.iter().copied())
+}
+
+/// The family a name (any case) belongs to.
+pub fn family_of(name: &str) -> Option<&'static Family> {
+    FAMILIES.iter().find(|f| f.names.iter().any(|n| n.eq_ignore_ascii_case(name)))
+}
+
+/// The name as the catalogue spells it.
+pub fn canonical(name: &str) -> Option<&'static str> {
+    names().find(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Metrics tstlab computes only from whole files or tables, not per stored output, and those
+/// it does not compute at all: said in `metric --list` so a user does not look for them.
+pub const ELSEWHERE: &[(&str, &str)] = &[
+    ("corpus s-/r-/multi-BLEU, G2, Joint, t-PPL", "tstlab table (from the stored texts and scores)"),
+    ("BLEU, chrF, ROUGE of text files", "tstlab metric bleu | chrf | rouge"),
+    ("BLEU-1..4 (nlg-eval), g-BLEU (llm-tst-code), METEOR, CIDEr-D", "not offered by tstlab yet: import them from a file"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_groups_named() {
+        let all: Vec<&str> = names().collect();
+        for (i, n) in all.iter().enumerate() {
+            assert!(!all[..i].iter().any(|m| m.eq_ignore_ascii_case(n)), "{n} twice");
+        }
+        for (g, _) in GROUPS {
+            assert!(canonical(g).is_none(), "group {g} shadows a metric");
+        }
+        assert_eq!(canonical("MULTI-ROUGEL"), Some("multi-rougeL"));
+        assert_eq!(family_of("chrf++").unwrap().follows, "sacreBLEU 2.6.0 sentence_chrf");
+    }
+}
