@@ -44,6 +44,14 @@ pub struct ScoreArgs {
     /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
     #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
+    /// BERTScore's layer of --encoder, counted as bert_score's num_layers (0 = the embeddings,
+    /// N = the output of the N-th transformer layer; default: the last).
+    #[arg(long, value_name = "N")]
+    pub bertscore_layer: Option<usize>,
+    /// BERTScore with idf weights (bert_score's `idf=True`), over the texts the outputs are
+    /// compared with: each item's source, first reference or every reference, once.
+    #[arg(long)]
+    pub idf: bool,
     /// CoLA classifier for `cola`: a Hugging Face sequence-classification folder trained on CoLA.
     #[arg(long, value_name = "DIR")]
     pub cola_model: Option<std::path::PathBuf>,
@@ -76,6 +84,8 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         encoder: args.encoder,
         bleu: Convention::parse(&args.bleu)?,
         shard: args.shard,
+        bert_layer: args.bertscore_layer,
+        idf: args.idf,
         cola: args.cola_model,
         cola_acceptable: args.cola_acceptable,
     };

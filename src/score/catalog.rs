@@ -60,10 +60,10 @@ pub const FAMILIES: &[Family] = &[
         needs: "",
     },
     Family {
-        names: &["s-bert", "r-bert", "multi-bert"],
-        about: "content: BERTScore F1 against the source, the first reference, or the best reference",
-        follows: "bert-score (Zhang et al., 2020), greedy matching, no idf, last layer of --encoder",
-        needs: "the --encoder model (all-MiniLM-L6-v2 by default)",
+        names: &["s-bert", "r-bert", "multi-bert", "s-bert-p", "r-bert-p", "multi-bert-p", "s-bert-r", "r-bert-r", "multi-bert-r"],
+        about: "content: BERTScore F1 (-p precision, -r recall) against the source, the first reference, or the best reference (by F1)",
+        follows: "bert-score (Zhang et al., 2020): greedy cosine matching, no baseline rescaling",
+        needs: "the --encoder model (all-MiniLM-L6-v2 by default); --bertscore-layer N (default: its last), --idf",
     },
     Family {
         names: &["s-sbert", "r-sbert", "multi-sbert"],

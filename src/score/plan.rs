@@ -6,7 +6,7 @@
 //! Kneser-Ney LMs take seconds) and says so.
 
 use super::{Outcome, Progress, Scorer, Selection, catalog};
-use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component, SbertScorer};
+use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component, Idf, SbertScorer};
 use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
@@ -38,7 +38,7 @@ pub enum Metric {
     Chrf { plus: bool },
     Rouge(Against, rouge::Kind),
     Hamming(Against),
-    Bert(bertscore::Against),
+    Bert(bertscore::Against, Component),
     Sbert(bertscore::Against),
     GPpl,
     NllApp,
@@ -64,7 +64,11 @@ impl Metric {
             Metric::Chrf { plus } => if plus { "chrf++" } else { "chrf" }.into(),
             Metric::Rouge(a, k) => format!("{}-{}", a.prefix(), k.name()),
             Metric::Hamming(a) => format!("{}-hamming", a.prefix()),
-            Metric::Bert(a) => format!("{}-bert", a.prefix()),
+            Metric::Bert(a, c) => format!("{}-bert{}", a.prefix(), match c {
+                Component::F1 => "",
+                Component::P => "-p",
+                Component::R => "-r",
+            }),
             Metric::Sbert(a) => format!("{}-sbert", a.prefix()),
             Metric::Acc => "acc".into(),
             Metric::DPpl => "d-ppl".into(),
@@ -99,7 +103,9 @@ impl Metric {
             ("chrf", _) => Metric::Chrf { plus: false },
             ("chrf++", _) => Metric::Chrf { plus: true },
             (_, Some(a)) if rest == "bleu" => Metric::Bleu(a),
-            (_, Some(a)) if rest == "bert" => Metric::Bert(bert(a)),
+            (_, Some(a)) if rest == "bert" => Metric::Bert(bert(a), Component::F1),
+            (_, Some(a)) if rest == "bert-p" => Metric::Bert(bert(a), Component::P),
+            (_, Some(a)) if rest == "bert-r" => Metric::Bert(bert(a), Component::R),
             (_, Some(a)) if rest == "sbert" => Metric::Sbert(bert(a)),
             (_, Some(a)) if rest == "hamming" => Metric::Hamming(a),
             (_, Some(a)) => Metric::Rouge(a, rouge::Kind::parse(rest)?),
@@ -146,6 +152,10 @@ pub struct Options {
     pub bleu: Convention,
     /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
     pub shard: Option<crate::store::Shard>,
+    /// BERTScore's layer (default: the encoder's last) and whether tokens weigh their idf over
+    /// the texts compared with ([`idf_corpus`]).
+    pub bert_layer: Option<usize>,
+    pub idf: bool,
     /// The CoLA classifier folder of `cola`, and the class that means acceptable (by name or
     /// number; default: the class named "acceptable").
     pub cola: Option<PathBuf>,
@@ -154,7 +164,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None, cola: None, cola_acceptable: None }
+        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None, bert_layer: None, idf: false, cola: None, cola_acceptable: None }
     }
 }
 
@@ -254,6 +264,30 @@ pub fn contexts(store: &Store, sel: &Selection) -> crate::store::Result<std::col
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The documents of BERTScore's idf: the texts the selection's outputs are compared with, each
+/// item's once (its source, or its first or every reference), over every item with an output.
+/// As bert_score computes idf over the references of the call, this is its idf when one
+/// direction is scored; a shard uses the whole selection's, so parts agree.
+pub fn idf_corpus(store: &Store, sel: &Selection, against: bertscore::Against) -> crate::store::Result<Vec<String>> {
+    let mut st = store.conn().prepare(
+        "SELECT i.id, i.source FROM items i JOIN directions x ON x.id = i.direction_id
+         WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR x.id = ?2)
+           AND EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id)
+         ORDER BY x.id, i.idx",
+    )?;
+    let items: Vec<(i64, String)> = st.query_map(rusqlite::params![sel.dataset_id, sel.direction_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut refs = store.conn().prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+    let mut docs = Vec::new();
+    for (id, source) in items {
+        match against {
+            bertscore::Against::Source => docs.push(source),
+            bertscore::Against::Reference => docs.extend(refs.query_map([id], |r| r.get(0))?.take(1).collect::<Result<Vec<String>, _>>()?),
+            bertscore::Against::References => docs.extend(refs.query_map([id], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?),
+        }
+    }
+    Ok(docs)
+}
+
 /// A dataset's name from its id.
 fn dataset_name(store: &Store, sel: &Selection) -> anyhow::Result<String> {
     let id = sel.dataset_id.ok_or_else(|| anyhow::anyhow!("ACC and d-PPL need a dataset"))?;
@@ -332,12 +366,18 @@ pub fn build(
             };
             Box::new(ColaScorer::new(classifier, opts.cola_acceptable.as_deref())?)
         }
-        Metric::Bert(a) => {
+        Metric::Bert(a, component) => {
             let enc = match loaded.encoder(opts) {
                 Ok(e) => e,
                 Err(e) => return Ok(Err(e)),
             };
-            Box::new(BertScoreScorer { bertscore: BertScore::new(enc, None)?, against: a, component: Component::F1 })
+            let mut bertscore = BertScore::new(enc.clone(), opts.bert_layer)?;
+            if opts.idf {
+                let docs = idf_corpus(store, sel, a)?;
+                let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+                bertscore = bertscore.with_idf(Idf::from_texts(&enc, &docs)?);
+            }
+            Box::new(BertScoreScorer { bertscore, against: a, component })
         }
         Metric::GPpl | Metric::NllApp | Metric::Judge(_) if opts.endpoint.is_some() => {
             let settings = opts.endpoint.as_ref().expect("matched");
@@ -481,6 +521,7 @@ mod tests {
         }
         assert_eq!(parse("multi-rougel").unwrap()[0], Metric::Rouge(Against::AllReferences, rouge::Kind::L));
         assert_eq!(parse("chrf++,s-sbert").unwrap(), vec![Metric::Chrf { plus: true }, Metric::Sbert(bertscore::Against::Source)]);
+        assert_eq!(parse("multi-bert-r").unwrap(), vec![Metric::Bert(bertscore::Against::References, Component::R)]);
         assert_eq!(parse("rouge3"), Err(PlanError::Unknown("rouge3".into())));
         assert_eq!(parse("bleu"), Err(PlanError::Unknown("bleu".into())));
         assert_eq!(parse("judge-x"), Err(PlanError::Unknown("judge-x".into())));

@@ -100,3 +100,46 @@ fn catalogue_names_score_what_they_say() {
         assert_eq!(value("chrf.sacre"), Some(want));
     }
 }
+
+/// `multi-bert-p` with `--bertscore-layer 3 --idf` stores the library's BERTScore precision at
+/// that layer with idf over every item's references; F1 without idf differs from it.
+#[test]
+fn bertscore_layer_idf_and_component_reach_the_store() {
+    use tstlab::metrics::bertscore::{BertScore, Idf};
+    use tstlab::models::bert::BertEncoder;
+    use tstlab::score::plan::{self, Options};
+    let dir = tstlab::paths::models_dir().join("all-minilm-l6-v2");
+    if !dir.join("model.safetensors").is_file() {
+        eprintln!("SKIPPED: no model at {} (tstlab models install all-minilm-l6-v2)", dir.display());
+        return;
+    }
+    let mut s = demo();
+    let sel = Selection { dataset_id: Some(s.dataset_id("demo-sentiment").unwrap()), direction_id: None, systems: Vec::new() };
+    let opts = Options { encoder: dir.display().to_string(), bert_layer: Some(3), idf: true, ..Options::default() };
+    let metrics = plan::parse("multi-bert-p").unwrap();
+    let report = plan::run(&mut s, &sel, &metrics, &opts, &AtomicBool::new(false), &mut |_| {}).unwrap();
+    assert!(report.absent.is_empty(), "{:?}", report.absent);
+    assert_eq!(report.done[0].metric, "multi-bert-p");
+
+    let enc = std::sync::Arc::new(BertEncoder::load(&dir).unwrap());
+    let docs = plan::idf_corpus(&s, &sel, tstlab::metrics::bertscore::Against::References).unwrap();
+    let items: i64 = s
+        .conn()
+        .query_row("SELECT COUNT(*) FROM refs r JOIN items i ON i.id = r.item_id JOIN directions x ON x.id = i.direction_id
+                    WHERE x.dataset_id = ?1 AND EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id)", [sel.dataset_id], |r| r.get(0))
+        .unwrap();
+    assert_eq!(docs.len() as i64, items, "every reference of every item with an output, once");
+    let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
+    let bs = BertScore::new(enc.clone(), Some(3)).unwrap().with_idf(Idf::from_texts(&enc, &docs).unwrap());
+    let plain = BertScore::new(enc, None).unwrap();
+    let item = s.find_item("demo-sentiment/negative->positive/1").unwrap();
+    let d = s.item_detail(item).unwrap();
+    let refs: Vec<&str> = d.references.iter().map(String::as_str).collect();
+    for out in &d.outputs {
+        let stored = out.scores.iter().find(|x| x.metric == "multi-bert-p").and_then(|x| x.value).unwrap();
+        let want = bs.score_multi(&[out.text.as_str()], &[refs.clone()]).unwrap()[0].unwrap().p;
+        assert!((stored - want).abs() < 1e-9, "{stored} vs {want}");
+        let other = plain.score_multi(&[out.text.as_str()], &[refs.clone()]).unwrap()[0].unwrap().p;
+        assert!((stored - other).abs() > 1e-6, "layer 3 with idf differs from the last layer without");
+    }
+}
