@@ -103,6 +103,8 @@ pub enum Action {
     OpenResults(String),
     /// Results of the selected campaign.
     ViewResults,
+    /// Results: scroll wide tables sideways by this many columns.
+    Sideways(i32),
     /// Ranking: move the selected output up (better) / down (worse).
     RankUp,
     RankDown,

@@ -143,6 +143,8 @@ const SCALES: &[&str] = &["likert", "slider"];
 // The Scores screen's modes.
 const TABLE: &[&str] = &["table"];
 const MENU: &[&str] = &["menu"];
+// The results screen's mode while a table is wider than the screen.
+const WIDE: &[&str] = &["wide"];
 
 /// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
 /// keys that work only in some modes of the screen.
@@ -239,6 +241,7 @@ pub static BINDINGS: &[Binding] = &[
     bind!(IMPORT, [k(K::Tab)], Action::NextPane, "next field: format, path, dataset", "next field"),
     bind!(CAMPAIGNS, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
     bind!(CAMPAIGNS, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
+    bind!(CAMPAIGNS, [c('s')], Action::CycleSort, "sort the campaigns by the next column (or click a header)", "sort"),
     bind!(ANNOTATE => RANK, [c('K'), c('+')], Action::RankUp, "move the selected output up (better)", "better"),
     bind!(ANNOTATE => RANK, [c('J'), c('-')], Action::RankDown, "move the selected output down (worse)", "worse"),
     bind!(ANNOTATE => RANK, [c('=')], Action::Tie, "tie the selected output with the one above (again: untie)", "tie"),
@@ -265,6 +268,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANNOTATE, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
     bind!(RESULTS, [k(K::Tab), k(K::Right), c('l')], Action::NextPane, "next section", "section"),
     bind!(RESULTS, [k(K::Left), c('h')], Action::Left, "previous section"),
+    bind!(RESULTS => WIDE, [c('>'), c('.')], Action::Sideways(8), "more columns of the tables wider than the screen", "columns"),
+    bind!(RESULTS => WIDE, [c('<'), c(',')], Action::Sideways(-8), "back towards the tables' first columns"),
     bind!(RESULTS, [k(K::Esc)], Action::Go(ScreenId::CAMPAIGNS), "back to Campaigns", "back"),
     bind!(Launch, [k(K::Up), c('k')], Action::Up, "previous field"),
     bind!(Launch, [k(K::Down), c('j'), k(K::Tab)], Action::Down, "next field"),

@@ -270,8 +270,12 @@ fn campaigns_screen_opens_a_queue_and_results() {
     assert_eq!(app.shown(), ScreenId::CAMPAIGNS);
     let t = screen(&mut app, 130, 20);
     assert!(t.contains("1 Browse") && t.contains("5 Campaigns"), "{t}");
-    assert!(t.contains("tiny · rank · 8+1 items · 4 sys · 2 annotator(s)"), "{t}");
-    assert!(t.contains("real 8/8"), "{t}");
+    // The campaigns table: name, dataset, mode, items, systems, annotators, real items judged.
+    let row = t.lines().find(|l| l.contains("▶ t ")).unwrap_or_else(|| panic!("{t}"));
+    let cells: Vec<&str> = row.split(['│', '┃']).nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(cells, ["▶", "t", "tiny", "rank", "8+1", "4", "2", "16/16"], "{t}");
+    assert!(t.contains("t · tiny · rank · 8 real + 1 training item(s) · 4 system(s) · 2"), "{t}");
+    assert!(t.lines().any(|l| l.contains("│a ") && l.contains("1/1") && l.contains("8/8")), "{t}");
     press(&mut app, KeyCode::Enter);
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Enter);

@@ -48,6 +48,8 @@ mod trust;
 mod tui;
 mod tui_analysis;
 mod tui_annot;
+mod tui_camp;
+mod tui_mouse_pty;
 mod tui_lists;
 mod tui_frame;
 mod tui_snapshots;

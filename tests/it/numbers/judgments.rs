@@ -558,9 +558,10 @@ fn the_tui_lists_an_imported_campaign_read_only_and_shows_its_results() {
         (0..buf.area.height).map(|y| (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect::<String>() + "\n").collect::<String>()
     };
     let text = screen(&mut app, &[KeyCode::Char('5')]);
-    assert!(text.contains("gyafc-fr:eval-formality-transfer") && text.contains("imported (eval-formality), read-only"), "{text}");
-    assert!(text.contains("80 item(s) judged, 80 with every system and aspect"), "{text}");
+    assert!(text.contains("gyafc-fr:eval-formality-transfer") && text.contains("read-only: imported (eval-formality) from"), "{text}");
+    assert!(text.lines().any(|l| l.contains("gyafc-fr:eval-formality-transfer") && l.contains("imported")), "{text}");
     let text = screen(&mut app, &[KeyCode::Right, KeyCode::Enter]);
+    assert!(text.contains("annotator human_1 · 80 item(s) judged, 80 with every system and aspect"), "{text}");
     assert!(text.contains("is read-only: its judgments were imported from eval-formality files"), "{text}");
     let text = screen(&mut app, &[KeyCode::Char('v')]);
     assert!(text.contains("Results · gyafc-fr:eval-formality-transfer") && text.contains("Average rank per system"), "{text}");

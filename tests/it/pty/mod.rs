@@ -113,6 +113,22 @@ impl Pty {
         self.screen.lock().unwrap().screen().contents()
     }
 
+    /// The output so far as it came, escape sequences and all.
+    pub fn raw(&self) -> Vec<u8> {
+        self.output.lock().unwrap().clone()
+    }
+
+    /// The mouse reporting the program has turned on (none when it has turned it off).
+    pub fn mouse(&self) -> (vt100::MouseProtocolMode, vt100::MouseProtocolEncoding) {
+        let p = self.screen.lock().unwrap();
+        (p.screen().mouse_protocol_mode(), p.screen().mouse_protocol_encoding())
+    }
+
+    /// Whether the program shows the alternate screen.
+    pub fn alternate(&self) -> bool {
+        self.screen.lock().unwrap().screen().alternate_screen()
+    }
+
     /// Waits until the output so far contains `what` (it may have scrolled off since).
     pub fn wait_for(&self, what: &str) {
         self.wait_for_since(0, what);

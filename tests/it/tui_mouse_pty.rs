@@ -1,0 +1,102 @@
+//! The real `tstlab` binary in an 80x24 pseudo-terminal, driven by the bytes a terminal sends
+//! for the mouse (SGR: `ESC [ < button ; column ; row M` on press, `m` on release, 64/65 the
+//! wheel): a click on a tab switches screens, a click on a row selects it, the wheel moves the
+//! selection, a click on a header sorts; on quit, mouse reporting is turned off again.
+#![cfg(unix)]
+
+use crate::pty::Pty;
+use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
+use tstlab::store::Store;
+use vt100::{MouseProtocolEncoding, MouseProtocolMode};
+
+const LONG: &str = "formality-likert-pilot-with-a-very-long-descriptive-name-2026";
+
+/// The demo dataset's two directions.
+fn directions(dataset: &str) -> Vec<String> {
+    let d = if dataset == "demo-formality" { ["informal->formal", "formal->informal"] } else { ["negative->positive", "positive->negative"] };
+    d.map(String::from).into()
+}
+
+fn create(store: &mut Store, name: &str, dataset: &str, mode: Mode) {
+    let def = Definition {
+        dataset: dataset.into(),
+        mode,
+        directions: directions(dataset),
+        systems: vec!["copy".into(), "lexicon-swap".into()],
+        human_reference: false,
+        aspects: vec!["strength".into(), "content".into()],
+        per_direction: 3,
+        training_per_direction: 1,
+        repeats: 0.0,
+        seed: 1,
+        show_reference: true,
+    };
+    campaign::create(store, &NewCampaign { name: name.into(), def, annotators: vec!["A".into()] }).unwrap();
+}
+
+/// The 1-based (column, row) of the first place the screen shows `what`, as SGR counts.
+fn at(pty: &Pty, what: &str) -> (usize, usize) {
+    for (y, line) in pty.screen().lines().enumerate() {
+        if let Some(i) = line.find(what) {
+            return (line[..i].chars().count() + 1, y + 1);
+        }
+    }
+    panic!("{what:?} not on the screen:\n{}", pty.screen());
+}
+
+/// A left click (press and release) at 1-based (column, row).
+fn click(pty: &mut Pty, (x, y): (usize, usize)) {
+    pty.send(&format!("\x1b[<0;{x};{y}M\x1b[<0;{x};{y}m"));
+}
+
+#[test]
+fn sgr_mouse_bytes_switch_tabs_select_rows_and_capture_ends_on_quit() {
+    if std::env::var("TSTLAB_NO_MOUSE").is_ok_and(|v| !v.is_empty() && v != "0") {
+        eprintln!("skipped: TSTLAB_NO_MOUSE is set, the TUI starts without mouse capture");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    {
+        let mut store = Store::open(&path).unwrap();
+        tstlab::demo::build(&mut store).unwrap();
+        create(&mut store, "duel", "demo-sentiment", Mode::Rank);
+        create(&mut store, LONG, "demo-formality", Mode::Likert);
+    }
+    let mut pty = Pty::spawn(&path, dir.path(), &[], 80, 24);
+    pty.wait_screen("Datasets (2)");
+    let raw = String::from_utf8_lossy(&pty.raw()).into_owned();
+    assert!(raw.contains("\x1b[?1000h") && raw.contains("\x1b[?1006h"), "mouse capture was not turned on");
+    let (mode, encoding) = pty.mouse();
+    assert!(mode != MouseProtocolMode::None && encoding == MouseProtocolEncoding::Sgr, "{mode:?} {encoding:?}");
+
+    // A click on the tab shows Campaigns.
+    let tab = at(&pty, "5 Campaigns");
+    click(&mut pty, (tab.0 + 2, tab.1));
+    pty.wait_screen("Campaigns (2)");
+    // A click on a row selects it: the details show its name in full.
+    let row = at(&pty, "formality-likert");
+    click(&mut pty, row);
+    pty.wait_screen(LONG);
+    // The wheel moves the selection up.
+    pty.send(&format!("\x1b[<64;{};{}M", row.0, row.1));
+    pty.wait_screen("duel · demo-sentiment · rank");
+    // A click on a column header sorts by it.
+    let judged = at(&pty, "judged");
+    click(&mut pty, judged);
+    pty.wait_screen("sorted by judged");
+    // The tab bar again: Browse.
+    let tab = at(&pty, "1 Browse");
+    click(&mut pty, (tab.0 + 2, tab.1));
+    pty.wait_screen("Datasets (2)");
+
+    let mark = pty.mark();
+    pty.send("q");
+    let status = pty.wait_exit();
+    assert!(status.success(), "{status:?}");
+    let raw = pty.raw();
+    let after = String::from_utf8_lossy(&raw[mark..]);
+    assert!(after.contains("\x1b[?1000l") && after.contains("\x1b[?1006l"), "mouse capture left on: {after:?}");
+    assert_eq!(pty.mouse(), (MouseProtocolMode::None, MouseProtocolEncoding::Default));
+    assert!(!pty.alternate(), "the alternate screen was left");
+}
