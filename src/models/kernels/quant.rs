@@ -25,7 +25,10 @@ use rayon::prelude::*;
 
 /// Up to this many rows a [`super::matmul::Linear`] with quantized blocks uses them; above, the
 /// f16 panels. Measured on the 2-core development machine (SmolLM2-135M Q4_1, `tstlab bench
-/// transfer`): see the module header of `llama.rs` and the kernels benchmark.
+/// transfer --batch 4`, 2026-11-25, load 4-6): 5.72 sentences/s with 4, 3.80 with 2, 3.26 with
+/// the f16 panels only; at `--batch 8`, 4 and 8 were within the noise (3.8-5.0 both), and
+/// `cargo bench --bench kernels -- quant` has the f16 panels ahead from 4 rows on the layers'
+/// shapes when their weights stay in the cache (not so in a whole forward pass).
 pub const MAX_ROWS: usize = 4;
 
 /// Rows one pass over the weights serves (the kernels keep one accumulator per row).
@@ -409,9 +412,13 @@ mod x86 {
         let q41 = w.ty == QuantType::Q4_1;
         for (jj, o) in out.chunks_exact_mut(M).enumerate() {
             let j = j0 + jj;
-            let mut acc = [_mm512_setzero_ps(); M];
-            let mut accm = [_mm_setzero_ps(); M];
-            for p in 0..pairs {
+            // Four accumulators per row (block parity, pair parity) and two for the Q4_1
+            // offsets, so that no chain of dependent adds limits a row.
+            let mut acc = [[_mm512_setzero_ps(); 4]; M];
+            let mut accm = [[_mm_setzero_ps(); 2]; M];
+            let mut p = 0;
+            while p < pairs {
+                let u = p & 1;
                 let wp = j * pairs + p;
                 // The weights stream from memory once per call: ask for them a few pairs ahead.
                 _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((wp + PREFETCH) * pb) as *const i8);
@@ -439,20 +446,24 @@ mod x86 {
                         let i1 = _mm512_dpwssd_epi32(_mm512_setzero_si512(), w1, x1);
                         let dx = _mm_castpd_ps(_mm_load_sd(xq.d.as_ptr().add(xp * 2) as *const f64));
                         let sc = _mm_mul_ps(dw, dx);
-                        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i0), _mm512_broadcastss_ps(sc), acc[r]);
-                        acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i1), _mm512_broadcastss_ps(_mm_movehdup_ps(sc)), acc[r]);
+                        let a = &mut acc[r];
+                        a[2 * u] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i0), _mm512_broadcastss_ps(sc), a[2 * u]);
+                        a[2 * u + 1] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(i1), _mm512_broadcastss_ps(_mm_movehdup_ps(sc)), a[2 * u + 1]);
                         if q41 {
                             let sx = _mm_castpd_ps(_mm_load_sd(xq.s.as_ptr().add(xp * 2) as *const f64));
-                            accm[r] = _mm_fmadd_ps(mw, sx, accm[r]);
+                            accm[r][u] = _mm_fmadd_ps(mw, sx, accm[r][u]);
                         }
                     }
                 }
+                p += 1;
             }
             for r in 0..M {
                 let mut lanes = [0f32; 4];
+                let a = &acc[r];
                 // SAFETY: four f32 lanes into four floats.
-                unsafe { _mm_storeu_ps(lanes.as_mut_ptr(), accm[r]) };
-                o[r] = _mm512_reduce_add_ps(acc[r]) + (lanes[0] + lanes[1]);
+                unsafe { _mm_storeu_ps(lanes.as_mut_ptr(), _mm_add_ps(accm[r][0], accm[r][1])) };
+                let sum = _mm512_add_ps(_mm512_add_ps(a[0], a[1]), _mm512_add_ps(a[2], a[3]));
+                o[r] = _mm512_reduce_add_ps(sum) + (lanes[0] + lanes[1]);
             }
         }
     }
