@@ -4,11 +4,13 @@
 //! 12 heads, 3072). Prints milliseconds per call (median of interleaved samples) and candle's
 //! time over the kernel's (above 1: the kernel is faster). Speed is measured here, never
 //! asserted. `cargo bench --bench kernels -- FILTER` runs the rows whose name holds FILTER.
+//! The quantized few-row matmul is timed against the packed f16 one instead (`quant` rows).
 
 use candle_core::{D, Device, Tensor};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tstlab::models::kernels::{self, activation, attention, layout, matmul, norm};
+use candle_core::quantized::{GgmlDType, QTensor};
+use tstlab::models::kernels::{self, activation, attention, layout, matmul, norm, quant};
 
 /// Samples per side; each sample repeats the call for about [`SAMPLE`].
 const SAMPLES: usize = 7;
@@ -71,6 +73,22 @@ fn main() {
     println!("{:<16} {:<26} {:>10} {:>10} {:>8}  candle peer", "kernel", "shape", "tstlab ms", "candle ms", "ratio");
 
     if kernels::avx512() {
+        // Few-row linear layers: the quantized blocks (Q4_1, the head Q8_0 as SmolLM2's GGUF has
+        // them) against the packed f16 panels; where the ratio falls below 1 is the threshold
+        // `kernels::quant::MAX_ROWS`.
+        println!("{:<16} {:<26} {:>10} {:>10} {:>8}  peer", "kernel", "shape", "quant ms", "f16 ms", "ratio");
+        for (what, n, k, ty) in [("qkv", 960, 576, GgmlDType::Q4_1), ("gate_up", 3072, 576, GgmlDType::Q4_1), ("down", 576, 1536, GgmlDType::Q4_1), ("lm_head", 49152, 576, GgmlDType::Q8_0)] {
+            let w = tensor(n * k, 1, &[n, k]);
+            let packed = matmul::PackedMatrix::from_tensor(&w).unwrap();
+            let blocks = QTensor::quantize(&w, ty).unwrap();
+            let qt = quant::QuantType::from_ggml(ty).unwrap();
+            let q = quant::QuantMatrix::from_blocks(qt, n, k, &blocks.data().unwrap()).unwrap();
+            for m in [1, 2, 4, 6, 8] {
+                let xv = kernels::test_values(m * k, 2);
+                b.row(&format!("quant {what}"), &format!("[{m},{k}]x[{k},{n}] {qt:?}"), "packed f16", || drop(q.matmul(&xv, m)), || drop(packed.matmul(&xv, m)));
+            }
+        }
+        println!("{:<16} {:<26} {:>10} {:>10} {:>8}  candle peer", "kernel", "shape", "tstlab ms", "candle ms", "ratio");
         // Linear layers: the packed f16 matmul vs candle's gemm in the better of its two layouts.
         for (what, n, k) in [("qkv", 960, 576), ("gate_up", 3072, 576), ("down", 576, 1536), ("lm_head", 49152, 576)] {
             let w = tensor(n * k, 1, &[n, k]);

@@ -375,6 +375,10 @@ impl Generator {
     pub fn model(&self) -> &Llama {
         &self.model
     }
+    /// The model, to change how it computes (e.g. [`Llama::set_quant_rows`]).
+    pub fn model_mut(&mut self) -> &mut Llama {
+        &mut self.model
+    }
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
     }

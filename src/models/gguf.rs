@@ -5,6 +5,7 @@
 //! header or a tensor runs past the end of the file), unsupported architecture. Nothing here
 //! panics on a bad file.
 
+use super::kernels::quant::{self, QuantMatrix, QuantType};
 use super::llama::{Llama, LlamaConfig};
 use super::{ModelError, Result};
 use candle_core::quantized::gguf_file::{Content, Value};
@@ -160,6 +161,26 @@ impl GgufFile {
         Ok(q.dequantize(device)?)
     }
 
+    /// A 2-D tensor's blocks as stored, if [`quant`] has a kernel for their type (`None`
+    /// otherwise).
+    pub fn quant_blocks(&mut self, name: &str) -> Result<Option<QuantMatrix>> {
+        let Some(info) = self.content.tensor_infos.get(name) else {
+            return Err(self.invalid(format!("tensor {name} is missing")));
+        };
+        let (Some(ty), &[n, k]) = (QuantType::from_ggml(info.ggml_dtype), info.shape.dims()) else {
+            return Ok(None);
+        };
+        if !k.is_multiple_of(quant::BLOCK) {
+            return Err(self.invalid(format!("tensor {name}: rows of {k} values do not fill blocks of {}", quant::BLOCK)));
+        }
+        let start = self.content.tensor_data_offset + info.offset;
+        let mut bytes = vec![0u8; n * k / quant::BLOCK * ty.block_bytes()];
+        let path = self.path.clone();
+        self.reader.seek(SeekFrom::Start(start)).map_err(|e| ModelError::Io { path: path.clone(), source: e })?;
+        self.reader.read_exact(&mut bytes).map_err(|e| ModelError::Io { path, source: e })?;
+        QuantMatrix::from_blocks(ty, n, k, &bytes).map(Some).map_err(|e| self.invalid(format!("tensor {name}: {e}")))
+    }
+
     /// The model configuration of a supported llama-family GGUF.
     pub fn llama_config(&self) -> Result<LlamaConfig> {
         let arch = self.architecture()?;
@@ -219,8 +240,17 @@ impl GgufFile {
     pub fn load_llama(&mut self, device: &Device) -> Result<Llama> {
         let cfg = self.llama_config()?;
         let mut t = HashMap::new();
+        let mut quant = HashMap::new();
+        // The quantized blocks are kept for the CPU's few-row kernel, unless it is turned off.
+        let keep = device.is_cpu() && quant::max_rows() > 0;
         let mut put = |me: &mut Self, gguf: &str, hf: String| -> Result<()> {
             let x = me.tensor_f32(gguf, device)?;
+            if keep
+                && x.rank() == 2
+                && let Some(q) = me.quant_blocks(gguf)?
+            {
+                quant.insert(hf.clone(), q);
+            }
             t.insert(hf, x);
             Ok(())
         };
@@ -252,7 +282,7 @@ impl GgufFile {
             }
         }
         let path = self.path.clone();
-        Llama::from_tensors(cfg, t, device).map_err(|e| match e {
+        Llama::from_tensors_quant(cfg, t, quant, device).map_err(|e| match e {
             ModelError::Params(detail) => ModelError::Invalid { path, detail },
             e => e,
         })

@@ -2,7 +2,9 @@
 //!
 //! Built for batched generation on a CPU where dense matmuls are an order of magnitude faster
 //! than quantized ones: weights are dequantized at load, q/k/v and gate/up are fused into one
-//! matmul each. This file says what the architecture computes; how (the AVX-512 packed matmul,
+//! matmul each. A GGUF model's linear layers keep the file's quantized blocks as well (where
+//! [`quant`] has a kernel for them): steps of a few tokens (batch-1 decode), bound by reading
+//! the weights, multiply with those (see [`kernels::quant::MAX_ROWS`] for the threshold). This file says what the architecture computes; how (the AVX-512 packed matmul,
 //! the attention, the MLP gate and the padded layout moves, or candle's ops where those do not
 //! apply) is in [`super::kernels`].
 //!
@@ -15,7 +17,7 @@
 //! [`Llama::forward_reference`] is an independent plain implementation (no cache, no packing)
 //! used by the tests.
 
-use super::kernels::{self, activation, attention, layout::{self, PadLayout}, matmul::Linear};
+use super::kernels::{self, activation, attention, layout::{self, PadLayout}, matmul::Linear, quant::{self, QuantMatrix}};
 use super::{ModelError, Result};
 use candle_core::{D, DType, Device, Tensor};
 use std::collections::HashMap;
@@ -100,6 +102,8 @@ pub struct Llama {
     /// Move tokens into and out of the padded attention layout with candle ops, as on a GPU,
     /// instead of the CPU kernels (tests compare the two).
     candle_layout: bool,
+    /// See [`Llama::set_quant_rows`].
+    quant_rows: usize,
 }
 
 /// Per-layer key/value caches for `rows` sequences, `capacity` slots each, with a validity map
@@ -351,8 +355,34 @@ impl Llama {
     /// (`model.embed_tokens.weight`, `model.layers.{i}.self_attn.q_proj.weight`, ...; weights
     /// `[out, in]`). `lm_head.weight` absent means tied embeddings. Tensors are moved to
     /// `device` as f32.
-    pub fn from_tensors(cfg: LlamaConfig, mut tensors: HashMap<String, Tensor>, device: &Device) -> Result<Llama> {
+    pub fn from_tensors(cfg: LlamaConfig, tensors: HashMap<String, Tensor>, device: &Device) -> Result<Llama> {
+        Llama::from_tensors_quant(cfg, tensors, HashMap::new(), device)
+    }
+
+    /// As [`Llama::from_tensors`], keeping beside a weight its quantized blocks from `quant`
+    /// (same names; on the CPU only). Fused weights (q/k/v, gate/up) keep blocks only if every
+    /// part has them, of one type.
+    pub fn from_tensors_quant(
+        cfg: LlamaConfig,
+        mut tensors: HashMap<String, Tensor>,
+        mut quant: HashMap<String, QuantMatrix>,
+        device: &Device,
+    ) -> Result<Llama> {
         cfg.check()?;
+        let mut linear = |w: Tensor, names: &[String]| -> Result<Linear> {
+            let dims = w.dims2()?;
+            let l = Linear::new(w)?;
+            let parts: Option<Vec<QuantMatrix>> = names.iter().map(|n| quant.remove(n)).collect();
+            Ok(match parts.and_then(|p| QuantMatrix::stack(&p)) {
+                Some(q) if device.is_cpu() => {
+                    if q.dims() != dims {
+                        return Err(ModelError::Params(format!("quantized {} is {:?}, expected {dims:?}", names.join(" + "), q.dims())));
+                    }
+                    l.with_quant(q)
+                }
+                _ => l,
+            })
+        };
         let (d, hd, h, kv, inter) =
             (cfg.hidden_size, cfg.head_dim, cfg.num_heads, cfg.num_kv_heads, cfg.intermediate_size);
         let mut parameters = 0usize;
@@ -369,7 +399,8 @@ impl Llama {
             let q = get(&format!("{p}.self_attn.q_proj.weight"), &[h * hd, d])?;
             let k = get(&format!("{p}.self_attn.k_proj.weight"), &[kv * hd, d])?;
             let v = get(&format!("{p}.self_attn.v_proj.weight"), &[kv * hd, d])?;
-            let wqkv = Linear::new(Tensor::cat(&[&q, &k, &v], 0)?)?;
+            let names = |parts: &[&str]| -> Vec<String> { parts.iter().map(|s| format!("{p}.{s}.weight")).collect() };
+            let wqkv = linear(Tensor::cat(&[&q, &k, &v], 0)?, &names(&["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj"]))?;
             let bqkv = if cfg.qkv_bias {
                 let q = get(&format!("{p}.self_attn.q_proj.bias"), &[h * hd])?;
                 let k = get(&format!("{p}.self_attn.k_proj.bias"), &[kv * hd])?;
@@ -378,11 +409,11 @@ impl Llama {
             } else {
                 None
             };
-            let wo = Linear::new(get(&format!("{p}.self_attn.o_proj.weight"), &[d, h * hd])?)?;
+            let wo = linear(get(&format!("{p}.self_attn.o_proj.weight"), &[d, h * hd])?, &names(&["self_attn.o_proj"]))?;
             let gate = get(&format!("{p}.mlp.gate_proj.weight"), &[inter, d])?;
             let up = get(&format!("{p}.mlp.up_proj.weight"), &[inter, d])?;
-            let w_gate_up = Linear::new(Tensor::cat(&[&gate, &up], 0)?)?;
-            let w_down = Linear::new(get(&format!("{p}.mlp.down_proj.weight"), &[d, inter])?)?;
+            let w_gate_up = linear(Tensor::cat(&[&gate, &up], 0)?, &names(&["mlp.gate_proj", "mlp.up_proj"]))?;
+            let w_down = linear(get(&format!("{p}.mlp.down_proj.weight"), &[d, inter])?, &names(&["mlp.down_proj"]))?;
             layers.push(Layer {
                 attn_norm: get(&format!("{p}.input_layernorm.weight"), &[d])?,
                 wqkv,
@@ -394,14 +425,26 @@ impl Llama {
             });
         }
         let norm = get("model.norm.weight", &[d])?;
-        let lm_head = if has_head {
-            get("lm_head.weight", &[cfg.vocab_size, d])?
+        let (lm_head, head_name) = if has_head {
+            (get("lm_head.weight", &[cfg.vocab_size, d])?, "lm_head.weight")
         } else {
-            embed.clone()
+            (embed.clone(), "model.embed_tokens.weight")
         };
-        let lm_head = Linear::new(lm_head)?;
+        let lm_head = linear(lm_head, &[head_name.to_owned()])?;
         let (cos, sin) = rope_tables(&cfg, device)?;
-        Ok(Llama { cfg, device: device.clone(), embed, layers, norm, lm_head, cos, sin, parameters, candle_layout: false })
+        Ok(Llama {
+            cfg,
+            device: device.clone(),
+            embed,
+            layers,
+            norm,
+            lm_head,
+            cos,
+            sin,
+            parameters,
+            candle_layout: false,
+            quant_rows: quant::max_rows(),
+        })
     }
 
     pub fn config(&self) -> &LlamaConfig {
@@ -412,15 +455,62 @@ impl Llama {
     }
     /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul and
     /// the CPU kernels), or `AVX-512` (the attention and MLP-gate kernels only, weights unpacked
-    /// with `TSTLAB_CANDLE_MATMUL`). Greedy outputs can differ between paths in the last bits.
-    pub fn kernels(&self) -> Option<&'static str> {
-        if self.lm_head.is_packed() {
+    /// with `TSTLAB_CANDLE_MATMUL`), followed by the quantized blocks kept for steps of a few
+    /// tokens (`; Q4_1, Q8_0 blocks at <= 4 rows (AVX-512 VNNI)`). Greedy outputs can differ
+    /// between paths in the last bits.
+    pub fn kernels(&self) -> Option<String> {
+        let dense = if self.lm_head.is_packed() {
             Some("AVX-512, f16 weights")
         } else if self.device.is_cpu() && kernels::avx512() {
             Some("AVX-512")
         } else {
             None
+        };
+        let mut types: Vec<String> = Vec::new();
+        let first = self.layers.first().map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]);
+        for l in first.into_iter().flatten().chain([&self.lm_head]) {
+            if let Some(t) = l.quant_type().map(|t| format!("{t:?}"))
+                && !types.contains(&t)
+            {
+                types.push(t);
+            }
         }
+        let rows = self.quant_rows();
+        let blocks = (!types.is_empty() && rows > 0).then(|| {
+            let simd = match quant::simd() {
+                quant::Simd::Vnni512 => "AVX-512 VNNI",
+                quant::Simd::Avx2 => "AVX2",
+                quant::Simd::Portable => "portable",
+            };
+            format!("{} blocks at <= {rows} rows ({simd})", types.join(", "))
+        });
+        match (dense, blocks) {
+            (Some(d), Some(b)) => Some(format!("{d}; {b}")),
+            (Some(d), None) => Some(d.to_owned()),
+            (None, b) => b,
+        }
+    }
+
+    /// Every linear layer (the head last).
+    fn linears_mut(&mut self) -> impl Iterator<Item = &mut Linear> {
+        self.layers
+            .iter_mut()
+            .flat_map(|l| [&mut l.wqkv, &mut l.wo, &mut l.w_gate_up, &mut l.w_down])
+            .chain(std::iter::once(&mut self.lm_head))
+    }
+
+    /// Steps of at most `rows` tokens multiply with the quantized blocks the weights kept (0:
+    /// never, every step on the dense weights); the default is [`quant::max_rows`].
+    pub fn set_quant_rows(&mut self, rows: usize) {
+        self.quant_rows = rows;
+        for l in self.linears_mut() {
+            l.set_quant_rows(rows);
+        }
+    }
+
+    /// See [`Llama::set_quant_rows`].
+    pub fn quant_rows(&self) -> usize {
+        self.quant_rows
     }
 
     /// Use candle ops for the padded attention layout on the CPU too (what other devices do);

@@ -14,6 +14,7 @@
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Shape, Tensor};
 use rayon::prelude::*;
+use super::quant::{QuantMatmul, QuantMatrix, QuantType};
 
 /// Outputs per panel (two 16-lane vectors).
 pub(crate) const NR: usize = 32;
@@ -28,12 +29,22 @@ pub fn enabled() -> bool {
     super::avx512() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
 }
 
-/// A weight matrix in the layout its matmul is fastest with. With AVX-512 on the CPU: packed
-/// for [`PackedMatrix`]. Otherwise for candle's gemm (measured with AVX-512 kernels, 2 threads,
-/// 50 to 900 rows): a wide matrix (many outputs: the MLP's gate/up, the vocabulary head) as
-/// loaded, `[out, in]`, used transposed; a narrow one transposed once at load to `[in, out]`.
-/// At 50 rows the wrong layout costs a third to a half.
-pub enum Linear {
+/// A weight matrix in the layout its matmul is fastest with ([`Dense`]), and, when it came
+/// from a GGUF file in blocks [`quant`](super::quant) has a kernel for, those blocks too: calls
+/// of at most `quant_rows` rows (batch-1 decode, [`super::quant::max_rows`] by default) use them,
+/// larger ones (prefill, batches) the dense layout.
+pub struct Linear {
+    dense: Dense,
+    quant: Option<QuantMatrix>,
+    quant_rows: usize,
+}
+
+/// The dense layouts. With AVX-512 on the CPU: packed for [`PackedMatrix`]. Otherwise for
+/// candle's gemm (measured with AVX-512 kernels, 2 threads, 50 to 900 rows): a wide matrix (many
+/// outputs: the MLP's gate/up, the vocabulary head) as loaded, `[out, in]`, used transposed; a
+/// narrow one transposed once at load to `[in, out]`. At 50 rows the wrong layout costs a third
+/// to a half.
+pub enum Dense {
     Packed(PackedMatrix),
     /// `[out, in]`
     OutIn(Tensor),
@@ -46,26 +57,56 @@ impl Linear {
 
     /// From a `[out, in]` tensor.
     pub fn new(w: Tensor) -> candle_core::Result<Linear> {
-        Ok(if w.device().is_cpu() && enabled() {
-            Linear::Packed(PackedMatrix::from_tensor(&w)?)
+        let dense = if w.device().is_cpu() && enabled() {
+            Dense::Packed(PackedMatrix::from_tensor(&w)?)
         } else if w.dim(0)? >= Linear::WIDE {
-            Linear::OutIn(w)
+            Dense::OutIn(w)
         } else {
-            Linear::InOut(w.t()?.contiguous()?)
-        })
+            Dense::InOut(w.t()?.contiguous()?)
+        };
+        Ok(Linear::from_dense(dense))
+    }
+
+    /// From a dense layout, without quantized blocks.
+    pub fn from_dense(dense: Dense) -> Linear {
+        Linear { dense, quant: None, quant_rows: 0 }
+    }
+
+    /// Keeps the weight's quantized blocks too (same `[out, in]` shape; CPU only), used up to
+    /// [`super::quant::max_rows`] rows.
+    pub fn with_quant(mut self, q: QuantMatrix) -> Linear {
+        self.quant_rows = super::quant::max_rows();
+        self.quant = Some(q);
+        self
+    }
+
+    /// Calls of at most `rows` rows use the quantized blocks (0: never).
+    pub fn set_quant_rows(&mut self, rows: usize) {
+        self.quant_rows = rows;
     }
 
     /// Whether the weight is packed for the AVX-512 matmul.
     pub fn is_packed(&self) -> bool {
-        matches!(self, Linear::Packed(_))
+        matches!(self.dense, Dense::Packed(_))
+    }
+
+    /// The type of the quantized blocks kept, if any.
+    pub fn quant_type(&self) -> Option<QuantType> {
+        self.quant.as_ref().map(|q| q.quant_type())
     }
 
     /// `x [n, in]` times the weight: `[n, out]`.
     pub fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
-        match self {
-            Linear::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&PackedMatmul(p)),
-            Linear::OutIn(w) => x.matmul(&w.t()?),
-            Linear::InOut(w) => x.matmul(w),
+        if let Some(q) = &self.quant
+            && x.dim(0)? <= self.quant_rows
+            && x.device().is_cpu()
+        {
+            return x.contiguous()?.apply_op1_no_bwd(&QuantMatmul(q));
+        }
+        match &self.dense {
+            Dense::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&PackedMatmul(p)),
+            Dense::OutIn(w) => x.matmul(&w.t()?),
+            Dense::InOut(w) => x.matmul(w),
         }
     }
 }
@@ -376,9 +417,9 @@ mod tests {
         let dev = candle_core::Device::Cpu;
         let xt = Tensor::from_vec(x.clone(), (m, k), &dev).unwrap();
         let wt = Tensor::from_vec(w.clone(), (n, k), &dev).unwrap();
-        let mut layouts = vec![Linear::OutIn(wt.clone()), Linear::InOut(wt.t().unwrap().contiguous().unwrap())];
+        let mut layouts = vec![Linear::from_dense(Dense::OutIn(wt.clone())), Linear::from_dense(Dense::InOut(wt.t().unwrap().contiguous().unwrap()))];
         if crate::models::kernels::avx512() {
-            layouts.push(Linear::Packed(PackedMatrix::from_tensor(&wt).unwrap()));
+            layouts.push(Linear::from_dense(Dense::Packed(PackedMatrix::from_tensor(&wt).unwrap())));
         }
         // The packed weight is f16; candle's layouts keep f32.
         let with_f16 = reference(&x, &w, m, n, k);
@@ -398,6 +439,6 @@ mod tests {
             }
         }
         // n >= 2048 is wide: kept as loaded.
-        assert!(matches!(Linear::new(wt).unwrap(), Linear::Packed(_) | Linear::OutIn(_)));
+        assert!(matches!(Linear::new(wt).unwrap().dense, Dense::Packed(_) | Dense::OutIn(_)));
     }
 }

@@ -7,7 +7,10 @@
 //! - `matmul.rs`: [`matmul::Linear`], a weight in the layout its matmul is fastest with: packed
 //!   as f16 panels for the AVX-512 matmul on a CPU with AVX-512F (unless `TSTLAB_CANDLE_MATMUL`
 //!   is set), else candle's gemm on `[out, in]` or `[in, out]` by width. Also the micro-kernels
-//!   the attention reuses (a panel product, plain dot products).
+//!   the attention reuses (a panel product, plain dot products). A `Linear` loaded from a GGUF
+//!   also keeps the file's quantized blocks, used for calls of at most [`quant::max_rows`] rows.
+//! - `quant.rs`: [`quant::QuantMatrix`], `x · Wᵀ` on Q4_0/Q4_1/Q8_0 blocks with the input
+//!   quantized to 8 bits (AVX-512 VNNI, AVX2 or portable): batch-1 decode.
 //! - `attention.rs`: the llama forward's masked attention of padded queries over the KV cache
 //!   (on the CPU one parallel kernel: AVX-512 where the head size is a multiple of 32, AVX2+FMA,
 //!   or portable; candle ops on other devices), and the BERT encoder's self-attention on the
@@ -27,6 +30,7 @@ pub mod attention;
 pub mod layout;
 pub mod matmul;
 pub mod norm;
+pub mod quant;
 
 use candle_core::{CpuStorage, Layout};
 
