@@ -22,7 +22,12 @@ pub struct Loaded {
     pub names: Names,
     pub keys: Vec<MetricKey>,
     pub aspects: Vec<String>,
-    /// `None` with a reason in `note` when there is nothing to correlate.
+    /// The campaigns with judgments (of real items, not training ones) in the dataset, by name.
+    pub campaigns: Vec<String>,
+    /// An aspect judged by rank and by score campaigns among those chosen: no metric x human
+    /// matrix until one campaign is chosen (`Settings::campaign`).
+    pub mixed: Option<String>,
+    /// `None` with a reason in `note` (or `mixed`) when there is nothing to correlate.
     pub matrix: Option<Matrix>,
     pub note: Option<String>,
 }
@@ -39,6 +44,9 @@ pub enum Column {
 pub struct Settings {
     pub undefined: Undefined,
     pub scope: ScopeSpec,
+    /// Only the judgments of this campaign (`None`: every campaign that judged the dataset),
+    /// as `--campaign` of the CLI; the columns are the aspects it judged.
+    pub campaign: Option<String>,
 }
 
 /// Loads `dataset` (or, when `None`, the first dataset with scores and judgments, else the
@@ -65,6 +73,8 @@ pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: Corr
                         names: Names::default(),
                         keys: Vec::new(),
                         aspects: Vec::new(),
+                        campaigns: Vec::new(),
+                        mixed: None,
                         matrix: None,
                         note: Some("the store has no datasets".into()),
                     });
@@ -74,7 +84,21 @@ pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: Corr
     };
     let names = Names::load(store, &name)?;
     let keys = data::metric_keys(store, names.dataset_id)?;
-    let aspects: Vec<String> = data::aspects(store, names.dataset_id)?.into_iter().map(|a| a.name).collect();
+    let judged = data::aspects(store, names.dataset_id)?;
+    let mut campaigns: Vec<String> = judged.iter().flat_map(|a| a.campaigns.iter().map(|c| c.campaign.clone())).collect();
+    campaigns.sort();
+    campaigns.dedup();
+    let campaign = settings.campaign.as_deref();
+    let chosen = |c: &data::AspectCampaign| campaign.is_none_or(|n| c.campaign == n);
+    let aspects: Vec<String> = judged.iter().filter(|a| a.campaigns.iter().any(chosen)).map(|a| a.name.clone()).collect();
+    // What `human_values` refuses: ranks and scores averaged together.
+    let mixed = judged
+        .iter()
+        .find(|a| {
+            let modes: Vec<bool> = a.campaigns.iter().filter(|c| chosen(c)).map(|c| c.mode == "rank").collect();
+            modes.contains(&true) && modes.contains(&false)
+        })
+        .map(|a| a.name.clone());
     let orient = Orientations::default();
     let opts = || -> Result<MatrixOptions> {
         Ok(MatrixOptions { method, undefined: settings.undefined, scope: Scope::resolve(store, &names, &settings.scope, None)? })
@@ -82,13 +106,16 @@ pub fn load(store: &Store, dataset: Option<&str>, against: Against, method: Corr
     let (matrix, note) = if keys.is_empty() {
         (None, Some(format!("{name} has no metric scores yet")))
     } else if against == Against::Humans && aspects.is_empty() {
-        (None, Some(format!("{name} has no human judgments: press c for metric x metric")))
+        let whose = campaign.map_or(String::new(), |c| format!(" of campaign {c}"));
+        (None, Some(format!("{name} has no human judgments{whose}: press c for metric x metric")))
+    } else if against == Against::Humans && mixed.is_some() {
+        (None, None)
     } else if against == Against::Humans {
-        (Some(matrix::human_matrix(store, &names, &keys, &aspects, None, &orient, &opts()?)?), None)
+        (Some(matrix::human_matrix(store, &names, &keys, &aspects, campaign, &orient, &opts()?)?), None)
     } else {
         (Some(matrix::metric_matrix(store, &names, &keys, &orient, &opts()?)?), None)
     };
-    Ok(Loaded { datasets, names, keys, aspects, matrix, note })
+    Ok(Loaded { datasets, names, keys, aspects, campaigns, mixed, matrix, note })
 }
 
 /// One cell's report with bootstrap intervals.
@@ -107,7 +134,7 @@ pub fn cell_report(
     let mv = data::metric_values(store, names.dataset_id, metric)?;
     let (target, t_orient) = match column {
         Column::Aspect(a) => {
-            let h = data::human_values(store, names.dataset_id, a, None)?;
+            let h = data::human_values(store, names.dataset_id, a, settings.campaign.as_deref())?;
             (h.values, h.orientation)
         }
         Column::Metric(k) => (data::metric_values(store, names.dataset_id, k)?, orient.of(&k.metric, &k.label)),

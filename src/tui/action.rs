@@ -83,6 +83,10 @@ pub enum Action {
     ToggleOutputs,
     /// Analysis: human systems (kind human, e.g. the reference `REF`) kept or left out.
     ToggleHumanSystems,
+    /// Analysis: the campaign whose judgments are analysed (every one, then each in turn).
+    CycleCampaign,
+    /// Analysis: the selected cell's details in full, or the trade-off's system names in full.
+    ToggleDetails,
     /// Scores: next baseline for the significance markers (then none).
     NextBaseline,
     /// Typing into a text field.

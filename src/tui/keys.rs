@@ -215,6 +215,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANALYSIS, [c('m')], Action::CycleMethod, "next method: Pearson, Spearman, Kendall tau-b, tau-like", "method"),
     bind!(ANALYSIS, [c('c')], Action::ToggleColumns, "columns: human aspects or metrics (metric x metric)", "columns"),
     bind!(ANALYSIS, [c('s')], Action::CycleDataset, "next dataset"),
+    bind!(ANALYSIS, [c('a')], Action::CycleCampaign, "campaign of the judgments: every one, then each that judged the dataset", "campaign"),
+    bind!(ANALYSIS, [c('i')], Action::ToggleDetails, "heatmap: the selected cell in full; trade-off: system names in full", "details"),
     bind!(ANALYSIS, [c('t')], Action::ToggleView, "heatmap or trade-off chart", "trade-off"),
     bind!(ANALYSIS, [c('x')], Action::NextX, "trade-off: next metric on the x axis (content)"),
     bind!(ANALYSIS, [c('y')], Action::NextY, "trade-off: next metric on the y axis (style strength)"),

@@ -149,11 +149,209 @@ fn a_dataset_that_fails_to_load_is_skipped_by_s() {
     let failure = Response { id: 0, topic: Topic::Matrix, took: Duration::ZERO, result: Err("\"content\" is judged by rank and by score campaigns; choose one with --campaign".into()) };
     app.handle(Action::Loaded(Box::new(failure)));
     let t = text(&render(&mut app, 80, 24));
-    assert!(t.contains("Analysis · toy · zz-broken not loaded (s: next)"), "{t}");
+    // At 80 columns the title is the short one (no "Analysis ·": the tab says it).
+    assert!(t.contains("┏ toy · zz-broken not loaded (s: next)"), "{t}");
     assert_eq!(app.screen::<Analysis>().failed.as_deref(), Some("zz-broken"));
     // s goes on from the failed one: to toy (the datasets wrap), not to zz-broken again.
     press(&mut app, KeyCode::Char('s'));
     let a = app.screen::<Analysis>();
     assert_eq!((a.dataset.as_deref(), a.failed.as_deref()), (Some("toy"), None));
     assert!(!text(&render(&mut app, 80, 24)).contains("not loaded"));
+}
+
+/// Adds a rank campaign `toy:ranks` that ranks every output's `content` (1 best .. 4), so
+/// `content` is judged by rank and by score campaigns.
+fn add_ranks(store: &mut tstlab::store::Store) {
+    use tstlab::store::Judgment;
+    let ds: i64 = store.conn().query_row("SELECT id FROM datasets WHERE name = 'toy'", [], |r| r.get(0)).unwrap();
+    let outputs: Vec<(i64, i64)> = {
+        let mut st = store.conn().prepare("SELECT o.item_id, u.system_id FROM outputs o JOIN runs u ON u.id = o.run_id ORDER BY o.id").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let mut w = store.writer().unwrap();
+    let camp = w.campaign("toy:ranks", ds, "rank", &serde_json::json!({})).unwrap();
+    let ann = w.annotator("ranker").unwrap();
+    for (k, (item, sys)) in outputs.into_iter().enumerate() {
+        let j = Judgment { campaign_id: camp, annotator_id: ann, item_id: item, system_id: sys, aspect: "content", value: (k % 4 + 1) as f64 };
+        w.judgment(&j).unwrap();
+    }
+    w.commit().unwrap();
+}
+
+/// Judgments of two campaigns, one ranking and one scoring `content`: no heatmap until a
+/// campaign is chosen, and the screen names the key (`a`) that chooses it, not a CLI flag;
+/// the title shows the campaign; each campaign gives the numbers of the library's
+/// `human_matrix` with that campaign, as `--campaign` does.
+#[test]
+fn the_campaign_key_chooses_the_judgments() {
+    use tstlab::analysis::data::{self, Names};
+    use tstlab::analysis::matrix::{self, MatrixOptions};
+    use tstlab::analysis::orient::Orientations;
+    use tstlab::analysis::scope::{Scope, ScopeSpec};
+    use tstlab::stats::corr::CorrKind;
+    let mut store = common::toy_store(true);
+    add_ranks(&mut store);
+    // What the CLI computes with --campaign toy:sliders.
+    let names = Names::load(&store, "toy").unwrap();
+    let keys = data::metric_keys(&store, names.dataset_id).unwrap();
+    let opts = MatrixOptions {
+        method: CorrKind::KendallTauB,
+        undefined: Default::default(),
+        scope: Scope::resolve(&store, &names, &ScopeSpec::default(), None).unwrap(),
+    };
+    let aspects = ["content".to_owned(), "style".to_owned()];
+    let cli = matrix::human_matrix(&store, &names, &keys, &aspects, Some("toy:sliders"), &Orientations::default(), &opts).unwrap();
+    let e = matrix::human_matrix(&store, &names, &keys, &aspects, None, &Orientations::default(), &opts).unwrap_err().to_string();
+    assert!(e.contains("--campaign"), "{e}");
+
+    let mut app = App::new(Loader::inline(store), Jobs::new(), Path::new("toy.sqlite"));
+    app.start();
+    assert!(app.settle(WAIT));
+    press(&mut app, KeyCode::Char('6'));
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("every campaign"), "{t}");
+    let joined: Vec<&str> = t.lines().map(|l| l.trim_matches(|c| c == '┃' || c == ' ')).collect();
+    let joined = joined.join(" ");
+    assert!(joined.contains("\"content\" is judged by rank and by score campaigns") && joined.contains("press a to choose one campaign"), "{t}");
+    assert!(!t.contains("--campaign"), "{t}");
+    assert!(app.screen::<Analysis>().matrix().is_none());
+    // a: toy:ranks (content only, lower is better), then toy:sliders.
+    press(&mut app, KeyCode::Char('a'));
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("campaign toy:ranks"), "{t}");
+    assert_eq!(app.screen::<Analysis>().matrix().unwrap().cols, vec!["content".to_owned()]);
+    press(&mut app, KeyCode::Char('a'));
+    let t = text(&render(&mut app, 160, 45));
+    assert!(t.contains("Analysis · toy · metric x human · Kendall tau-b · dataset level · overall · campaign toy:sliders"), "{t}");
+    let m = app.screen::<Analysis>().matrix().unwrap();
+    assert_eq!(m.cols, cli.cols);
+    for r in 0..m.rows.len() {
+        for c in 0..m.cols.len() {
+            assert_eq!(m.cell(r, c, Part::Overall, Level::Dataset), cli.cell(r, c, Part::Overall, Level::Dataset), "{r} {c}");
+        }
+    }
+    // The selected cell's intervals use the campaign too (every campaign would fail).
+    assert!(t.contains("95% CI [") && t.contains("1000 bootstrap resamples"), "{t}");
+    // Then every campaign again; `s` (another dataset) starts from every campaign.
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.screen::<Analysis>().settings.campaign, None);
+    press(&mut app, KeyCode::Char('a'));
+    press(&mut app, KeyCode::Char('s'));
+    assert_eq!(app.screen::<Analysis>().settings.campaign, None);
+}
+
+/// At 80x24 the heatmap shows every row of the toy store (six metrics) with the selected cell
+/// in short under it; `i` shows the cell in full instead, and back. Snapshots at 80x24 and
+/// 160x45 (side panel).
+#[test]
+fn the_heatmap_fits_80x24_with_the_cell_in_short() {
+    let mut app = app(Path::new("toy.sqlite"));
+    press(&mut app, KeyCode::Char('6'));
+    let t = text(&render(&mut app, 80, 24));
+    insta::assert_snapshot!("analysis_heatmap_80x24", t);
+    assert!(t.contains("rows 1-6 of 6 · cols 1-2 of 2"), "{t}");
+    for row in ["acc", "dup@x", "dup@y", "ppl.toy ↓", "r-bleu.nltk", "wmd ↓"] {
+        assert!(t.lines().any(|l| l.starts_with(&format!("┃{row} "))), "{row}:\n{t}");
+    }
+    assert!(t.contains("acc (higher is better) vs human \"content\" · overall"), "{t}");
+    assert!(t.contains("95% CI [") && t.contains("i: the selected cell in full"), "{t}");
+    press(&mut app, KeyCode::Char('i'));
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("Selected cell (i: back to the heatmap)") && t.contains("every level, overall"), "{t}");
+    assert!(!t.contains("rows 1-6"), "{t}");
+    press(&mut app, KeyCode::Char('i'));
+    let t = text(&render(&mut app, 160, 45));
+    insta::assert_snapshot!("analysis_heatmap_160x45", t);
+    assert!(t.contains("rows 1-6 of 6") && t.contains("every level, overall") && t.contains(" config "), "{t}");
+}
+
+/// The trade-off at 80x24: the list beside the chart keeps every column (x, y, Joint, the
+/// Pareto `*`) and the legend names each direction; `i` shows the list alone. 160x45 too.
+#[test]
+fn the_tradeoff_fits_80x24() {
+    let mut app = app(Path::new("toy.sqlite"));
+    press(&mut app, KeyCode::Char('6'));
+    press(&mut app, KeyCode::Char('t'));
+    for (w, h) in [(80, 24), (160, 45)] {
+        let t = text(&render(&mut app, w, h));
+        insta::assert_snapshot!(format!("analysis_tradeoff_{w}x{h}"), t);
+        assert!(t.lines().any(|l| l.contains(" system ") && l.contains(" Joint  *")), "{t}");
+        let alpha: Vec<&str> = t.lines().filter(|l| l.contains(" alpha ")).collect();
+        assert_eq!(alpha.len(), 2, "{t}");
+        assert!(alpha.iter().all(|l| l.contains("0.1250") && l.trim_end_matches('┃').trim_end().ends_with('*')), "{alpha:?}");
+        // The legend: a box with one name per direction, both told apart (abbreviated at 80).
+        let legend: Vec<&str> = t.lines().flat_map(|l| l.split('│')).filter(|p| p.contains("->") && !p.contains(' ')).collect();
+        assert_eq!(legend.len(), 2, "the legend:\n{t}");
+        assert_ne!(legend[0], legend[1]);
+        if w == 160 {
+            assert_eq!(legend, ["formal->informal", "informal->formal"], "in full at 160:\n{t}");
+        }
+    }
+    press(&mut app, KeyCode::Char('i'));
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("i: names in full") && !t.contains("└───"), "the list alone:\n{t}");
+}
+
+/// Clicks: on a heatmap cell (row and column), on a column header, on a trade-off point.
+#[test]
+fn clicks_select_cells_and_points() {
+    use tstlab::tui::screen::Screen;
+    let mut app = app(Path::new("toy.sqlite"));
+    press(&mut app, KeyCode::Char('6'));
+    let buf = render(&mut app, 80, 24);
+    let (x, y) = find(&buf, "wmd ↓");
+    let (cx, _) = find(&buf, "style");
+    let click = |app: &mut App, x: u16, y: u16| {
+        let stand_in = App::new(Loader::inline(tstlab::store::Store::open_in_memory().unwrap()), Jobs::new(), Path::new(":memory:")).shared;
+        let mut sh = std::mem::replace(&mut app.shared, stand_in);
+        app.screen_mut::<Analysis>().click(x, y, &mut sh);
+        app.shared = sh;
+        assert!(app.settle(WAIT));
+    };
+    click(&mut app, cx + 1, y);
+    let a = app.screen::<Analysis>();
+    let m = a.matrix().unwrap();
+    assert_eq!((m.rows[a.row].label.as_str(), m.cols[a.col].as_str()), ("wmd", "style"));
+    let (hx, hy) = find(&buf, "content");
+    click(&mut app, hx, hy);
+    assert_eq!(app.screen::<Analysis>().col, 0);
+    click(&mut app, x, y + 40);
+    assert_eq!(app.screen::<Analysis>().row, app.screen::<Analysis>().matrix().unwrap().rows.iter().position(|k| k.label == "wmd").unwrap(), "a click below the grid changes nothing");
+    press(&mut app, KeyCode::Char('t'));
+    let buf = render(&mut app, 80, 24);
+    let t = text(&buf);
+    let y = t.lines().position(|l| l.contains(" gamma ")).unwrap() as u16;
+    click(&mut app, 60, y);
+    let a = app.screen::<Analysis>();
+    assert_eq!(a.tradeoff.as_ref().unwrap().points[a.point].system, "gamma");
+    let t = text(&render(&mut app, 80, 24));
+    assert!(t.contains("· gamma:"), "the selected point's details:\n{t}");
+}
+
+/// Another connection adds a campaign's judgments: the Analysis screen reloads by itself
+/// (store watch) and offers the campaign key, keeping the campaign chosen.
+#[test]
+fn judgments_stored_elsewhere_show_without_r() {
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("toy.sqlite");
+    common::fill(&mut tstlab::store::Store::open(&path).unwrap(), true);
+    let mut app = App::new(Loader::spawn(&path).unwrap(), Jobs::new(), &path);
+    app.start();
+    assert!(app.settle(WAIT));
+    press(&mut app, KeyCode::Char('6'));
+    assert_eq!(app.screen::<Analysis>().loaded.as_ref().unwrap().campaigns, vec!["toy:sliders".to_owned()]);
+    press(&mut app, KeyCode::Char('a'));
+    assert_eq!(app.screen::<Analysis>().settings.campaign.as_deref(), Some("toy:sliders"));
+    add_ranks(&mut tstlab::store::Store::open(&path).unwrap());
+    let end = Instant::now() + Duration::from_secs(10);
+    while app.screen::<Analysis>().loaded.as_ref().unwrap().campaigns.len() < 2 {
+        assert!(Instant::now() < end, "the new campaign was never shown");
+        app.watch_store();
+        assert!(app.settle(WAIT));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let a = app.screen::<Analysis>();
+    assert_eq!(a.settings.campaign.as_deref(), Some("toy:sliders"), "the campaign chosen is kept");
+    assert!(a.matrix().is_some(), "toy:sliders alone: no mix of ranks and scores");
 }
