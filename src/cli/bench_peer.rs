@@ -203,6 +203,25 @@ impl Peer {
     }
 }
 
+/// The GGUF file llama.cpp is given for a model path: the file itself, or the one `.gguf` file
+/// of an installed model's folder.
+pub fn gguf_file(path: &Path) -> anyhow::Result<PathBuf> {
+    let is_gguf = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf"));
+    if path.is_dir() {
+        let found: Vec<PathBuf> = std::fs::read_dir(path)
+            .with_context(|| path.display().to_string())?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file() && is_gguf(p))
+            .collect();
+        if let [one] = &found[..] {
+            return Ok(one.clone());
+        }
+    } else if is_gguf(path) {
+        return Ok(path.to_path_buf());
+    }
+    anyhow::bail!("{}: --peer runs llama.cpp, which needs a GGUF file (or a folder holding one) as --model", path.display())
+}
+
 /// llama-bench's `-o json`: an array of tests.
 pub fn parse_llama_bench(text: &str) -> anyhow::Result<Vec<BenchRow>> {
     // Anything before the array (a log line) is skipped.

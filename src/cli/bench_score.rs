@@ -144,16 +144,11 @@ fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<(Vec<Row>,
     // benchmarks run.
     let peer = a.peer.as_deref().map(super::bench_peer::Peer::open).transpose()?;
     let lm = if a.lm_texts > 0 { load_lm(&a.model)? } else { None };
-    if peer.is_some() {
-        match &lm {
-            Some((_, path)) => anyhow::ensure!(
-                path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")),
-                "{}: --peer runs llama.cpp, which needs a GGUF file as --model",
-                path.display()
-            ),
-            None => anyhow::bail!("--peer compares g-PPL, which did not run (--lm-texts 0 or no model)"),
-        }
-    }
+    let gguf = match (&peer, &lm) {
+        (None, _) => None,
+        (Some(_), Some((_, path))) => Some(super::bench_peer::gguf_file(path)?),
+        (Some(_), None) => anyhow::bail!("--peer compares g-PPL, which did not run (--lm-texts 0 or no model)"),
+    };
     let mut store = Store::open_in_memory()?;
     crate::demo::build(&mut store)?;
     let data = StyleData::read(&store, "demo-sentiment", false)?;
@@ -177,8 +172,8 @@ fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<(Vec<Row>,
         let n = a.lm_texts.min(t.len());
         let note = format!("{} on {}, batch {}", path.display(), lm.device_label(), g.batch_size());
         let row = time("g-ppl", &mut g, &t[..n], note)?;
-        if let Some(peer) = &peer {
-            peer_row = Some(gppl_peer(peer, &lm, &path, &t[..n], row.seconds, a.peer_ctx, dir)?);
+        if let (Some(peer), Some(gguf)) = (&peer, &gguf) {
+            peer_row = Some(gppl_peer(peer, &lm, gguf, &t[..n], row.seconds, a.peer_ctx, dir)?);
         }
         rows.push(row);
     }

@@ -183,12 +183,8 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     // The peer is checked first: a missing one is said before minutes of measuring.
     let peer = match &a.peer {
         Some(dir) => {
-            anyhow::ensure!(
-                path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gguf")),
-                "{}: --peer runs llama.cpp, which needs a GGUF file as --model",
-                path.display()
-            );
-            Some(super::bench_peer::Peer::open(dir)?)
+            let peer = super::bench_peer::Peer::open(dir)?;
+            Some((peer, super::bench_peer::gguf_file(&path)?))
         }
         None => None,
     };
@@ -269,9 +265,9 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     for (i, out) in last_outputs.iter().enumerate().take(a.show) {
         crate::outln!("[{i}] {}\n    -> {}", items[i].1, out.trim());
     }
-    if let Some(peer) = peer {
+    if let Some((peer, gguf)) = peer {
         let prompt_mean = lens.iter().sum::<usize>() as f64 / lens.len().max(1) as f64;
-        compare_with_peer(&peer, &path, &bests, prompt_mean, prompts.len(), a.peer_reps)?;
+        compare_with_peer(&peer, &gguf, &bests, prompt_mean, prompts.len(), a.peer_reps)?;
     }
     Ok(())
 }
