@@ -2,7 +2,7 @@
 
 #[derive(Debug, clap::Subcommand)]
 pub enum BenchCommand {
-    /// BERTScore pairs per second with a BERT-family encoder on the CPU.
+    /// BERTScore pairs per second with a BERT-family encoder (on the device it runs on, named).
     Bertscore(super::bench_bertscore::BertscoreArgs),
     /// Build a big synthetic store at PATH (unless it has one) and time the TUI's queries on it.
     Store(super::bench_store::StoreArgs),

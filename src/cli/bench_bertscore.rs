@@ -1,4 +1,5 @@
-//! `tstlab bench bertscore`: BERTScore throughput (pairs/s) on the CPU.
+//! `tstlab bench bertscore`: BERTScore throughput (pairs/s) on the device the encoder runs on
+//! (named in the report: the CPU, or a CUDA device in a `cuda` build that found one).
 //!
 //! The pairs are the demo datasets' (source, reference) pairs, extended when more are asked for
 //! by word-shuffled copies (seeded), so every pair is distinct and nothing is served from the
@@ -142,6 +143,7 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
         "pairs": pairs.len(),
         "tokens": tokens,
         "batch_size": args.batch_size,
+        "device": enc.device_label(),
         "threads": candle_core::utils::get_num_threads(),
         "load_seconds": load_s,
         "seconds": secs,
@@ -154,10 +156,11 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
         return print_json(&report);
     }
     crate::outln!(
-        "BERTScore {} layer {}{} on CPU ({} threads): {} pairs ({} tokens) in {:.2} s = {:.1} pairs/s ({:.0} tokens/s); CPU time {}; model load {:.2} s; mean F1 {:.6}",
+        "BERTScore {} layer {}{} on {} ({} CPU threads): {} pairs ({} tokens) in {:.2} s = {:.1} pairs/s ({:.0} tokens/s); CPU time {}; model load {:.2} s; mean F1 {:.6}",
         dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),
         bs.layer(),
         if args.idf { " idf" } else { "" },
+        enc.device_label(),
         candle_core::utils::get_num_threads(),
         pairs.len(),
         tokens,

@@ -2,7 +2,12 @@
 //! classifier (ACC), the Kneser-Ney LMs (d-PPL), both trained on the demo sentiment data into a
 //! temporary folder, and the causal LM (g-PPL, SmolLM2 by default). Texts are the demo pairs'
 //! candidates (see `bench bertscore`), scored through the `Scorer` trait in its batch size, as
-//! `tstlab score` does (store writes excluded).
+//! `tstlab score` does (store writes excluded). With `--peer DIR`, the g-PPL texts also go to
+//! llama.cpp's `llama-perplexity` built in DIR by `scripts/llama-cpp-peer.sh`, and the two
+//! throughputs (tokens/s) are printed with their ratio. Their perplexity values are not
+//! comparable and are not compared: tstlab scores each text alone after a start token,
+//! llama-perplexity scores the texts joined one per line in fixed windows, only each window's
+//! second half (the first half is context).
 
 use super::print_json;
 use crate::metrics::acc::AccScorer;
@@ -30,6 +35,13 @@ pub struct ScoreBenchArgs {
     pub model: String,
     #[arg(long)]
     pub json: bool,
+    /// Also time llama.cpp's llama-perplexity built in this folder by `scripts/llama-cpp-peer.sh`
+    /// on the g-PPL texts (a GGUF model).
+    #[arg(long, value_name = "DIR")]
+    pub peer: Option<std::path::PathBuf>,
+    /// Context window of llama-perplexity, in tokens (--peer; the texts need twice as many).
+    #[arg(long, default_value_t = 128)]
+    pub peer_ctx: usize,
 }
 
 #[derive(Debug, serde::Serialize)]
@@ -69,24 +81,74 @@ fn time(metric: &'static str, s: &mut dyn Scorer, t: &[Target], note: String) ->
     Ok(Row { metric, texts: n, seconds, texts_per_second: n as f64 / seconds.max(1e-9), note })
 }
 
+/// g-PPL's throughput beside llama-perplexity's on the same texts.
+#[derive(Debug, serde::Serialize)]
+struct PeerRow {
+    peer: String,
+    threads: usize,
+    context: usize,
+    tstlab_tokens: usize,
+    tstlab_tokens_per_second: f64,
+    peer_tokens: usize,
+    peer_tokens_per_second: f64,
+    /// llama-perplexity's estimate (windows of the joined texts; not tstlab's per-text g-PPL).
+    peer_ppl: f64,
+}
+
 pub fn run(a: ScoreBenchArgs) -> anyhow::Result<()> {
     let dir = std::env::temp_dir().join(format!("tstlab-bench-score-{}", std::process::id()));
     let result = bench(&a, &dir);
     let _ = std::fs::remove_dir_all(&dir);
-    let rows = result?;
+    let (rows, peer) = result?;
     if a.json {
-        return print_json(&rows);
+        // The rows as before; with --peer, {"rows": [...], "peer": {...}}.
+        return match peer {
+            None => print_json(&rows),
+            Some(p) => print_json(&serde_json::json!({"rows": rows, "peer": p})),
+        };
     }
     crate::outln!("{:<8} {:>8} {:>10} {:>12}  note", "metric", "texts", "seconds", "texts/s");
     for r in &rows {
         crate::outln!("{:<8} {:>8} {:>10.2} {:>12.1}  {}", r.metric, r.texts, r.seconds, r.texts_per_second, r.note);
     }
+    if let Some(p) = peer {
+        crate::outln!(
+            "\ng-ppl peer: llama-perplexity ({}, CPU build), same GGUF and texts, {} threads, context {} tokens; {}",
+            crate::printable::Safe(&p.peer),
+            p.threads,
+            p.context,
+            super::bench_peer::SETTINGS
+        );
+        crate::outln!("{:<34} {:>10} {:>10} {:>8}", "figure", "tstlab", "llama.cpp", "ratio");
+        crate::outln!(
+            "{:<34} {:>10.1} {:>10.1} {:>8}",
+            "tokens/s (tokens forwarded)",
+            p.tstlab_tokens_per_second,
+            p.peer_tokens_per_second,
+            super::bench_peer::ratio(p.tstlab_tokens_per_second, p.peer_tokens_per_second)
+        );
+        crate::outln!("{:<34} {:>10} {:>10}", "tokens", p.tstlab_tokens, p.peer_tokens);
+        crate::outln!(
+            "not comparable: perplexity values. tstlab scores each text alone after a start token; \
+             llama-perplexity joins the texts one per line and scores the second half of each {}-token window \
+             (its estimate, {:.3}, is for those windows only).",
+            p.context,
+            p.peer_ppl
+        );
+    }
     Ok(())
 }
 
-fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> {
-    // The causal LM first: a broken or missing one is refused before the other benchmarks run.
+fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<(Vec<Row>, Option<PeerRow>)> {
+    // The peer and the causal LM first: a missing or broken one is refused before the other
+    // benchmarks run.
+    let peer = a.peer.as_deref().map(super::bench_peer::Peer::open).transpose()?;
     let lm = if a.lm_texts > 0 { load_lm(&a.model)? } else { None };
+    let gguf = match (&peer, &lm) {
+        (None, _) => None,
+        (Some(_), Some((_, path))) => Some(super::bench_peer::gguf_file(path)?),
+        (Some(_), None) => anyhow::bail!("--peer compares g-PPL, which did not run (--lm-texts 0 or no model)"),
+    };
     let mut store = Store::open_in_memory()?;
     crate::demo::build(&mut store)?;
     let data = StyleData::read(&store, "demo-sentiment", false)?;
@@ -104,13 +166,47 @@ fn bench(a: &ScoreBenchArgs, dir: &std::path::Path) -> anyhow::Result<Vec<Row>> 
     dppl::train_all(&data, &LmOptions::default(), &ldir);
     let mut d = DpplScorer::open("demo-sentiment", &ldir)?;
     rows.push(time("d-ppl", &mut d, &t, "Kneser-Ney LMs of the demo sentiment styles".into())?);
+    let mut peer_row = None;
     if let Some((lm, path)) = lm {
-        let mut g = GpplScorer::new(lm)?;
+        let mut g = GpplScorer::new(lm.clone())?;
         let n = a.lm_texts.min(t.len());
-        let note = format!("{} on the CPU, batch {}", path.display(), g.batch_size());
-        rows.push(time("g-ppl", &mut g, &t[..n], note)?);
+        let note = format!("{} on {}, batch {}", path.display(), lm.device_label(), g.batch_size());
+        let row = time("g-ppl", &mut g, &t[..n], note)?;
+        if let (Some(peer), Some(gguf)) = (&peer, &gguf) {
+            peer_row = Some(gppl_peer(peer, &lm, gguf, &t[..n], row.seconds, a.peer_ctx, dir)?);
+        }
+        rows.push(row);
     }
-    Ok(rows)
+    Ok((rows, peer_row))
+}
+
+/// llama-perplexity on the g-PPL texts (each distinct text once, one per line, as tstlab
+/// computes them), against tstlab's `seconds` for the same texts.
+fn gppl_peer(peer: &super::bench_peer::Peer, lm: &TextLm, gguf: &std::path::Path, t: &[Target], seconds: f64, ctx: usize, dir: &std::path::Path) -> anyhow::Result<PeerRow> {
+    let mut seen = std::collections::HashSet::new();
+    let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).filter(|x| seen.insert(*x)).collect();
+    // What tstlab forwarded: the start token (if any) and each text's tokens.
+    let start = usize::from(lm.start().0.is_some());
+    let mut tokens = 0;
+    for x in &texts {
+        tokens += start + lm.text_tokens(x)?.len();
+    }
+    anyhow::ensure!(tokens >= 2 * ctx, "--peer: {tokens} tokens of g-PPL text, llama-perplexity needs at least {} for a context of {ctx} (more --lm-texts or a smaller --peer-ctx)", 2 * ctx);
+    std::fs::create_dir_all(dir)?;
+    let file = dir.join("gppl-texts.txt");
+    std::fs::write(&file, texts.join("\n") + "\n").map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    let threads = candle_core::utils::get_num_threads();
+    let p = peer.perplexity(gguf, threads, &file, ctx)?;
+    Ok(PeerRow {
+        peer: peer.source.clone(),
+        threads,
+        context: ctx,
+        tstlab_tokens: tokens,
+        tstlab_tokens_per_second: tokens as f64 / seconds.max(1e-9),
+        peer_tokens: p.tokens,
+        peer_tokens_per_second: p.tokens_per_second(),
+        peer_ppl: p.ppl,
+    })
 }
 
 /// The causal LM for g-PPL: `None` (said) when it is a known model not installed; a path

@@ -4,7 +4,10 @@
 //! machine during the run (steal; figures from a run with much steal understate the speed).
 //! With `--endpoint URL --served-model NAME`, the same prompts go to an OpenAI-compatible server
 //! instead, once per `--concurrency` (requests in flight), printing sentences/s, requests/s and
-//! completion tokens/s.
+//! completion tokens/s. With `--peer DIR`, llama.cpp's `llama-bench` (batch 1) and
+//! `llama-batched-bench` (larger batches) built in DIR by `scripts/llama-cpp-peer.sh` then run on
+//! the same GGUF, thread count and prompt/generation lengths, and both figures and their ratio
+//! are printed (see [`super::bench_peer`]).
 
 use anyhow::Context;
 use clap::Args;
@@ -50,6 +53,22 @@ pub struct TransferArgs {
     /// Print this many outputs of the last run.
     #[arg(long, default_value_t = 3)]
     pub show: usize,
+    /// Also run llama.cpp built in this folder by `scripts/llama-cpp-peer.sh` (a GGUF model).
+    #[arg(long, value_name = "DIR")]
+    pub peer: Option<PathBuf>,
+    /// Repetitions of each llama-bench test (--peer).
+    #[arg(long, default_value_t = 3)]
+    pub peer_reps: usize,
+}
+
+/// tstlab's best run at one batch size (by sentences/s).
+#[derive(Debug, Clone, Copy, Default)]
+struct Best {
+    batch: usize,
+    sentences_per_second: f64,
+    prefill_tps: f64,
+    decode_tps: f64,
+    new_tokens: usize,
 }
 
 /// The TSTBench Yelp zero-shot instruction for a direction.
@@ -161,6 +180,14 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         return run_endpoint(&a, &url);
     }
     let path = a.model.clone().unwrap_or_else(tstlab_models::default_model_path);
+    // The peer is checked first: a missing one is said before minutes of measuring.
+    let peer = match &a.peer {
+        Some(dir) => {
+            let peer = super::bench_peer::Peer::open(dir)?;
+            Some((peer, super::bench_peer::gguf_file(&path)?))
+        }
+        None => None,
+    };
     let t0 = Instant::now();
     let generator = Generator::load(&path).with_context(|| "loading the model (is it installed? `tstlab models install`)")?;
     let info = generator.info();
@@ -192,8 +219,9 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     );
     let cancel = AtomicBool::new(false);
     let mut last_outputs = vec![String::new(); prompts.len()];
+    let mut bests = Vec::new();
     for &batch in &a.batch {
-        let mut best = 0f64;
+        let mut best = Best { batch, ..Best::default() };
         for r in 0..a.repeat.max(1) {
             generator.clear_prefix_cache();
             let params = GenParams {
@@ -209,15 +237,19 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
             let wall = t.elapsed().as_secs_f64();
             let steal = steal_percent(ticks, cpu_ticks());
             let sps = prompts.len() as f64 / wall;
-            best = best.max(sps);
+            let prefill_tps = stats.prefill_tokens as f64 / stats.prefill_secs.max(1e-9);
+            let decode_tps = stats.new_tokens as f64 / stats.decode_secs.max(1e-9);
+            if sps > best.sentences_per_second {
+                best = Best { batch, sentences_per_second: sps, prefill_tps, decode_tps, new_tokens: stats.new_tokens };
+            }
             crate::outln!(
                 "{:>6} {:>4} {:>12.2} {:>14.1} {:>13.1} {:>13.1} {:>8.2} {:>8} {:>7} {:>13} {:>8}",
                 batch,
                 r + 1,
                 sps,
-                stats.prefill_tokens as f64 / stats.prefill_secs.max(1e-9),
+                prefill_tps,
                 stats.prompt_tokens as f64 / stats.prefill_secs.max(1e-9),
-                stats.new_tokens as f64 / stats.decode_secs.max(1e-9),
+                decode_tps,
                 wall,
                 stats.new_tokens,
                 stats.shared_prefix,
@@ -226,11 +258,59 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
             );
         }
         if a.repeat > 1 {
-            crate::outln!("{:>6} best {:>11.2} sentences/s", batch, best);
+            crate::outln!("{:>6} best {:>11.2} sentences/s", batch, best.sentences_per_second);
         }
+        bests.push(best);
     }
     for (i, out) in last_outputs.iter().enumerate().take(a.show) {
         crate::outln!("[{i}] {}\n    -> {}", items[i].1, out.trim());
     }
+    if let Some((peer, gguf)) = peer {
+        let prompt_mean = lens.iter().sum::<usize>() as f64 / lens.len().max(1) as f64;
+        compare_with_peer(&peer, &gguf, &bests, prompt_mean, prompts.len(), a.peer_reps)?;
+    }
+    Ok(())
+}
+
+/// Runs llama.cpp on the same GGUF, threads and lengths as tstlab's runs, and prints both
+/// figures and their ratio (tstlab / llama.cpp) per batch size.
+fn compare_with_peer(peer: &super::bench_peer::Peer, gguf: &std::path::Path, bests: &[Best], prompt_mean: f64, n: usize, reps: usize) -> anyhow::Result<()> {
+    use super::bench_peer::ratio;
+    let threads = candle_core::utils::get_num_threads();
+    // The same lengths: the mean prompt, and the mean number of tokens tstlab generated (it
+    // stops at the end of a sentence; llama.cpp always generates exactly that many).
+    let n_prompt = (prompt_mean.round() as usize).max(1);
+    let gen_of = |b: &Best| ((b.new_tokens as f64 / n.max(1) as f64).round() as usize).max(1);
+    crate::outln!(
+        "\npeer: llama.cpp ({}, CPU build) in {}, same GGUF, {} threads, {} prompt tokens (tstlab's mean), generated tokens = tstlab's mean per sentence; {}",
+        crate::printable::Safe(&peer.source),
+        crate::printable::Safe(&peer.bin_dir().display().to_string()),
+        threads,
+        n_prompt,
+        super::bench_peer::SETTINGS
+    );
+    crate::outln!("{:>6} {:>8} {:<32} {:>10} {:>10} {:>8}", "batch", "tokens", "figure", "tstlab", "llama.cpp", "ratio");
+    let row = |batch: usize, tokens: String, figure: &str, ours: f64, theirs: f64| {
+        crate::outln!("{:>6} {:>8} {:<32} {:>10.1} {:>10.1} {:>8}", batch, tokens, figure, ours, theirs, ratio(ours, theirs));
+    };
+    for b in bests.iter().filter(|b| b.batch == 1) {
+        let n_gen = gen_of(b);
+        let (pp, tg) = peer.bench(gguf, threads, n_prompt, n_gen, reps)?;
+        row(1, format!("{n_prompt}"), "prefill tok/s (llama-bench pp)", b.prefill_tps, pp.avg_ts);
+        row(1, format!("{n_gen}"), "decode tok/s (llama-bench tg)", b.decode_tps, tg.avg_ts);
+    }
+    for b in bests.iter().filter(|b| b.batch > 1) {
+        let n_gen = gen_of(b);
+        let rows = peer.batched(gguf, threads, n_prompt, n_gen, &[b.batch])?;
+        let r = rows.iter().find(|r| r.pl == b.batch).ok_or_else(|| anyhow::anyhow!("llama-batched-bench printed no row for batch {}", b.batch))?;
+        let lens = format!("{n_prompt}+{n_gen}");
+        row(b.batch, lens.clone(), "decode tok/s (batched-bench S_TG)", b.decode_tps, r.speed_tg);
+        row(b.batch, lens, "sentences/s (batched-bench B/T)", b.sentences_per_second, r.sequences_per_second());
+    }
+    crate::outln!(
+        "notes: tstlab's prefill counts the tokens it computed (shared prompt prefixes are computed once; \
+         --no-share-prefix computes all), llama.cpp's random prompt tokens of the same length; \
+         llama-bench generates from an empty context, tstlab after the prompt; tstlab's figures are its best run."
+    );
     Ok(())
 }

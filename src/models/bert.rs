@@ -1,4 +1,4 @@
-//! BERT-family encoders (BERT, RoBERTa) on the CPU in f32, with the hidden states of any layer.
+//! BERT-family encoders (BERT, RoBERTa) in f32 (on the device `device::choose()` gives), with the hidden states of any layer.
 //!
 //! candle-transformers' `BertModel` returns only the last layer and ignores RoBERTa's position
 //! offset, so this file has its own small forward pass (the weight layout of Hugging Face's
@@ -475,6 +475,11 @@ impl BertEncoder {
     pub fn family(&self) -> Family {
         self.family
     }
+    /// The device it runs on, as reports name it ("cpu", "cuda:0").
+    pub fn device_label(&self) -> String {
+        super::device::describe(&self.device)
+    }
+
     pub fn num_layers(&self) -> usize {
         self.config.num_hidden_layers
     }

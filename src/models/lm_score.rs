@@ -170,6 +170,11 @@ impl TextLm {
         TextLm { generator, start, start_label, batching: Batching::default() }
     }
 
+    /// The device it runs on, as reports name it ("cpu", "cuda:0", with the CPU kernels in use).
+    pub fn device_label(&self) -> &str {
+        &self.generator.info().device
+    }
+
     pub fn generator(&self) -> &Arc<Generator> {
         &self.generator
     }

@@ -212,3 +212,72 @@ fn bench_transfer_reports_missing_model() {
         .stderr(predicates::str::contains("model not found"));
     assert!(!dir.path().join("tstlab.sqlite").exists(), "bench opens no store");
 }
+
+/// `tstlab bench transfer --peer DIR` with no llama.cpp built there says how to build it, before
+/// loading any model.
+#[test]
+fn bench_transfer_peer_missing_says_how_to_build_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let gguf = dir.path().join("model.gguf");
+    std::fs::write(&gguf, b"not loaded").unwrap();
+    let peer = dir.path().join("no-peer");
+    let out = assert_cmd::Command::cargo_bin("tstlab")
+        .unwrap()
+        .env("TSTLAB_HOME", dir.path())
+        .args(["bench", "transfer", "--n", "2", "--model"])
+        .arg(&gguf)
+        .arg("--peer")
+        .arg(&peer)
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("no llama.cpp peer there"), "{err}");
+    assert!(err.contains(&format!("scripts/llama-cpp-peer.sh {}", peer.display())), "{err}");
+    assert!(!err.contains("loading the model"), "the peer is checked before the model is read: {err}");
+}
+
+/// `tstlab bench bertscore` names the device the encoder ran on (the one `device::choose` gives),
+/// in its line and its JSON.
+#[test]
+fn bench_bertscore_names_the_device_it_ran_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tiny-hf/bert-bin");
+    let want = tstlab::models::device::describe(&tstlab::models::device::choose());
+    let run = |json: bool| {
+        let mut c = assert_cmd::Command::cargo_bin("tstlab").unwrap();
+        c.env("TSTLAB_HOME", dir.path()).args(["bench", "bertscore", "--pairs", "4", "--model"]).arg(&model);
+        if json {
+            c.arg("--json");
+        }
+        String::from_utf8(c.assert().success().get_output().stdout.clone()).unwrap()
+    };
+    let line = run(false);
+    assert!(line.contains(&format!(" on {want} (")), "{line}");
+    assert!(!line.contains("on CPU"), "{line}");
+    let v: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    assert_eq!(v["device"], want);
+}
+
+/// `tstlab bench score` names the device g-PPL ran on (the loaded model's), not a fixed "CPU".
+#[test]
+fn bench_score_names_the_device_gppl_ran_on() {
+    let model = tstlab::models::default_model_path();
+    if !model.exists() {
+        eprintln!("skipped: {} is not installed (tstlab models install)", model.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let want = tstlab::models::device::describe(&tstlab::models::device::choose());
+    let out = assert_cmd::Command::cargo_bin("tstlab")
+        .unwrap()
+        .env("TSTLAB_HOME", dir.path())
+        .args(["bench", "score", "--texts", "20", "--lm-texts", "2", "--json", "--model"])
+        .arg(&model)
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let gppl = v.as_array().unwrap().iter().find(|r| r["metric"] == "g-ppl").expect("a g-ppl row");
+    let note = gppl["note"].as_str().unwrap();
+    assert!(note.contains(&format!(" on {want}")), "{note}");
+    assert!(!note.contains("on the CPU"), "{note}");
+}
