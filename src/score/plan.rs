@@ -10,7 +10,7 @@ use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component};
 use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
-use crate::metrics::judge::{Dimension, JudgeScorer};
+use crate::metrics::judge::{Dimension, JudgeFormat, JudgeScorer};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
@@ -143,11 +143,20 @@ pub struct Options {
     pub bleu: Convention,
     /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
     pub shard: Option<crate::store::Shard>,
+    /// How the judge answers: free text, or JSON a server is held to (`--judge-format`).
+    pub judge_format: JudgeFormat,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None }
+        Options {
+            model: registry::SMOLLM2.into(),
+            endpoint: None,
+            encoder: registry::MINILM.into(),
+            bleu: Convention::sacre13a(),
+            shard: None,
+            judge_format: JudgeFormat::Text,
+        }
     }
 }
 
@@ -329,7 +338,7 @@ pub fn build(
                 Metric::NllApp => {
                     return Ok(Err(Unavailable::NotInstalled("nll-app is computed with a local model only (leave out --endpoint)".into())));
                 }
-                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d, opts.judge_format)?),
                 _ => unreachable!("matched above"),
             }
         }
@@ -341,7 +350,7 @@ pub fn build(
             match m {
                 Metric::GPpl => Box::new(GpplScorer::new(lm)?),
                 Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
-                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d, opts.judge_format)?),
                 _ => unreachable!("matched above"),
             }
         }
