@@ -127,8 +127,9 @@ impl JudgeFormat {
 }
 
 /// A structured reply `{"score": n, "explanation": ".."}` (in a ```json fence or not): the score
-/// when it is a number in 0-100, else none. A reply cut short (at the token limit) after
-/// `{"score": n,` keeps that score; any other reply that is not such JSON has none (its text is
+/// when it is a number in 0-100, else none. A reply whose JSON breaks off after `{"score": n,`
+/// (cut at the token limit, or a raw line break in a string, which llama-cpp-python's grammar
+/// lets through) keeps that score; any other reply that is not such JSON has none (its text is
 /// kept in the detail, never read as free text).
 pub fn parse_json_reply(reply: &str) -> Parsed {
     let t = reply.trim();
