@@ -2,10 +2,12 @@
 //! configuration, output): a second run computes only what is missing.
 
 use crate::metrics::family::Convention;
+use crate::metrics::judge::JudgeFormat;
 use crate::score::plan::{self, Event, Options};
 use crate::score::Selection;
 use crate::store::Store;
 use indicatif::{ProgressBar, ProgressStyle};
+use anyhow::Context;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -34,6 +36,13 @@ pub struct ScoreArgs {
     /// g-PPL and the judge through an OpenAI-compatible server (--endpoint).
     #[command(flatten)]
     pub server: super::server::ServerArgs,
+    /// How the judge answers: text (free text, as the published prompts ask; the score parsed
+    /// from it), json (the server is held to JSON {score 0-100, explanation} with OpenAI's
+    /// `response_format` json_schema: OpenAI, vLLM, llama.cpp's llama-server, Ollama) or
+    /// json-object (the same schema as `{"type": "json_object", "schema": ..}`: llama-cpp-python's
+    /// server, llama-server). json and json-object need --endpoint.
+    #[arg(long, default_value = "text", value_parser = JudgeFormat::NAMES)]
+    pub judge_format: String,
     /// BERT-family encoder for BERTScore: folder or installed name.
     #[arg(long, default_value = crate::models::registry::MINILM)]
     pub encoder: String,
@@ -78,7 +87,15 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
     }
     let metrics = plan::parse(&args.metrics)?;
     let endpoint = args.server.settings(&args.model)?;
+    let judge_format = JudgeFormat::parse(&args.judge_format).context("--judge-format is text, json or json-object")?;
+    if judge_format != JudgeFormat::Text && endpoint.is_none() {
+        anyhow::bail!(
+            "--judge-format {} needs a server (--endpoint URL --model NAME): the local model cannot be held to a JSON schema; use --judge-format text",
+            judge_format.name()
+        );
+    }
     let opts = Options {
+        judge_format,
         endpoint,
         model: args.model,
         encoder: args.encoder,

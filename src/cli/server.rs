@@ -30,14 +30,19 @@ impl ServerArgs {
 
     /// The server settings for `model` at `url` (a template's endpoint), with these options.
     pub fn settings_for(&self, url: &str, model: &str) -> anyhow::Result<Option<Settings>> {
+        Ok(Some(Settings { url: url.to_owned(), model: model.to_owned(), ..self.options()? }))
+    }
+
+    /// These options (concurrency, timeout, retries), without an address or model yet.
+    pub fn options(&self) -> anyhow::Result<Settings> {
         if !(self.timeout > 0.0 && self.timeout.is_finite()) {
             anyhow::bail!("--timeout must be a positive number of seconds");
         }
-        Ok(Some(Settings {
+        Ok(Settings {
             concurrency: self.concurrency.max(1),
             timeout: std::time::Duration::from_secs_f64(self.timeout),
             backoff: Backoff { retries: self.retries, ..Backoff::default() },
-            ..Settings::new(url, model)
-        }))
+            ..Settings::default()
+        })
     }
 }

@@ -97,31 +97,22 @@ fn spec(a: &TransferArgs, store: &Store) -> anyhow::Result<Spec> {
     };
     // The template's run settings, where the command line gives none.
     let template = run::template_of(store, &s, &Library::load())?;
-    let t = &template.run;
-    let from_line = a.server.endpoint.is_some() || a.model.is_some();
-    let (endpoint, model) = if from_line { (a.server.endpoint.clone(), a.model.clone()) } else { (t.endpoint.clone(), t.model.clone()) };
-    match endpoint {
-        Some(url) => {
-            let model = model.with_context(|| match from_line {
-                true => "--endpoint needs --model NAME (the model name the server knows)".to_owned(),
-                false => format!("template {} names an endpoint but no `model:` (the model name the server knows)", template.name),
-            })?;
-            s.model = model.clone().into();
-            s.endpoint = a.server.settings_for(&url, &model)?;
-        }
-        None => s.model = launch::resolve_model(model.as_deref()),
+    if a.server.endpoint.is_some() && a.model.is_none() {
+        anyhow::bail!("--endpoint needs --model NAME (the model name the server knows)");
     }
+    let given = launch::Given {
+        endpoint: a.server.endpoint.clone(),
+        model: a.model.clone(),
+        server: a.server.options()?,
+        max_new: a.max_new,
+        temperature: a.temperature,
+        top_p: a.top_p,
+        seed: a.seed,
+    };
+    s.decoding.batch_size = a.batch.max(1);
+    launch::apply(&mut s, &template, &given)?;
     s.subset = a.limit.map_or(Subset::All, Subset::First);
     s.shard = a.shard;
-    let d = Decoding::default();
-    s.decoding = Decoding {
-        max_new_tokens: a.max_new.or(t.max_new).unwrap_or(d.max_new_tokens),
-        temperature: a.temperature.or(t.temperature).unwrap_or(d.temperature),
-        top_p: a.top_p.or(t.top_p).unwrap_or(d.top_p),
-        seed: a.seed.or(t.seed).unwrap_or(d.seed),
-        batch_size: a.batch.max(1),
-        ..d
-    };
     s.few_shot_seed = a.shots_seed;
     s.name = a.name.clone();
     Ok(s)

@@ -22,6 +22,10 @@ pub struct ChatRequest<'a> {
     pub seed: Option<u64>,
     pub n: u32,
     pub stream: bool,
+    /// Structured output (`{"type": "json_schema", ..}` or `{"type": "json_object", ..}`), sent
+    /// as written: servers that turn a schema into a grammar keep its order of properties.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<Box<serde_json::value::RawValue>>,
 }
 
 /// `POST /completions`.

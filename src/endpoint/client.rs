@@ -36,6 +36,47 @@ impl Settings {
     pub fn new(url: &str, model: &str) -> Settings {
         Settings { url: url.to_owned(), model: model.to_owned(), concurrency: 4, timeout: Duration::from_secs(120), backoff: Backoff::default() }
     }
+
+    /// Whether a client can be made of these settings: an address ([`check_url`]), a model
+    /// name, a concurrency of at least 1.
+    pub fn check(&self) -> Result<()> {
+        if self.concurrency == 0 {
+            return Err(EndpointError::Settings("concurrency must be at least 1".into()));
+        }
+        if self.model.trim().is_empty() {
+            return Err(EndpointError::Settings("an endpoint needs a model name (--model NAME)".into()));
+        }
+        check_url(&self.url)
+    }
+}
+
+impl Default for Settings {
+    /// No address nor model yet; the usual concurrency, timeout and retries.
+    fn default() -> Settings {
+        Settings::new("", "")
+    }
+}
+
+/// Whether `url` is an API address: `http://` or `https://`, a host, no spaces. The error shows
+/// it without credentials.
+pub fn check_url(url: &str) -> Result<()> {
+    let url = url.trim();
+    let shown = key::public_url(url);
+    let bad = |why: &str| Err(EndpointError::Settings(format!("{shown:?}: {why}")));
+    if url.is_empty() {
+        return bad("no address (e.g. http://127.0.0.1:8000/v1)");
+    }
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return bad("an endpoint address starts with http:// or https://");
+    }
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return bad("an address has no spaces");
+    }
+    match url.parse::<ureq::http::Uri>() {
+        Ok(u) if u.host().is_some_and(|h| !h.is_empty()) => Ok(()),
+        Ok(_) => bad("an address needs a host (http://HOST:PORT/v1)"),
+        Err(e) => bad(&format!("not an address ({e})")),
+    }
 }
 
 /// Counts of what was sent, shared by the workers.
@@ -105,12 +146,7 @@ impl Client {
     }
 
     pub fn with_key(settings: Settings, key: Option<ApiKey>) -> Result<Client> {
-        if settings.concurrency == 0 {
-            return Err(EndpointError::Settings("concurrency must be at least 1".into()));
-        }
-        if settings.model.trim().is_empty() {
-            return Err(EndpointError::Settings("an endpoint needs a model name (--model NAME)".into()));
-        }
+        settings.check()?;
         let url = settings.url.trim().trim_end_matches('/').to_owned();
         let Some((scheme, rest)) = url.split_once("://").filter(|(s, _)| matches!(*s, "http" | "https")) else {
             return Err(EndpointError::Settings(format!("{}: an endpoint address starts with http:// or https://", key::public_url(&url))));
@@ -190,7 +226,7 @@ impl Client {
     }
 
     /// One request (`GET` when `body` is `None`) with retries; see the module docs.
-    pub fn call<T: DeserializeOwned>(&self, route: &str, body: Option<&serde_json::Value>, halt: &dyn Fn() -> bool) -> Result<T> {
+    pub fn call<T: DeserializeOwned>(&self, route: &str, body: Option<&str>, halt: &dyn Fn() -> bool) -> Result<T> {
         let url = format!("{}/{route}", self.base);
         let b = &self.settings.backoff;
         let mut rng = rand::rng();
@@ -228,14 +264,15 @@ impl Client {
         }
     }
 
-    fn attempt<T: DeserializeOwned>(&self, url: &str, route: &str, body: Option<&serde_json::Value>) -> Result<Attempt<T>> {
+    fn attempt<T: DeserializeOwned>(&self, url: &str, route: &str, body: Option<&str>) -> Result<Attempt<T>> {
         let sent = match body {
             Some(b) => {
                 let mut req = self.agent.post(url);
                 if let Some(k) = &self.key {
                     req = req.header("Authorization", &k.bearer());
                 }
-                req.send_json(b)
+                // Sent as serialized, so that a `response_format`'s keys keep their order.
+                req.header("Content-Type", "application/json").send(b)
             }
             None => {
                 let mut req = self.agent.get(url);
@@ -326,11 +363,15 @@ impl Client {
                     seed: Client::seed(params, i),
                     n: 1,
                     stream: false,
+                    response_format: params.response_format.clone().map(serde_json::value::RawValue::from_string).transpose()?,
                 };
-                let r: ChatResponse = self.call("chat/completions", Some(&serde_json::to_value(&req)?), halt)?;
+                let r: ChatResponse = self.call("chat/completions", Some(&serde_json::to_string(&req)?), halt)?;
                 self.note_answer(r.model, r.usage);
                 let c = r.choices.into_iter().next().ok_or_else(|| self.bad("chat/completions", "an answer without choices"))?;
                 (c.message.content.unwrap_or_default(), c.finish_reason, r.usage)
+            }
+            Prompt::Text(_) if params.response_format.is_some() => {
+                return Err(EndpointError::Settings("structured output (response_format) needs a chat prompt, not a text completion".into()));
             }
             Prompt::Text(t) => {
                 let req = CompletionRequest {
@@ -345,7 +386,7 @@ impl Client {
                     n: 1,
                     stream: false,
                 };
-                let r: CompletionResponse = self.call("completions", Some(&serde_json::to_value(&req)?), halt)?;
+                let r: CompletionResponse = self.call("completions", Some(&serde_json::to_string(&req)?), halt)?;
                 self.note_answer(r.model, r.usage);
                 let c = r.choices.into_iter().next().ok_or_else(|| self.bad("completions", "an answer without choices"))?;
                 (c.text, c.finish_reason, r.usage)
@@ -468,7 +509,7 @@ impl Client {
             n: 1,
             stream: false,
         };
-        let r: CompletionResponse = match self.call("completions", Some(&serde_json::to_value(&req)?), halt) {
+        let r: CompletionResponse = match self.call("completions", Some(&serde_json::to_string(&req)?), halt) {
             Ok(r) => r,
             Err(EndpointError::Rejected { status, message, .. }) => {
                 return Err(self.no_logprobs(&format!("it rejected a completion with echo and logprobs (HTTP {status}: {message})")));
@@ -513,5 +554,26 @@ impl Usage {
             prompt_tokens: self.prompt_tokens - before.prompt_tokens,
             completion_tokens: self.completion_tokens - before.completion_tokens,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_that_are_checked() {
+        for ok in ["http://127.0.0.1:8000/v1", "https://api.openai.com/v1", "http://gpu-node:8000", " http://localhost:11434/v1/ "] {
+            assert!(check_url(ok).is_ok(), "{ok}");
+        }
+        let err = |u: &str| check_url(u).unwrap_err().to_string();
+        assert!(err("").contains("no address"));
+        assert!(err("localhost:8000/v1").contains("starts with http:// or https://"));
+        assert!(err("ftp://x/v1").contains("starts with http:// or https://"));
+        assert!(err("http://local host/v1").contains("no spaces"));
+        assert!(err("http:///v1").contains("needs a host") || err("http:///v1").contains("not an address"), "{}", err("http:///v1"));
+        // Credentials in an address never show.
+        let e = err("http://user:secret@host name/v1");
+        assert!(!e.contains("secret"), "{e}");
     }
 }

@@ -17,7 +17,7 @@ pub mod client;
 pub mod key;
 pub mod retry;
 
-pub use client::{Client, GenReport, Settings, Usage};
+pub use client::{Client, GenReport, Settings, Usage, check_url};
 pub use key::ApiKey;
 
 use crate::models::{GenParams, Generated, Generator, ModelError, Prompt};

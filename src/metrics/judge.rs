@@ -11,6 +11,11 @@
 //! The score is parsed from free text ([`parse_reply`]): `Output 1 Score: 85`, `Score: 85/100`,
 //! `**85**`, `85 out of 100`, `8/10` (scaled to 100), `85%`, or a lone number in 0-100 with words
 //! around it. The `1` of `Output 1` and the `100` of `/100` are never taken as scores.
+//!
+//! With a structured [`JudgeFormat`] (`tstlab score --judge-format json|json-object`, servers
+//! only) the prompt is the same word for word, the server is asked (`response_format`) for JSON
+//! `{"score": 0-100, "explanation": ".."}`, and the score is read from that JSON
+//! ([`parse_json_reply`]). The format is in the scorer's configuration and in each detail.
 
 use crate::endpoint::Backend;
 use crate::models::generate::{GenParams, Prompt};
@@ -60,6 +65,89 @@ impl Dimension {
             Dimension::Overall => include_str!("../../assets/judge/overall.txt"),
         }
     }
+}
+
+/// The schema of a structured reply, as sent (`serde_json` maps sort their keys; this keeps
+/// `score` before `explanation`).
+const SCHEMA: &str = r#"{"type":"object","properties":{"score":{"type":"integer","minimum":0,"maximum":100},"explanation":{"type":"string"}},"required":["score","explanation"],"additionalProperties":false}"#;
+
+/// How the judge is asked to answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum JudgeFormat {
+    /// Free text, as the prompt asks; the score parsed by [`parse_reply`].
+    #[default]
+    Text,
+    /// `response_format` `{"type": "json_schema", "json_schema": {.., "strict": true}}`: OpenAI,
+    /// vLLM, llama.cpp's `llama-server`, Ollama.
+    Json,
+    /// `response_format` `{"type": "json_object", "schema": ..}`: llama-cpp-python's server
+    /// (which refuses `json_schema`), llama.cpp's `llama-server`.
+    JsonObject,
+}
+
+impl JudgeFormat {
+    pub const NAMES: [&'static str; 3] = ["text", "json", "json-object"];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            JudgeFormat::Text => "text",
+            JudgeFormat::Json => "json",
+            JudgeFormat::JsonObject => "json-object",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<JudgeFormat> {
+        [JudgeFormat::Text, JudgeFormat::Json, JudgeFormat::JsonObject].into_iter().find(|f| f.name() == s)
+    }
+
+    /// The JSON schema of a structured reply: an integer score 0-100, then an explanation.
+    pub fn schema() -> Value {
+        serde_json::from_str(SCHEMA).expect("a valid schema")
+    }
+
+    /// The `response_format` sent with each request, as JSON text (the schema's properties in
+    /// order: a server that makes a grammar of it asks for the score first); none for free text.
+    pub fn response_format(self) -> Option<String> {
+        match self {
+            JudgeFormat::Text => None,
+            JudgeFormat::Json => {
+                Some(format!(r#"{{"type":"json_schema","json_schema":{{"name":"judge_score","schema":{SCHEMA},"strict":true}}}}"#))
+            }
+            JudgeFormat::JsonObject => Some(format!(r#"{{"type":"json_object","schema":{SCHEMA}}}"#)),
+        }
+    }
+
+    /// The reply parsed for this format.
+    pub fn parse_reply(self, reply: &str) -> Parsed {
+        match self {
+            JudgeFormat::Text => parse_reply(reply),
+            JudgeFormat::Json | JudgeFormat::JsonObject => parse_json_reply(reply),
+        }
+    }
+}
+
+/// A structured reply `{"score": n, "explanation": ".."}` (in a ```json fence or not): the score
+/// when it is a number in 0-100, else none. A reply whose JSON breaks off after `{"score": n,`
+/// (cut at the token limit, or a raw line break in a string, which llama-cpp-python's grammar
+/// lets through) keeps that score; any other reply that is not such JSON has none (its text is
+/// kept in the detail, never read as free text).
+pub fn parse_json_reply(reply: &str) -> Parsed {
+    let t = reply.trim();
+    let t = t.strip_prefix("```json").or_else(|| t.strip_prefix("```")).map_or(t, |r| r.trim_end().trim_end_matches("```")).trim();
+    let Ok(Value::Object(o)) = serde_json::from_str::<Value>(t) else {
+        return Parsed { score: cut_short_score(t), explanation: None };
+    };
+    let score = o.get("score").and_then(Value::as_f64).filter(|s| (0.0..=100.0).contains(s));
+    let explanation = o.get("explanation").and_then(Value::as_str).map(str::trim).filter(|e| !e.is_empty()).map(str::to_owned);
+    Parsed { score, explanation }
+}
+
+/// The score of a structured reply cut short after its first key: `{ "score" : 85 ,`.
+fn cut_short_score(t: &str) -> Option<f64> {
+    let r = t.strip_prefix('{')?.trim_start().strip_prefix("\"score\"")?.trim_start().strip_prefix(':')?.trim_start();
+    let digits = r.len() - r.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let score: f64 = r[..digits].parse().ok()?;
+    (r[digits..].trim_start().starts_with(',') && score <= 100.0).then_some(score)
 }
 
 /// Fills `{task}`, `{source_style}`, `{target_style}`, `{source}` and `{output}` in one pass
@@ -245,18 +333,29 @@ fn explanation(reply: &str, lower: &str) -> Option<String> {
 pub struct JudgeScorer {
     backend: Backend,
     dimension: Dimension,
+    format: JudgeFormat,
     params: GenParams,
     config: Value,
 }
 
 impl JudgeScorer {
-    pub fn new(backend: Backend, dimension: Dimension) -> anyhow::Result<JudgeScorer> {
-        let mut params = GenParams { max_new_tokens: 96, batch_size: 16, ..GenParams::default() };
+    /// A judge of `dimension` answering in `format`; a structured format needs a server (the
+    /// local model cannot be held to a schema, and says so).
+    pub fn new(backend: Backend, dimension: Dimension, format: JudgeFormat) -> anyhow::Result<JudgeScorer> {
+        if format != JudgeFormat::Text && backend.local().is_some() {
+            anyhow::bail!(
+                "--judge-format {} needs a server (--endpoint): the local model cannot be held to a JSON schema; use --judge-format text",
+                format.name()
+            );
+        }
+        // A JSON reply spells its keys and quotes: room for an explanation of the same length.
+        let max_new_tokens = if format == JudgeFormat::Text { 96 } else { 200 };
+        let mut params = GenParams { max_new_tokens, batch_size: 16, response_format: format.response_format(), ..GenParams::default() };
         let template = dimension.template();
         let decoding = json!({"temperature": params.temperature, "max_new_tokens": params.max_new_tokens});
         let template_sha256 = hex::encode(Sha256::digest(template.as_bytes()));
         let implementation = "tstlab judge 1 (one output per request, score 0-100 parsed from the reply)";
-        let config = match &backend {
+        let mut config = match &backend {
             Backend::Local(generator) => {
                 let info = generator.info();
                 json!({
@@ -281,7 +380,12 @@ impl JudgeScorer {
                 })
             }
         };
-        Ok(JudgeScorer { backend, dimension, params, config })
+        // Free text keeps the configuration (and so the cached scores) it always had.
+        if let (Some(rf), Value::Object(o)) = (&params.response_format, &mut config) {
+            o.insert("format".into(), json!(format.name()));
+            o.insert("response_format".into(), serde_json::from_str(rf)?);
+        }
+        Ok(JudgeScorer { backend, dimension, format, params, config })
     }
 
     /// The prompt sent for one output.
@@ -321,8 +425,11 @@ impl Scorer for JudgeScorer {
         Ok(replies
             .into_iter()
             .map(|reply| {
-                let p = parse_reply(&reply);
-                let detail = json!({"score": p.score, "explanation": p.explanation, "reply": reply});
+                let p = self.format.parse_reply(&reply);
+                let mut detail = json!({"score": p.score, "explanation": p.explanation, "reply": reply});
+                if self.format != JudgeFormat::Text {
+                    detail["format"] = json!(self.format.name());
+                }
                 Scored { value: p.score, detail: Some(detail.to_string()) }
             })
             .collect())

@@ -72,6 +72,11 @@ pub struct GenParams {
     /// Empty: the prompt index.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub streams: Vec<u64>,
+    /// Structured output: the `response_format` a server gets with each chat request, as JSON
+    /// text sent as written (e.g. the judge's schema, its properties in order). The local model
+    /// refuses one rather than ignore it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response_format: Option<String>,
 }
 
 impl Default for GenParams {
@@ -85,6 +90,7 @@ impl Default for GenParams {
             share_prefix: true,
             lookahead: 0,
             streams: Vec::new(),
+            response_format: None,
         }
     }
 }
@@ -99,6 +105,11 @@ impl GenParams {
         }
         if !(self.top_p > 0.0 && self.top_p <= 1.0) {
             return Err(ModelError::Params(format!("top-p {} must be in (0, 1]", self.top_p)));
+        }
+        if self.response_format.is_some() {
+            return Err(ModelError::Params(
+                "the local model cannot constrain its output to a JSON schema (response_format); only a server can (--endpoint)".into(),
+            ));
         }
         Ok(())
     }

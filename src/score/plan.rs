@@ -10,7 +10,7 @@ use crate::metrics::bertscore::{self, BertScore, BertScoreScorer, Component, Idf
 use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
-use crate::metrics::judge::{Dimension, JudgeScorer};
+use crate::metrics::judge::{Dimension, JudgeFormat, JudgeScorer};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
@@ -160,11 +160,24 @@ pub struct Options {
     /// number; default: the class named "acceptable").
     pub cola: Option<PathBuf>,
     pub cola_acceptable: Option<String>,
+    /// How the judge answers: free text, or JSON a server is held to (`--judge-format`).
+    pub judge_format: JudgeFormat,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { model: registry::SMOLLM2.into(), endpoint: None, encoder: registry::MINILM.into(), bleu: Convention::sacre13a(), shard: None, bert_layer: None, idf: false, cola: None, cola_acceptable: None }
+        Options {
+            model: registry::SMOLLM2.into(),
+            endpoint: None,
+            encoder: registry::MINILM.into(),
+            bleu: Convention::sacre13a(),
+            shard: None,
+            bert_layer: None,
+            idf: false,
+            cola: None,
+            cola_acceptable: None,
+            judge_format: JudgeFormat::Text,
+        }
     }
 }
 
@@ -393,7 +406,7 @@ pub fn build(
                 Metric::NllApp => {
                     return Ok(Err(Unavailable::NotInstalled("nll-app is computed with a local model only (leave out --endpoint)".into())));
                 }
-                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d, opts.judge_format)?),
                 _ => unreachable!("matched above"),
             }
         }
@@ -405,7 +418,7 @@ pub fn build(
             match m {
                 Metric::GPpl => Box::new(GpplScorer::new(lm)?),
                 Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
-                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d)?),
+                Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d, opts.judge_format)?),
                 _ => unreachable!("matched above"),
             }
         }

@@ -77,6 +77,7 @@ impl Decoding {
             share_prefix: self.share_prefix,
             lookahead: self.lookahead,
             streams: Vec::new(),
+            response_format: None,
         }
     }
 }

@@ -92,6 +92,9 @@ pub enum Action {
     /// Typing into a text field.
     Char(char),
     Backspace,
+    /// Delete the character at the cursor, or the word before it (the launch form's fields).
+    DeleteNext,
+    DeleteWord,
     /// Empty the text field.
     ClearInput,
     Submit,

@@ -16,6 +16,7 @@ use super::frame::{self, Hint, Left, Tab, TabExtras};
 use super::keys::{self, Context};
 use super::screen::{Screen, Shared, Show};
 use super::screens::{self, launch::{self, LaunchForm}};
+use tui_input::InputRequest;
 use super::loader::Loader;
 use super::{help, theme};
 use crate::jobs::{JobId, Jobs, Kind, Status};
@@ -229,8 +230,12 @@ impl App {
         self.base_chain()
     }
 
-    /// The shown screen's mode (`Screen::mode`), which picks the keys in force.
+    /// The mode that picks the keys in force: the launch form's while it is open, else the
+    /// shown screen's (`Screen::mode`).
     pub fn mode(&self) -> Option<&'static str> {
+        if let Some(form) = &self.launch {
+            return Some(form.mode());
+        }
         self.screens[self.shown].mode()
     }
 
@@ -422,7 +427,7 @@ impl App {
             }
             return None;
         }
-        if self.launch.is_some() && !matches!(a, Action::Quit | Action::Loaded(_) | Action::Note(..)) {
+        if self.launch.is_some() && !matches!(a, Action::Quit | Action::Help | Action::Loaded(_) | Action::Note(..)) {
             return self.dispatch_launch(a);
         }
         self.dispatch_main(a)
@@ -436,10 +441,20 @@ impl App {
             Action::Down | Action::NextPane => form.down(),
             Action::Left => form.cycle(-1),
             Action::Right => form.cycle(1),
+            Action::Char(c) => form.edit(InputRequest::InsertChar(c)),
+            Action::Backspace => form.edit(InputRequest::DeletePrevChar),
+            Action::DeleteNext => form.edit(InputRequest::DeleteNextChar),
+            Action::DeleteWord => form.edit(InputRequest::DeletePrevWord),
+            Action::ClearInput => form.edit(InputRequest::DeleteLine),
+            Action::Top => form.edit(InputRequest::GoToStart),
+            Action::Bottom => form.edit(InputRequest::GoToEnd),
             Action::Back => self.launch = None,
             Action::Submit => {
-                let form = self.launch.take()?;
-                let id = launch::spawn(&self.shared.jobs, form.job_name(), &self.shared.store_path, launch::What::Launch(form.spec()));
+                // A spec that cannot be made keeps the form open, its reason shown in it.
+                let spec = form.spec()?;
+                let name = form.job_name();
+                self.launch = None;
+                let id = launch::spawn(&self.shared.jobs, name, &self.shared.store_path, launch::What::Launch(spec));
                 return Some(Action::Note(
                     format!("transfer run started (job {id}): 3 shows progress; outputs appear in Compare as they land"),
                     false,
@@ -448,6 +463,22 @@ impl App {
             _ => {}
         }
         None
+    }
+
+    /// Pasted text (bracketed paste): into the launch form's text field, or typed into the
+    /// shown screen's field; dropped where nothing is typed.
+    pub fn paste(&mut self, text: &str) {
+        if self.help.is_some() {
+            return;
+        }
+        if let Some(form) = self.launch.as_mut() {
+            form.paste(text);
+        } else if self.screens[self.shown].typing() {
+            for c in text.chars().filter(|c| !c.is_control()) {
+                self.handle(Action::Char(c));
+            }
+        }
+        self.remember();
     }
 
     /// Opens the launch form for a direction (and item); the screen that lists the direction
@@ -645,7 +676,7 @@ impl App {
             return ("Messages, newest first".to_owned(), help::message_lines(&all, width));
         }
         let mode = self.mode();
-        let name = self.shown().name();
+        let name = if self.launch.is_some() { "launch form" } else { self.shown().name() };
         let title = match mode {
             Some(m) => format!("Help · {name} · {m} mode"),
             None => format!("Help · {name}"),

@@ -32,15 +32,17 @@ pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
         BINDINGS.iter().filter(|b| b.context == ctx && keep(b)).collect()
     };
     for ctx in base.iter().copied().filter(|c| !matches!(c, Context::Main | Context::Any)) {
-        let title = match (ctx, mode) {
-            (Context::Screen(id), Some(m)) => format!("{} keys · {m} mode", id.name()),
+        // The mode is the shown screen's, or the launch form's when it is open.
+        let moded = matches!(ctx, Context::Screen(_) | Context::Launch);
+        let heading = match (moded, mode) {
+            (true, Some(m)) => format!("{} · {m} mode", title(ctx)),
             _ => title(ctx),
         };
-        out.push(Section { title, bindings: of(ctx, &|b| b.in_mode(mode)), show_modes: false });
-        if let (Context::Screen(id), Some(_)) = (ctx, mode) {
+        out.push(Section { title: heading, bindings: of(ctx, &|b| b.in_mode(mode)), show_modes: false });
+        if moded && mode.is_some() {
             let others = of(ctx, &|b| !b.in_mode(mode));
             if !others.is_empty() {
-                out.push(Section { title: format!("{} keys in other modes", id.name()), bindings: others, show_modes: true });
+                out.push(Section { title: format!("{} in other modes", title(ctx)), bindings: others, show_modes: true });
             }
         }
         done.push(ctx);
@@ -157,6 +159,18 @@ mod tests {
         assert!(s[0].bindings.iter().all(|b| b.in_mode(Some("likert"))));
         assert_eq!(s[1].title, "Annotate keys in other modes");
         assert_eq!(s[2].title, "Keys on every screen");
+        let listed: usize = s.iter().map(|s| s.bindings.len()).sum();
+        assert_eq!(listed, BINDINGS.len());
+    }
+
+    /// The launch form's keys come first in its mode (typing in a text field), then its other mode's.
+    #[test]
+    fn the_launch_form_mode_first() {
+        let s = sections(&[Context::Launch, Context::Any], Some("typing"));
+        assert_eq!(s[0].title, "Launch form (a transfer run) · typing mode");
+        assert!(s[0].bindings.iter().any(|b| b.action == crate::tui::action::Action::DeleteWord));
+        assert_eq!(s[1].title, "Launch form (a transfer run) in other modes");
+        assert!(s[1].bindings.iter().all(|b| b.modes == ["choose"]));
         let listed: usize = s.iter().map(|s| s.bindings.len()).sum();
         assert_eq!(listed, BINDINGS.len());
     }

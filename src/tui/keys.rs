@@ -4,6 +4,10 @@
 use super::action::{Action, ScreenId};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+/// The mode of a context in which printable keys that are not bound type themselves (the
+/// launch form's text fields), as everywhere in [`Context::Input`].
+pub const TYPING: &str = "typing";
+
 /// Where a binding applies. The app looks a key up in a chain of contexts, most specific first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Context {
@@ -81,6 +85,8 @@ impl Key {
             KeyCode::Esc => "Esc".into(),
             KeyCode::Tab => "Tab".into(),
             KeyCode::Backspace => "Backspace".into(),
+            KeyCode::Delete => "Delete".into(),
+            KeyCode::F(n) => format!("F{n}"),
             other => format!("{other:?}"),
         };
         if self.ctrl { format!("Ctrl-{base}") } else { base }
@@ -145,6 +151,9 @@ const TABLE: &[&str] = &["table"];
 const MENU: &[&str] = &["menu"];
 // The results screen's mode while a table is wider than the screen.
 const WIDE: &[&str] = &["wide"];
+// The launch form's modes: on a choice field, in a text field.
+const CHOOSE: &[&str] = &["choose"];
+const TYPE: &[&str] = &[TYPING];
 
 /// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
 /// keys that work only in some modes of the screen.
@@ -273,12 +282,25 @@ pub static BINDINGS: &[Binding] = &[
     bind!(RESULTS => WIDE, [c('>'), c('.')], Action::Sideways(8), "more columns of the tables wider than the screen", "columns"),
     bind!(RESULTS => WIDE, [c('<'), c(',')], Action::Sideways(-8), "back towards the tables' first columns"),
     bind!(RESULTS, [k(K::Esc)], Action::Go(ScreenId::CAMPAIGNS), "back to Campaigns", "back"),
-    bind!(Launch, [k(K::Up), c('k')], Action::Up, "previous field"),
-    bind!(Launch, [k(K::Down), c('j'), k(K::Tab)], Action::Down, "next field"),
-    bind!(Launch, [k(K::Left), c('h')], Action::Left, "previous choice", "change"),
-    bind!(Launch, [k(K::Right), c('l')], Action::Right, "next choice"),
-    bind!(Launch, [k(K::Enter)], Action::Submit, "start the run as a background job", "start"),
-    bind!(Launch, [k(K::Esc), c('q')], Action::Back, "close the form", "close"),
+    bind!(Launch, [k(K::Up)], Action::Up, "previous field"),
+    bind!(Launch, [k(K::Down), k(K::Tab)], Action::Down, "next field", "field"),
+    bind!(Launch, [k(K::Enter)], Action::Submit, "start the run as a background job (the server's key: TSTLAB_API_KEY or OPENAI_API_KEY)", "start"),
+    bind!(Launch, [k(K::Esc)], Action::Back, "close the form", "close"),
+    bind!(Launch => CHOOSE, [c('k')], Action::Up, "previous field"),
+    bind!(Launch => CHOOSE, [c('j')], Action::Down, "next field"),
+    bind!(Launch => CHOOSE, [k(K::Left), c('h')], Action::Left, "previous choice", "change"),
+    bind!(Launch => CHOOSE, [k(K::Right), c('l')], Action::Right, "next choice"),
+    bind!(Launch => CHOOSE, [c('q')], Action::Back, "close the form"),
+    bind!(Launch => CHOOSE, [c('?'), k(K::F(1))], Action::Help, "show this help", "help"),
+    bind!(Launch => TYPE, [k(K::F(1))], Action::Help, "show this help (? types itself here)", "help"),
+    bind!(Launch => TYPE, [k(K::Left)], Action::Left, "cursor one character left"),
+    bind!(Launch => TYPE, [k(K::Right)], Action::Right, "cursor one character right"),
+    bind!(Launch => TYPE, [k(K::Home), ctrl('a')], Action::Top, "cursor to the start"),
+    bind!(Launch => TYPE, [k(K::End), ctrl('e')], Action::Bottom, "cursor to the end"),
+    bind!(Launch => TYPE, [k(K::Backspace)], Action::Backspace, "delete the character before the cursor", "delete"),
+    bind!(Launch => TYPE, [k(K::Delete), ctrl('d')], Action::DeleteNext, "delete the character at the cursor"),
+    bind!(Launch => TYPE, [ctrl('w')], Action::DeleteWord, "delete the word before the cursor"),
+    bind!(Launch => TYPE, [ctrl('u')], Action::ClearInput, "empty the field (pasting works too)"),
     bind!(Input, [k(K::Enter)], Action::Submit, "finish typing (Import: start the import)"),
     bind!(Input, [k(K::Esc)], Action::Back, "stop typing (search: clear it)"),
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
@@ -313,7 +335,7 @@ pub fn action_for(chain: &[Context], mode: Option<&str>, key: &KeyEvent) -> Opti
     };
     found.or_else(|| match key.code {
         KeyCode::Char(ch)
-            if chain.contains(&Context::Input)
+            if (chain.contains(&Context::Input) || mode == Some(TYPING))
                 && !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
         {
             Some(Action::Char(ch))
@@ -390,6 +412,35 @@ mod tests {
         assert!(!shown.iter().any(|b| b.context == Main && b.action == Action::Right));
         let shown = in_force(&[COMPARE, Main, Any], None);
         assert!(shown.iter().any(|b| b.context == Main && b.action == Action::Right));
+    }
+
+    /// In a text field of the launch form letters, `q`, `?` and digits type; on a choice field
+    /// `q` closes it and `?` opens the help; F1 opens it in both.
+    #[test]
+    fn the_launch_form_types_in_its_text_fields() {
+        let form = [Launch, Any];
+        for ch in ['q', '?', '1', 'j', 'h', ' '] {
+            assert_eq!(action_for(&form, Some(TYPING), &key(K::Char(ch))), Some(Action::Char(ch)), "{ch}");
+        }
+        assert_eq!(action_for(&form, Some("choose"), &key(K::Char('q'))), Some(Action::Back));
+        assert_eq!(action_for(&form, Some("choose"), &key(K::Char('?'))), Some(Action::Help));
+        assert_eq!(action_for(&form, Some("choose"), &key(K::Char('1'))), None);
+        for mode in ["choose", TYPING] {
+            assert_eq!(action_for(&form, Some(mode), &key(K::F(1))), Some(Action::Help));
+            assert_eq!(action_for(&form, Some(mode), &key(K::Enter)), Some(Action::Submit));
+            assert_eq!(action_for(&form, Some(mode), &key(K::Esc)), Some(Action::Back));
+        }
+        assert_eq!(action_for(&form, Some(TYPING), &key(K::Left)), Some(Action::Left));
+        assert_eq!(action_for(&form, Some(TYPING), &key(K::Delete)), Some(Action::DeleteNext));
+        let cw = KeyEvent::new(K::Char('w'), KeyModifiers::CONTROL);
+        assert_eq!(action_for(&form, Some(TYPING), &cw), Some(Action::DeleteWord));
+        let hints = hints(&form, Some(TYPING)).into_iter().map(|(_, h)| h).collect::<Vec<_>>();
+        assert!(hints.contains(&"delete") && hints.contains(&"help") && !hints.contains(&"change"), "{hints:?}");
+        assert_eq!(key_label(K::F(1)), "F1");
+    }
+
+    fn key_label(code: KeyCode) -> String {
+        Key { code, ctrl: false }.label()
     }
 
     #[test]

@@ -105,6 +105,10 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
                         app.mouse(m);
                         dirty = true;
                     }
+                    Event::Paste(text) => {
+                        app.paste(&text);
+                        dirty = true;
+                    }
                     Event::Resize(..) => dirty = true,
                     _ => {}
                 }

@@ -1,4 +1,4 @@
-//! The terminal guard: raw mode, the alternate screen and mouse capture while it lives,
+//! The terminal guard: raw mode, the alternate screen, bracketed paste and mouse capture while it lives,
 //! restored when it is dropped (normal quit or error) and by a panic hook before the panic
 //! message is printed.
 //!
@@ -6,7 +6,7 @@
 //! while it is on the terminal does not select text, so the app can turn it off (`Ctrl-o`).
 
 use crossterm::cursor::{Hide, Show};
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture};
+use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracketedPaste, EnableMouseCapture};
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 use ratatui::Terminal;
@@ -63,7 +63,8 @@ impl Term {
         ACTIVE.store(true, Ordering::SeqCst);
         // From here on, Drop (or the panic hook) restores the terminal.
         let guard = Term { terminal: Terminal::new(CrosstermBackend::new(stdout()))?, mouse: false };
-        execute!(stdout(), EnterAlternateScreen, Hide)?;
+        // Bracketed paste: a paste arrives whole (`Event::Paste`), not as keys.
+        execute!(stdout(), EnterAlternateScreen, Hide, EnableBracketedPaste)?;
         let mut guard = guard;
         guard.terminal.clear()?;
         Ok(guard)
@@ -80,7 +81,7 @@ impl Drop for Term {
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         // Mouse capture off whether or not it was on: a terminal left capturing is unusable.
-        let _ = execute!(stdout(), DisableMouseCapture);
+        let _ = execute!(stdout(), DisableMouseCapture, DisableBracketedPaste);
         let _ = disable_raw_mode();
         let _ = execute!(stdout(), LeaveAlternateScreen, Show);
         let held = std::mem::take(&mut *HELD.lock().unwrap_or_else(|e| e.into_inner()));

@@ -518,6 +518,54 @@ fn judge_and_g_ppl_through_the_server() {
         assert!((value.unwrap() - (nll / tokens).exp()).abs() < 1e-9 * value.unwrap());
     }
     eprintln!("judge: 6 replies, {parsed} with a score; g-ppl: 6 values");
+
+    // Structured output: the server is held to {"score", "explanation"} (llama-cpp-python takes
+    // the schema as `json_object`), and every score is read from the JSON.
+    let out = tstlab(home.path())
+        .args(["score", "--dataset", "demo-sentiment", "--direction", DIR, "--systems", "smollm2:tstbench-generic"])
+        .args(["--metrics", "judge-content", "--judge-format", "json-object", "--endpoint", &server.url(), "--model", MODEL])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let rows: Vec<(Option<f64>, String, String)> = {
+        let mut st = store
+            .conn()
+            .prepare("SELECT s.value, s.detail, c.config FROM scores s JOIN metric_configs c ON c.hash = s.config WHERE s.metric = 'judge-content' AND s.detail LIKE '%\"format\":\"json-object\"%'")
+            .unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    assert_eq!(rows.len(), 6, "six structured judgments beside the six free-text ones");
+    // llama-cpp-python's grammar lets raw line breaks into the explanation, so a reply may be
+    // JSON that breaks off after `{"score": n,`; the score stands (`parse_json_reply`).
+    let mut whole = 0;
+    for (value, detail, config) in &rows {
+        let d: serde_json::Value = serde_json::from_str(detail).unwrap();
+        let reply = d["reply"].as_str().unwrap();
+        assert!(reply.trim_start().starts_with("{"), "a JSON reply: {reply}");
+        let score = value.unwrap_or_else(|| panic!("no score parsed from {reply}"));
+        assert!((0.0..=100.0).contains(&score) && score.fract() == 0.0, "{score}");
+        assert_eq!(tstlab::metrics::judge::parse_json_reply(reply).score, Some(score), "the stored score is the reply's");
+        assert_eq!(d["score"].as_f64(), Some(score));
+        whole += serde_json::from_str::<serde_json::Value>(reply.trim()).is_ok() as usize;
+        let c: serde_json::Value = serde_json::from_str(config).unwrap();
+        assert_eq!(c["format"], "json-object");
+        assert_eq!(c["response_format"]["type"], "json_object");
+    }
+    let scores: Vec<f64> = rows.iter().filter_map(|r| r.0).collect();
+    eprintln!("judge --judge-format json-object: 6 replies, 6 scores parsed: {scores:?}; {whole} of them whole JSON");
+}
+
+/// A structured judge format asks a server; with the local model it is refused, not ignored.
+#[test]
+fn a_structured_judge_format_without_a_server_is_refused() {
+    let home = home();
+    let out = tstlab(home.path())
+        .args(["score", "--dataset", "demo-sentiment", "--metrics", "judge-content", "--judge-format", "json"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--judge-format json needs a server (--endpoint URL --model NAME)"), "{err}");
 }
 
 /// Tolerance of g-PPL through the server against tstlab's own, relative, per text: llama.cpp
@@ -630,4 +678,49 @@ fn regenerating_an_output_of_an_endpoint_run_asks_its_server() {
     assert!(!r.raw.is_empty() && r.item_id == rows[0].0, "{r:?}");
     let after = proxy.seen().iter().filter(|r| r.path.ends_with("/chat/completions")).count();
     assert!(after > before, "the regeneration was asked of the run's server");
+}
+
+/// The TUI's launch form starts a run through the server (the address pasted, the model name
+/// typed): the job stores one output per item, its manifest names the server and model, as
+/// `tstlab transfer --endpoint URL --model NAME` does.
+#[test]
+fn the_tui_launch_form_runs_a_transfer_through_the_server() {
+    use crate::headless::{app_on, keys, press};
+    use crossterm::event::KeyCode;
+    let Some((python, gguf)) = setup() else { return };
+    let server = Server::start(&python, &gguf, free_port(), None);
+    let dir = tempfile::tempdir().unwrap();
+    let path = store_of(dir.path());
+    let mut store = Store::open(&path).unwrap();
+    tstlab::demo::build(&mut store).unwrap();
+    let mut app = app_on(store, &path);
+    // demo-sentiment, its first direction (negative->positive), the form.
+    keys(&mut app, "j");
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, "t");
+    assert!(app.launch.is_some(), "{:?}", app.note);
+    // Items: first 10; then the server's address and model name.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Down);
+    app.paste(&server.url());
+    press(&mut app, KeyCode::Tab);
+    keys(&mut app, MODEL);
+    press(&mut app, KeyCode::Enter);
+    assert!(app.launch.is_none(), "started: {:?}", app.launch.as_ref().and_then(|f| f.error.clone()));
+    let jobs = app.shared.jobs.list();
+    assert_eq!(jobs.len(), 1);
+    assert_eq!(jobs[0].name, format!("transfer demo-sentiment {DIR} tstbench-generic via {MODEL}"));
+    let done = app.shared.jobs.wait(jobs[0].id, Duration::from_secs(600)).unwrap();
+    assert_eq!(done.status, tstlab::jobs::Status::Done, "{}", done.message);
+    assert!(done.message.contains("10/10 done"), "{}", done.message);
+    let (_, rows, m) = newest_run(dir.path());
+    assert_eq!(rows.len(), 10, "one output per item");
+    assert!(rows.iter().all(|(_, n)| *n == 1));
+    let e = &m["endpoint"];
+    assert_eq!((e["url"].as_str(), e["model"].as_str(), e["served_model"].as_str()), (Some(server.url().as_str()), Some(MODEL), Some(MODEL)));
+    assert_eq!(e["route"], "chat/completions");
+    assert_eq!(m["sessions"][0]["items"], 10);
+    eprintln!("TUI launch form: 10 items through the server, 10 outputs");
 }

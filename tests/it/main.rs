@@ -20,6 +20,7 @@ mod cli_style_models;
 mod common;
 mod endpoint;
 mod headless;
+mod launch_form;
 mod hf_classifier;
 mod human_campaign;
 mod lm_score;

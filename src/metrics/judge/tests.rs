@@ -81,3 +81,36 @@ fn templates_render_in_one_pass() {
     }
     assert_eq!(render("{a} {task}", &t), "{a} informal-to-formal");
 }
+
+#[test]
+fn structured_replies_and_what_is_sent() {
+    let p = parse_json_reply(r#"{ "score": 85, "explanation": "keeps the meaning" }"#);
+    assert_eq!((p.score, p.explanation.as_deref()), (Some(85.0), Some("keeps the meaning")));
+    assert_eq!(parse_json_reply("```json\n{\"score\": 0, \"explanation\": \"\"}\n```").score, Some(0.0));
+    // Out of range, not a number, free text: no score (never read as free text).
+    assert_eq!(parse_json_reply(r#"{"score": 101, "explanation": "x"}"#).score, None);
+    assert_eq!(parse_json_reply(r#"{"score": "85", "explanation": "x"}"#).score, None);
+    assert_eq!(parse_json_reply("Output 1 Score: 85").score, None);
+    // Cut short at the token limit after the score: the score stands.
+    assert_eq!(parse_json_reply("{ \"score\" : 70 , \"explanation\": \"The output keeps the mea").score, Some(70.0));
+    assert_eq!(parse_json_reply("{\"score\": 7").score, None);
+    assert_eq!(parse_json_reply("{\"score\": 170, \"expl").score, None);
+    assert_eq!(JudgeFormat::Text.parse_reply("Output 1 Score: 85").score, Some(85.0));
+    assert_eq!(JudgeFormat::JsonObject.parse_reply(r#"{"score": 40, "explanation": "x"}"#).score, Some(40.0));
+
+    assert_eq!(JudgeFormat::Text.response_format(), None);
+    let schema = JudgeFormat::schema();
+    assert_eq!(schema["properties"]["score"], json!({"type": "integer", "minimum": 0, "maximum": 100}));
+    assert_eq!(schema["required"], json!(["score", "explanation"]));
+    let sent = JudgeFormat::Json.response_format().unwrap();
+    let j: Value = serde_json::from_str(&sent).unwrap();
+    assert_eq!((j["type"].as_str(), j["json_schema"]["strict"].as_bool()), (Some("json_schema"), Some(true)));
+    assert_eq!(j["json_schema"]["schema"], schema);
+    // The score is asked for first (a grammar follows the order of the properties).
+    assert!(sent.find("\"score\"").unwrap() < sent.find("\"explanation\"").unwrap(), "{sent}");
+    let o: Value = serde_json::from_str(&JudgeFormat::JsonObject.response_format().unwrap()).unwrap();
+    assert_eq!((o["type"].as_str(), &o["schema"]), (Some("json_object"), &schema));
+    for name in JudgeFormat::NAMES {
+        assert_eq!(JudgeFormat::parse(name).unwrap().name(), name);
+    }
+}
