@@ -320,7 +320,7 @@ fn tui_screens(path: &Path, want: &BTreeMap<(String, String), Want>) {
     press(&mut app, 't');
     let rows = screen(&mut app, 200, 60);
     let text: Vec<String> = rows.iter().map(|r| r.iter().collect()).collect();
-    let hy = text.iter().position(|l| l.contains("system") && l.contains("Joint") && l.contains("front")).unwrap_or_else(|| panic!("{}", text.join("\n")));
+    let hy = text.iter().position(|l| l.contains("system") && l.contains("Joint") && l.split("Joint").nth(1).is_some_and(|r| r.contains('*'))).unwrap_or_else(|| panic!("{}", text.join("\n")));
     let left = text[hy][..text[hy].find(" system").unwrap()].chars().count();
     let (mut part, mut checked) = (String::new(), 0);
     for line in &rows[hy + 1..] {
