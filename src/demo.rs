@@ -23,6 +23,36 @@ const TASKS: [(&str, &str, &str, &str); 2] = [
 pub type Lexicon = HashMap<(String, String, String), HashMap<String, String>>;
 
 /// Parses `lexicon.tsv` (`task, from_style, to_style, word, replacement`; `<del>` deletes).
+/// The prompts of `tstlab bench transfer`: the demo sentiment sources (negative->positive
+/// first) cycled to `n`, each in TSTBench's zero-shot Yelp instruction; with their (direction,
+/// source).
+pub fn bench_prompts(n: usize) -> (Vec<(String, String)>, Vec<crate::models::Prompt>) {
+    let mut all: Vec<(String, String)> = SENTIMENT
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let mut f = l.split('\t');
+            Some((f.next()?.to_owned(), f.next()?.to_owned()))
+        })
+        .filter(|(d, s)| d.contains("->") && !s.is_empty())
+        .collect();
+    all.sort_by_key(|(d, _)| d != "negative->positive");
+    if all.is_empty() {
+        return (Vec::new(), Vec::new());
+    }
+    let items: Vec<(String, String)> = (0..n).map(|i| all[i % all.len()].clone()).collect();
+    let prompts = items
+        .iter()
+        .map(|(dir, src)| {
+            let (from, to) = dir.split_once("->").unwrap_or(("negative", "positive"));
+            crate::models::Prompt::user(&format!(
+                "Rewrite the following sentence, maintain the content and change the sentiment of the sentence from {from} to {to}: {src}"
+            ))
+        })
+        .collect();
+    (items, prompts)
+}
+
 pub fn parse_lexicon(path: &Path, text: &str) -> Result<Lexicon, ImportError> {
     let file = TextFile::from_bytes(path, text.as_bytes());
     let mut lex = Lexicon::new();

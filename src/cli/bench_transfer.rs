@@ -16,7 +16,6 @@ use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 use crate::models::{self as tstlab_models, GenParams, Generator, Prompt};
 
-const SENTIMENT: &str = include_str!("../../data/demo/sentiment.items.tsv");
 
 #[derive(Debug, Args)]
 pub struct TransferArgs {
@@ -71,28 +70,6 @@ struct Best {
     new_tokens: usize,
 }
 
-/// The TSTBench Yelp zero-shot instruction for a direction.
-fn instruction(from: &str, to: &str) -> String {
-    format!(
-        "Rewrite the following sentence, maintain the content and change the sentiment of the sentence from {from} to {to}:"
-    )
-}
-
-/// (direction, source) pairs of the demo sentiment task, negative->positive first.
-fn sentences() -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = SENTIMENT
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let mut f = l.split('\t');
-            Some((f.next()?.to_owned(), f.next()?.to_owned()))
-        })
-        .filter(|(d, s)| d.contains("->") && !s.is_empty())
-        .collect();
-    v.sort_by_key(|(d, _)| d != "negative->positive");
-    v
-}
-
 /// (steal, total) CPU ticks from `/proc/stat` (Linux), all CPUs.
 fn cpu_ticks() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
@@ -109,21 +86,10 @@ fn steal_percent(before: Option<(u64, u64)>, after: Option<(u64, u64)>) -> Strin
     }
 }
 
-/// (direction, source) pairs.
-type Items = Vec<(String, String)>;
-
 /// The benchmark's prompts: (direction, source) and the chat prompt of each.
-fn prompts(n: usize) -> anyhow::Result<(Items, Vec<Prompt>)> {
-    let all = sentences();
-    anyhow::ensure!(!all.is_empty(), "no demo sentences");
-    let items: Vec<(String, String)> = (0..n).map(|i| all[i % all.len()].clone()).collect();
-    let prompts = items
-        .iter()
-        .map(|(dir, src)| {
-            let (from, to) = dir.split_once("->").unwrap_or(("negative", "positive"));
-            Prompt::user(&format!("{} {src}", instruction(from, to)))
-        })
-        .collect();
+fn prompts(n: usize) -> anyhow::Result<(Vec<(String, String)>, Vec<Prompt>)> {
+    let (items, prompts) = crate::demo::bench_prompts(n);
+    anyhow::ensure!(!items.is_empty(), "no demo sentences");
     Ok((items, prompts))
 }
 

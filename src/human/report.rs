@@ -60,12 +60,12 @@ pub fn section(r: &Results, name: &str) -> Vec<String> {
     }
 }
 
-/// Everything, with headings.
-pub fn full(r: &Results) -> Vec<String> {
-    let mut out = vec![format!(
+/// What the campaign is, in one line (names as stored: print it through `Safe`).
+pub fn heading(r: &Results) -> String {
+    format!(
         "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
-        Safe(&r.campaign),
-        Safe(&r.dataset),
+        r.campaign,
+        r.dataset,
         r.mode.as_str(),
         if r.read_only { " · read-only" } else { "" },
         r.systems.len(),
@@ -73,7 +73,12 @@ pub fn full(r: &Results) -> Vec<String> {
         r.judgments,
         r.training_judgments,
         r.bootstrap.resamples
-    )];
+    )
+}
+
+/// Everything, with headings.
+pub fn full(r: &Results) -> Vec<String> {
+    let mut out = vec![Safe(&heading(r)).to_string()];
     out.extend(r.notes.iter().map(|n| format!("note: {}", Safe(n))));
     for s in SECTIONS {
         if s == "scores" && r.mode == Mode::Rank {

@@ -131,30 +131,6 @@ fn real_model_rewrites_negative_sentences() {
     assert_eq!(batched, single);
 }
 
-/// The 50 prompts of `tstlab bench transfer`: the demo sentiment sentences, negative->positive
-/// first, cycled, in the TSTBench Yelp instruction.
-fn demo_prompts(n: usize) -> Vec<tstlab::models::Prompt> {
-    let mut all: Vec<(String, String)> = include_str!("../../data/demo/sentiment.items.tsv")
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let mut f = l.split('\t');
-            Some((f.next()?.to_owned(), f.next()?.to_owned()))
-        })
-        .filter(|(d, s)| d.contains("->") && !s.is_empty())
-        .collect();
-    all.sort_by_key(|(d, _)| d != "negative->positive");
-    (0..n)
-        .map(|i| {
-            let (dir, src) = &all[i % all.len()];
-            let (from, to) = dir.split_once("->").unwrap();
-            tstlab::models::Prompt::user(&format!(
-                "Rewrite the following sentence, maintain the content and change the sentiment of the sentence from {from} to {to}: {src}"
-            ))
-        })
-        .collect()
-}
-
 /// Log-probabilities of the last row of `[t, vocab]` logits.
 fn last_log_probs(logits: &Tensor) -> Vec<f32> {
     let last = logits.get(logits.dim(0).unwrap() - 1).unwrap();
@@ -177,7 +153,7 @@ fn quantized_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
         eprintln!("skipped: the model keeps no quantized blocks here ({:?})", g.model().kernels());
         return;
     }
-    let prompts = demo_prompts(50);
+    let (_, prompts) = tstlab::demo::bench_prompts(50);
     let cancel = AtomicBool::new(false);
     let run = |g: &Generator, batch: usize| {
         let mut out = vec![Vec::new(); prompts.len()];

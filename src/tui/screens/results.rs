@@ -165,18 +165,7 @@ impl ResultsView {
 
     /// What the campaign is, in full (its name is abbreviated in the title), and its notes.
     fn about(r: &Results) -> Vec<String> {
-        let mut out = vec![format!(
-            "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
-            r.campaign,
-            r.dataset,
-            r.mode.as_str(),
-            if r.read_only { " · read-only" } else { "" },
-            r.systems.len(),
-            r.annotators.len(),
-            r.judgments,
-            r.training_judgments,
-            r.bootstrap.resamples
-        )];
+        let mut out = vec![crate::human::report::heading(r)];
         out.extend(r.notes.iter().map(|n| format!("note: {n}")));
         out.push(String::new());
         out
