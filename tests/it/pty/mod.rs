@@ -20,6 +20,8 @@ pub struct Pty {
     input: File,
     output: Arc<Mutex<Vec<u8>>>,
     screen: Arc<Mutex<vt100::Parser>>,
+    /// Set by the reader once the terminal's output has ended (every writer closed it).
+    drained: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Pty {
@@ -61,6 +63,8 @@ impl Pty {
         let sink = output.clone();
         let screen = Arc::new(Mutex::new(vt100::Parser::new(std::num::NonZero::new(rows).unwrap(), std::num::NonZero::new(cols).unwrap(), 0)));
         let grid = screen.clone();
+        let drained = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let ended = drained.clone();
         std::thread::spawn(move || {
             let mut master = master;
             let mut buf = [0u8; 8192];
@@ -78,8 +82,9 @@ impl Pty {
                     let _ = answer.write_all(b"\x1b[1;1R");
                 }
             }
+            ended.store(true, std::sync::atomic::Ordering::SeqCst);
         });
-        Pty { child, input, output, screen }
+        Pty { child, input, output, screen, drained }
     }
 
     /// `tstlab annotate` on one annotator's queue in a 120x30 terminal.
@@ -158,11 +163,17 @@ impl Pty {
             .unwrap_or_else(|e| e.to_string())
     }
 
-    /// Waits up to [`WAIT`] for the process to end; panics with the screen if it does not.
+    /// Waits up to [`WAIT`] for the process to end, then (up to 5 s) for the reader to have read
+    /// everything it wrote (its last bytes, e.g. the terminal's restore, may still be in the
+    /// pty); panics with the screen if it does not end.
     pub fn wait_exit(&mut self) -> std::process::ExitStatus {
         let end = Instant::now() + WAIT;
         loop {
             if let Some(s) = self.child.try_wait().unwrap() {
+                let drained = Instant::now() + Duration::from_secs(5);
+                while !self.drained.load(std::sync::atomic::Ordering::SeqCst) && Instant::now() < drained {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
                 return s;
             }
             assert!(Instant::now() < end, "tstlab did not exit; the screen:\n{}", self.screen());
