@@ -281,14 +281,9 @@ fn status(store: &Store, name: Option<String>, json: bool) -> anyhow::Result<()>
         }
         for a in &c.annotators {
             crate::outln!(
-                "  {:<16} training {}/{} · real {}/{} · repeats {}/{} · {:.0} s · at {}",
+                "  {:<16} {} · {:.0} s · at {}",
                 Safe(&a.annotator),
-                a.training_done,
-                a.training,
-                a.real_done,
-                a.real,
-                a.repeats_done,
-                a.repeats,
+                a.counts(),
                 a.ms as f64 / 1000.0,
                 a.at.map_or("not started".into(), |s| format!("item {}", s + 1))
             );

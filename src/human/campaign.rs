@@ -523,6 +523,16 @@ pub struct AnnotatorProgress {
     pub at: Option<usize>,
 }
 
+impl AnnotatorProgress {
+    /// `training 1/2 · real 3/10 · repeats 0/1`.
+    pub fn counts(&self) -> String {
+        format!(
+            "training {}/{} · real {}/{} · repeats {}/{}",
+            self.training_done, self.training, self.real_done, self.real, self.repeats_done, self.repeats
+        )
+    }
+}
+
 /// Per queue entry of `annotator_id`: (training, repeat, judgments stored, ms).
 pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Result<Vec<(bool, bool, usize, i64)>> {
     let mut st = store.conn().prepare_cached(

@@ -17,7 +17,7 @@ use tstlab::tui::screens::campaigns::{Campaigns, Column};
 use tstlab::tui::screens::results::ResultsView;
 use tstlab::tui::{Action, App, Loader, ScreenId};
 
-const LONG: &str = "formality-likert-pilot-with-a-very-long-descriptive-name-2026";
+pub(crate) const LONG: &str = "formality-likert-pilot-with-a-very-long-descriptive-name-2026";
 const LONG_ANNOTATOR: &str = "bob-the-annotator-with-a-long-name";
 
 /// The demo dataset's two directions.
@@ -26,7 +26,9 @@ fn directions(dataset: &str) -> Vec<String> {
     d.map(String::from).into()
 }
 
-fn create(path: &Path, name: &str, dataset: &str, mode: Mode, aspects: &[&str], annotators: &[&str]) {
+/// A campaign on the demo store: both directions, systems copy and lexicon-swap, 4 real and 1
+/// training source per direction.
+pub(crate) fn create(path: &Path, name: &str, dataset: &str, mode: Mode, aspects: &[&str], annotators: &[&str]) {
     let def = Definition {
         dataset: dataset.into(),
         mode,

@@ -5,34 +5,10 @@
 #![cfg(unix)]
 
 use crate::pty::Pty;
-use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
+use crate::tui_camp::{LONG, create};
+use tstlab::human::campaign::Mode;
 use tstlab::store::Store;
 use vt100::{MouseProtocolEncoding, MouseProtocolMode};
-
-const LONG: &str = "formality-likert-pilot-with-a-very-long-descriptive-name-2026";
-
-/// The demo dataset's two directions.
-fn directions(dataset: &str) -> Vec<String> {
-    let d = if dataset == "demo-formality" { ["informal->formal", "formal->informal"] } else { ["negative->positive", "positive->negative"] };
-    d.map(String::from).into()
-}
-
-fn create(store: &mut Store, name: &str, dataset: &str, mode: Mode) {
-    let def = Definition {
-        dataset: dataset.into(),
-        mode,
-        directions: directions(dataset),
-        systems: vec!["copy".into(), "lexicon-swap".into()],
-        human_reference: false,
-        aspects: vec!["strength".into(), "content".into()],
-        per_direction: 3,
-        training_per_direction: 1,
-        repeats: 0.0,
-        seed: 1,
-        show_reference: true,
-    };
-    campaign::create(store, &NewCampaign { name: name.into(), def, annotators: vec!["A".into()] }).unwrap();
-}
 
 /// The 1-based (column, row) of the first place the screen shows `what`, as SGR counts.
 fn at(pty: &Pty, what: &str) -> (usize, usize) {
@@ -57,12 +33,9 @@ fn sgr_mouse_bytes_switch_tabs_select_rows_and_capture_ends_on_quit() {
     }
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
-    {
-        let mut store = Store::open(&path).unwrap();
-        tstlab::demo::build(&mut store).unwrap();
-        create(&mut store, "duel", "demo-sentiment", Mode::Rank);
-        create(&mut store, LONG, "demo-formality", Mode::Likert);
-    }
+    tstlab::demo::build(&mut Store::open(&path).unwrap()).unwrap();
+    create(&path, "duel", "demo-sentiment", Mode::Rank, &["strength", "content"], &["A"]);
+    create(&path, LONG, "demo-formality", Mode::Likert, &["strength", "content"], &["A"]);
     let mut pty = Pty::spawn(&path, dir.path(), &[], 80, 24);
     pty.wait_screen("Datasets (2)");
     let raw = String::from_utf8_lossy(&pty.raw()).into_owned();

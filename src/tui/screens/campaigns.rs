@@ -518,14 +518,5 @@ fn minutes(ms: i64) -> String {
 }
 
 fn annotator_facts(a: &AnnotatorProgress) -> String {
-    format!(
-        "training {}/{} · real {}/{} · repeats {}/{} · {}",
-        a.training_done,
-        a.training,
-        a.real_done,
-        a.real,
-        a.repeats_done,
-        a.repeats,
-        minutes(a.ms)
-    )
+    format!("{} · {}", a.counts(), minutes(a.ms))
 }
