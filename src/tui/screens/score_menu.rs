@@ -105,6 +105,15 @@ impl ScoreMenu {
     }
 }
 
+/// What a scoring job of `names` is called: `tstbench` when exactly that group's metrics are
+/// ticked (the menu lists them in catalogue order, not the group's), else the names.
+pub fn label(names: &str) -> &str {
+    fn set(list: &str) -> std::collections::BTreeSet<&str> {
+        list.split(',').collect()
+    }
+    if set(names) == set(catalog::TSTBENCH) { "tstbench" } else { names }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,7 +125,9 @@ mod tests {
         assert_eq!(m.ticked().as_deref(), Some("acc,d-ppl,s-bleu,r-bleu,multi-bleu,s-bert,r-bert,multi-bert"));
         m.selected = m.rows.iter().position(|r| r.0 == "chrf").unwrap();
         m.toggle();
+        assert_eq!(label(&ScoreMenu::default().ticked().unwrap()), "tstbench");
         assert!(m.ticked().unwrap().contains(",chrf,"));
+        assert_eq!(label(&m.ticked().unwrap()), m.ticked().unwrap());
         for r in &mut m.rows {
             r.1 = false;
         }

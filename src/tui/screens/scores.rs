@@ -68,7 +68,7 @@ impl Scores {
     fn start_scoring(&self, names: String, sh: &mut Shared) -> Action {
         let Some(dataset) = self.dataset.clone() else { return Action::Note("no dataset with outputs".into(), true) };
         let path = sh.store_path.clone();
-        let name = format!("score {dataset} {}", if names == plan::TSTBENCH { "tstbench" } else { &names });
+        let name = format!("score {dataset} {}", super::score_menu::label(&names));
         let id = sh.jobs.spawn(Kind::Score, name.clone(), move |ctx| {
             let mut store = Store::open(&path)?;
             let sel = Selection { dataset_id: Some(store.dataset_id(&dataset)?), direction_id: None, systems: Vec::new() };
