@@ -8,7 +8,7 @@
 use super::data::{self, Names};
 use crate::models::classify::ClassifierError;
 use crate::models::embed_classifier::SentenceEncoder;
-use crate::plot::{Group, Scatter};
+use crate::plot::{Group, Marker, Scatter};
 use crate::stats::tsne::{trustworthiness, tsne, TsneError, TsneProgress, TsneSpec};
 use crate::store::Store;
 use rand::SeedableRng;
@@ -265,10 +265,29 @@ impl StyleMap {
         )
     }
 
+    /// The figure: the marker says the role (circles sources, triangles references, squares
+    /// outputs), the colour the style (by style) or the group (by system).
     pub fn figure(&self, title: &str) -> Scatter {
-        let mut groups: Vec<Group> = self.groups.iter().map(|g| Group { name: g.clone(), points: Vec::new() }).collect();
-        for (p, &g) in self.coords.iter().zip(&self.group_of) {
-            groups[g].points.push(*p);
+        let mut groups: Vec<Group> = self
+            .groups
+            .iter()
+            .enumerate()
+            .map(|(k, g)| Group { name: g.clone(), points: Vec::new(), colour: k, marker: Marker::Circle })
+            .collect();
+        let mut styles: Vec<&str> = self.texts.iter().map(|t| t.style.as_str()).collect();
+        styles.sort_unstable();
+        styles.dedup();
+        for ((p, &g), t) in self.coords.iter().zip(&self.group_of).zip(&self.texts) {
+            let group = &mut groups[g];
+            group.points.push(*p);
+            group.marker = match t.role {
+                Role::Source => Marker::Circle,
+                Role::Reference => Marker::Triangle,
+                Role::Output => Marker::Square,
+            };
+            if self.colour == Colour::Style {
+                group.colour = styles.binary_search(&t.style.as_str()).unwrap_or(0);
+            }
         }
         Scatter { title: title.to_owned(), groups, note: self.describe() }
     }

@@ -9,7 +9,7 @@ mod tradeoff;
 
 pub use heatmap::Heatmap;
 pub use intervals::{IntervalRow, Intervals};
-pub use scatter::{Group, Marker, Scatter, PALETTE, marker};
+pub use scatter::{Group, Marker, Scatter, PALETTE};
 pub use tradeoff::{Point, Series, Tradeoff, pareto_front};
 
 use plotters::coord::Shift;

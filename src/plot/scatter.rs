@@ -4,11 +4,14 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
 
-/// Points of one colour and marker (a style, or a system's outputs).
+/// Points of one colour and marker (a style's sources, a system's outputs). `colour` indexes
+/// [`PALETTE`] (past its end the colours repeat).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
     pub name: String,
     pub points: Vec<[f64; 2]>,
+    pub colour: usize,
+    pub marker: Marker,
 }
 
 /// A map of points without meaningful axes (a t-SNE map): groups in colours and markers, a
@@ -20,8 +23,8 @@ pub struct Scatter {
     pub note: String,
 }
 
-/// Tableau's ten colours (matplotlib's `tab10`); groups past ten repeat them with other markers.
-pub const PALETTE: [(u8, u8, u8); 10] = [
+/// Tableau's twenty colours (matplotlib's `tab20`: ten hues, then their light variants).
+pub const PALETTE: [(u8, u8, u8); 20] = [
     (31, 119, 180),
     (255, 127, 14),
     (44, 160, 44),
@@ -32,22 +35,23 @@ pub const PALETTE: [(u8, u8, u8); 10] = [
     (127, 127, 127),
     (188, 189, 34),
     (23, 190, 207),
+    (174, 199, 232),
+    (255, 187, 120),
+    (152, 223, 138),
+    (255, 152, 150),
+    (197, 176, 213),
+    (196, 156, 148),
+    (247, 182, 210),
+    (199, 199, 199),
+    (219, 219, 141),
+    (158, 218, 229),
 ];
 
-/// The marker of group `k`: circles for the first ten, then triangles, then squares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
     Circle,
     Triangle,
     Square,
-}
-
-pub fn marker(k: usize) -> Marker {
-    match (k / PALETTE.len()) % 3 {
-        0 => Marker::Circle,
-        1 => Marker::Triangle,
-        _ => Marker::Square,
-    }
 }
 
 const LEGEND_W: u32 = 330;
@@ -109,10 +113,11 @@ impl Draw for Scatter {
         let mut order: Vec<usize> = (0..self.groups.len()).collect();
         order.sort_by_key(|&k| std::cmp::Reverse(self.groups[k].points.len()));
         for k in order {
-            let (r, g, b) = PALETTE[k % PALETTE.len()];
-            let style = RGBColor(r, g, b).mix(0.75).filled();
-            let pts = self.groups[k].points.iter().map(|p| (p[0], p[1]));
-            match marker(k) {
+            let g = &self.groups[k];
+            let (r, gg, b) = PALETTE[g.colour % PALETTE.len()];
+            let style = RGBColor(r, gg, b).mix(0.75).filled();
+            let pts = g.points.iter().map(|p| (p[0], p[1]));
+            match g.marker {
                 Marker::Circle => chart.draw_series(pts.map(|p| Circle::new(p, 4, style))).map(|_| ()),
                 Marker::Triangle => chart.draw_series(pts.map(|p| TriangleMarker::new(p, 6, style))).map(|_| ()),
                 Marker::Square => chart.draw_series(pts.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style))).map(|_| ()),
@@ -124,9 +129,9 @@ impl Draw for Scatter {
         legend.draw(&Text::new("legend (points)", (16, 70), head)).map_err(e)?;
         for (k, g) in self.groups.iter().enumerate() {
             let y = 105 + 30 * k as i32;
-            let (r, gg, b) = PALETTE[k % PALETTE.len()];
+            let (r, gg, b) = PALETTE[g.colour % PALETTE.len()];
             let style = RGBColor(r, gg, b).filled();
-            match marker(k) {
+            match g.marker {
                 Marker::Circle => legend.draw(&Circle::new((26, y), 7, style)),
                 Marker::Triangle => legend.draw(&TriangleMarker::new((26, y), 9, style)),
                 Marker::Square => legend.draw(&Rectangle::new([(19, y - 7), (33, y + 7)], style)),
@@ -138,15 +143,5 @@ impl Draw for Scatter {
         let note = ("sans-serif", 15).into_font().color(&RGBColor(80, 80, 80)).pos(Pos::new(HPos::Left, VPos::Top));
         foot.draw(&Text::new(self.note.clone(), (20, 10), note)).map_err(e)?;
         root.present().map_err(e)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markers_change_after_each_ten_colours() {
-        assert_eq!((marker(0), marker(9), marker(10), marker(25)), (Marker::Circle, Marker::Circle, Marker::Triangle, Marker::Square));
     }
 }

@@ -88,7 +88,8 @@ pub fn make_map(
     let n = texts.len() as u64;
     progress(format!("embedding {n} texts"), 0, n);
     let mut encoder = SbertEncoder::load(encoder_dir)?;
-    let spec = TsneSpec::new(MAP_PERPLEXITY.min((texts.len().saturating_sub(1)) as f64 / 3.0).max(1.0), 0);
+    // Few texts: a perplexity below a third of them (scikit-learn needs it below their number).
+    let spec = TsneSpec::new(MAP_PERPLEXITY.min((texts.len().saturating_sub(1) / 3) as f64).max(1.0), 0);
     let map = style_map(texts, colour, &mut encoder, &spec, cancel, &mut |p| match p {
         MapProgress::Embedding { done, total } => progress("embedding".into(), done as u64, total as u64),
         MapProgress::Tsne(p) => progress(format!("t-SNE, KL {:.3}", p.kl), p.iteration as u64, p.max_iter as u64),
@@ -256,15 +257,53 @@ impl Figures {
     }
 
     fn draw_map(&self, f: &mut Frame, area: Rect, m: &StyleMap) {
-        let legend_w = (m.groups.iter().map(|g| theme::width(g)).max().unwrap_or(6) as u16 + 10).min(area.width / 3);
-        let [plot, side] = Layout::horizontal([Constraint::Min(10), Constraint::Length(legend_w)]).areas(area);
-        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
-        for p in &m.coords {
-            (x0, x1, y0, y1) = (x0.min(p[0]), x1.max(p[0]), y0.min(p[1]), y1.max(p[1]));
-        }
         let mut by_group: Vec<Vec<(f64, f64)>> = vec![Vec::new(); m.groups.len()];
         for (p, &g) in m.coords.iter().zip(&m.group_of) {
             by_group[g].push((p[0], p[1]));
+        }
+        let entry = |k: usize| {
+            vec![
+                Span::styled("● ", Style::new().fg(COLORS[k % COLORS.len()])),
+                Span::raw(format!("{} {}", theme::text(&m.groups[k]), by_group[k].len())),
+            ]
+        };
+        let about = format!("perplexity {}, KL {:.2}{}", m.perplexity, m.kl, m.trust5.map_or(String::new(), |t| format!(", trust@5 {t:.2}")));
+        let longest = (0..m.groups.len()).map(|k| entry(k).iter().map(|s| theme::width(&s.content)).sum::<usize>()).max().unwrap_or(8);
+        // Wide: the legend beside the map, one group a line; narrow: under it, groups side by side.
+        let (plot, legend) = if area.width as usize >= 3 * (longest + 2) {
+            let [plot, side] = Layout::horizontal([Constraint::Min(10), Constraint::Length(longest as u16 + 2)]).areas(area);
+            let mut lines: Vec<Line> = vec![Line::styled("legend", theme::MUTED)];
+            lines.extend((0..m.groups.len()).map(|k| Line::from(entry(k))));
+            lines.push(Line::default());
+            lines.push(Line::styled(theme::owned(about), theme::MUTED));
+            f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), side);
+            (plot, None)
+        } else {
+            let mut lines: Vec<Line> = Vec::new();
+            let mut spans: Vec<Span> = Vec::new();
+            let mut w = 0;
+            for k in 0..m.groups.len() {
+                let e = entry(k);
+                let ew: usize = e.iter().map(|s| theme::width(&s.content)).sum::<usize>() + 2;
+                if w + ew > area.width as usize && !spans.is_empty() {
+                    lines.push(Line::from(std::mem::take(&mut spans)));
+                    w = 0;
+                }
+                spans.extend(e);
+                spans.push(Span::raw("  "));
+                w += ew;
+            }
+            lines.push(Line::from(spans));
+            lines.push(Line::styled(theme::owned(about), theme::MUTED));
+            let [plot, below] = Layout::vertical([Constraint::Min(4), Constraint::Length(lines.len() as u16)]).areas(area);
+            (plot, Some((below, lines)))
+        };
+        if let Some((below, lines)) = legend {
+            f.render_widget(Paragraph::new(lines), below);
+        }
+        let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
+        for p in &m.coords {
+            (x0, x1, y0, y1) = (x0.min(p[0]), x1.max(p[0]), y0.min(p[1]), y1.max(p[1]));
         }
         let canvas = Canvas::default()
             .marker(ratatui::symbols::Marker::Braille)
@@ -276,20 +315,6 @@ impl Figures {
                 }
             });
         f.render_widget(canvas, plot);
-        let mut lines: Vec<Line> = vec![Line::styled("legend", theme::MUTED)];
-        for (k, (g, pts)) in m.groups.iter().zip(&by_group).enumerate() {
-            let name = theme::abbrev(g, legend_w.saturating_sub(9) as usize);
-            lines.push(Line::from(vec![
-                Span::styled("● ", Style::new().fg(COLORS[k % COLORS.len()])),
-                Span::raw(format!("{} {}", name.trim_end(), pts.len())),
-            ]));
-        }
-        lines.push(Line::default());
-        lines.push(Line::styled(theme::owned(format!("perplexity {}, KL {:.2}", m.perplexity, m.kl)), theme::MUTED));
-        if let Some(t) = m.trust5 {
-            lines.push(Line::styled(format!("trust@5 {t:.2}"), theme::MUTED));
-        }
-        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), side);
     }
 }
 

@@ -1,8 +1,10 @@
 //! t-SNE (src/stats/tsne.rs) against scikit-learn's exact t-SNE on the same inputs
 //! (tests/expected/tsne.json, made by tests/expected/make_tsne.py): the joint probabilities
-//! to 1e-5 relative (scikit-learn rounds the distances to float32 before its search), and the final KL divergence and trustworthiness of the maps within a
-//! stated tolerance (the maps themselves are not compared: scikit-learn runs the descent in
-//! float32, tstlab in float64).
+//! to 1e-5 relative (scikit-learn rounds the distances to float32 before its search); the
+//! final KL divergence and the trustworthiness of the map within the spread of scikit-learn's
+//! own runs from the same PCA start rounded differently (float32 or float64), widened by 5%
+//! (KL) and 0.01 (trustworthiness). t-SNE's path depends on the last bits of its start, so the
+//! maps themselves are not compared.
 
 use serde_json::Value;
 use std::sync::atomic::AtomicBool;
@@ -46,12 +48,15 @@ fn maps_match_scikit_learn_in_kl_and_trustworthiness() {
         let x = points(case);
         let spec = TsneSpec::new(case["perplexity"].as_f64().unwrap(), 0);
         let map = tsne(&x, &spec, &AtomicBool::new(false), &mut |_| {}).unwrap();
-        let (kl, want_kl) = (map.kl, case["kl"].as_f64().unwrap());
         let trust = trustworthiness(&x, &map.coords, 5).unwrap();
-        let want_trust = case["trust5"].as_f64().unwrap();
-        eprintln!("{name}: KL {kl:.5} (scikit-learn {want_kl:.5}), trustworthiness {trust:.4} ({want_trust:.4}), {} iterations", map.iterations);
-        assert!((kl - want_kl).abs() <= 0.02 * want_kl, "{name}: KL {kl} vs {want_kl}");
-        assert!((trust - want_trust).abs() <= 0.01, "{name}: trustworthiness {trust} vs {want_trust}");
+        let range = |key: &str| {
+            let v: Vec<f64> = case[key].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+            (v.iter().copied().fold(f64::MAX, f64::min), v.iter().copied().fold(f64::MIN, f64::max))
+        };
+        let ((k0, k1), (t0, t1)) = (range("kl_runs"), range("trust5_runs"));
+        eprintln!("{name}: KL {:.5} (scikit-learn {k0:.5} to {k1:.5}), trustworthiness {trust:.4} ({t0:.4} to {t1:.4}), {} iterations", map.kl, map.iterations);
+        assert!(map.kl >= 0.95 * k0 && map.kl <= 1.05 * k1, "{name}: KL {} vs {k0}..{k1}", map.kl);
+        assert!(trust >= t0 - 0.01 && trust <= t1 + 0.01, "{name}: trustworthiness {trust} vs {t0}..{t1}");
         assert_eq!(map.iterations, case["n_iter"].as_u64().unwrap() as usize + 1);
     }
 }
