@@ -179,8 +179,8 @@ impl Figures {
     }
 
     /// Writes the figure shown as PNG and SVG under `figures/` beside the store file.
-    fn write(&self, store_path: &Path) -> Action {
-        let (Some(l), Some(f)) = (&self.list, self.figure()) else { return Action::Note("nothing to write".into(), true) };
+    fn write(&self, store_path: &Path) -> Result<std::path::PathBuf, String> {
+        let (Some(l), Some(f)) = (&self.list, self.figure()) else { return Err("nothing to write".into()) };
         let scope = self.direction_id().map_or("all".to_owned(), |d| d.1.replace("->", "_to_"));
         let stem = format!("{}-{}-{}", l.names.dataset, scope, f.stem()).replace(['/', '\\'], "-");
         let folder = store_path.parent().unwrap_or(Path::new(".")).join("figures");
@@ -194,14 +194,10 @@ impl Figures {
             }
             .map_err(|e| e.to_string())
         };
-        let result = std::fs::create_dir_all(&folder)
-            .map_err(|e| format!("cannot create {}: {e}", folder.display()))
-            .and_then(|()| save(&base.with_extension("png")))
-            .and_then(|()| save(&base.with_extension("svg")));
-        match result {
-            Ok(()) => Action::Note(format!("wrote {}.png and .svg", base.display()), false),
-            Err(e) => Action::Note(e, true),
-        }
+        std::fs::create_dir_all(&folder).map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+        save(&base.with_extension("png"))?;
+        save(&base.with_extension("svg"))?;
+        Ok(base)
     }
 
     fn draw_bars(&self, f: &mut Frame, area: Rect, b: &BarsData) {
@@ -388,11 +384,14 @@ impl Screen for Figures {
                 self.request(sh);
             }
             Action::WriteFigure => {
-                let note = self.write(&sh.store_path);
-                if let Action::Note(text, false) = &note {
-                    self.written.push(text.trim_start_matches("wrote ").to_owned());
-                }
-                return Some(note);
+                return Some(match self.write(&sh.store_path) {
+                    Ok(base) => {
+                        let name = base.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+                        self.written.push(format!("{name}.png, .svg"));
+                        Action::Note(format!("wrote {}.png and .svg", base.display()), false)
+                    }
+                    Err(e) => Action::Note(e, true),
+                });
             }
             Action::Back => return Some(Action::Go(ScreenId::ANALYSIS)),
             _ => {}
@@ -459,7 +458,7 @@ impl Screen for Figures {
         let mut state = ListState::default().with_selected(Some(self.selected));
         f.render_stateful_widget(List::new(items).highlight_style(theme::SELECTED).highlight_symbol("> "), list_area, &mut state);
         if written_h > 0 {
-            let mut lines = vec![Line::styled("written (w):", theme::MUTED)];
+            let mut lines = vec![Line::styled("written to figures/ (w):", theme::MUTED)];
             let from = self.written.len().saturating_sub(written_h as usize - 1);
             lines.extend(self.written[from..].iter().map(|w| Line::raw(theme::abbrev(w, list_w as usize))));
             f.render_widget(Paragraph::new(lines), written_area);

@@ -82,5 +82,5 @@ fn w_writes_png_and_svg_beside_the_store() {
         let f = dir.path().join(format!("figures/toy-all-bars-acc.{ext}"));
         assert!(f.is_file(), "{} written", f.display());
     }
-    assert!(screen(&mut app, 80, 24).contains("written (w):"));
+    assert!(screen(&mut app, 80, 24).contains("written to figures/ (w):"));
 }
