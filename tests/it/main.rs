@@ -18,6 +18,7 @@ mod cli;
 mod cli_campaign;
 mod cli_style_models;
 mod common;
+mod device_line;
 mod endpoint;
 mod headless;
 mod launch_form;
