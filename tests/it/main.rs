@@ -20,6 +20,7 @@ mod cli_style_models;
 mod common;
 mod device_line;
 mod endpoint;
+mod gppl_precision;
 mod headless;
 mod launch_form;
 mod hf_classifier;
