@@ -24,9 +24,11 @@ pub struct ScoreArgs {
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
     /// acc, d-ppl, s-/r-/multi-bleu, chrf, chrf++, s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
     /// s-/r-/multi-hamming, s-/r-/multi-bert, s-/r-/multi-sbert, g-ppl, nll-app, cola,
-    /// judge-content|style|fluency|overall; groups: tstbench (acc, the BLEU and BERTScore
-    /// families, d-ppl), judge, all. ACC and d-PPL train the dataset's n-gram classifier and LMs
-    /// first when they are missing.
+    /// judge-content|style|fluency|overall (tstlab's prompts), the papers' prompts word for word:
+    /// judge-lai2023-content|style|fluency, judge-lai2023-multi-content|style|fluency (formality;
+    /// all outputs of an item in one request), judge-lmstyle-app; groups: tstbench (acc, the BLEU
+    /// and BERTScore families, d-ppl), judge, lai2023, lai2023-multi, all. ACC and d-PPL train the
+    /// dataset's n-gram classifier and LMs first when they are missing.
     #[arg(long, default_value = "tstbench")]
     pub metrics: String,
     /// Causal LM for g-PPL, nll-app and the judge: GGUF file, model folder or installed name;
@@ -36,8 +38,8 @@ pub struct ScoreArgs {
     /// g-PPL and the judge through an OpenAI-compatible server (--endpoint).
     #[command(flatten)]
     pub server: super::server::ServerArgs,
-    /// How the judge answers: text (free text, as the published prompts ask; the score parsed
-    /// from it), json (the server is held to JSON {score 0-100, explanation} with OpenAI's
+    /// How the judge-content..overall judges answer (the papers' prompts always get free text):
+    /// text (free text, as the published prompts ask; the score parsed from it), json (the server is held to JSON {score 0-100, explanation} with OpenAI's
     /// `response_format` json_schema: OpenAI, vLLM, llama.cpp's llama-server, Ollama) or
     /// json-object (the same schema as `{"type": "json_object", "schema": ..}`: llama-cpp-python's
     /// server, llama-server). json and json-object need --endpoint.

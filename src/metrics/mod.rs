@@ -21,7 +21,8 @@
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
 //! | `ppl` | g-PPL and NLL appropriateness under the local causal LM (`models::lm_score`) |
-//! | `judge` | LLM as judge with the local model: prompts, reply parsing, scorers |
+//! | `judge` | LLM as judge with the local model or a server: prompts, reply parsing, scorers |
+//! | `judge_paper` | the seed papers' judge prompts word for word (Lai et al. 2023, LMStyle): several outputs per request, replies read per output |
 //! | `py` | the Python string/float behaviours the above reproduce |
 //! | `style_data` | which store texts train and test a dataset's style models |
 //! | `style_classifier` | training, cross-validation, files and manifests of style classifiers |
@@ -64,6 +65,7 @@ pub mod hamming;
 pub mod intern;
 pub mod joint;
 pub mod judge;
+pub mod judge_paper;
 pub mod keys;
 pub mod ngrams;
 pub mod nlgeval;

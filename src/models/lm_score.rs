@@ -204,17 +204,19 @@ impl TextLm {
         self.nll_sequences(&seqs)
     }
 
-    /// NLL of each text as the continuation of a context given as token ids (scored: the text's
-    /// tokens only).
-    pub fn nll_after(&self, contexts: &[Vec<u32>], texts: &[&str]) -> Result<Vec<Option<Nll>>> {
-        assert_eq!(contexts.len(), texts.len(), "one context per text");
-        let seqs = contexts
+    /// NLL of each continuation after its context, both plain text: the joint text `context +
+    /// continuation` is tokenized whole after the start token, and its tokens past the longest
+    /// common prefix with the context's own tokens are scored (with GPT-2-style BPE and a
+    /// continuation that starts with a space: exactly the continuation's tokens; a token merged
+    /// across the boundary counts as the continuation's).
+    pub fn nll_continuations(&self, pairs: &[(String, String)]) -> Result<Vec<Option<Nll>>> {
+        let seqs = pairs
             .iter()
-            .zip(texts)
-            .map(|(c, t)| {
-                let mut ids = c.clone();
-                ids.extend(self.text_tokens(t)?);
-                Ok((ids, c.len().max(1)))
+            .map(|(context, continuation)| {
+                let (alone, _) = self.sequence(context)?;
+                let (joint, _) = self.sequence(&format!("{context}{continuation}"))?;
+                let first = alone.iter().zip(&joint).take_while(|(a, b)| a == b).count().max(1);
+                Ok((joint, first))
             })
             .collect::<Result<Vec<_>>>()?;
         self.nll_sequences(&seqs)

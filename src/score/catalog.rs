@@ -79,8 +79,8 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         names: &["nll-app"],
-        about: "appropriateness: mean NLL of the output after its dialogue context",
-        follows: "LMStyle benchmark NLL appropriateness",
+        about: "appropriateness: 100 / mean token NLL of the output as the response in `###Speaker: {turn} ###Response: {output}`",
+        follows: "LMStyle benchmark NLL appropriateness (its ###Speaker/###Response format)",
         needs: "the --model LM; items with a dialogue context",
     },
     Family {
@@ -92,8 +92,26 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["judge-content", "judge-style", "judge-fluency", "judge-overall"],
         about: "an LLM's 0-100 score of one aspect (overall: all three), raw reply stored",
-        follows: "eval-formality-transfer's content prompt; the others analogues (assets/judge/)",
+        follows: "tstlab's prompts (assets/judge/): content after Lai et al. 2023's, the others analogues",
         needs: "the --model LM or --endpoint",
+    },
+    Family {
+        names: &["judge-lai2023-content", "judge-lai2023-style", "judge-lai2023-fluency"],
+        about: "an LLM's 0-100 score of one aspect, all outputs of an item in one request (Output 1..n), raw reply stored",
+        follows: "Lai, Toral, Nissim 2023, Figures 1-3, word for word (assets/judge/lai2023-*.txt)",
+        needs: "the --model LM or --endpoint; formal/informal styles",
+    },
+    Family {
+        names: &["judge-lai2023-multi-content", "judge-lai2023-multi-style", "judge-lai2023-multi-fluency"],
+        about: "content, style and fluency 0-100 of each output from one request per item, raw reply stored",
+        follows: "Lai, Toral, Nissim 2023, Figure 4, word for word (assets/judge/lai2023-multi.txt)",
+        needs: "the --model LM or --endpoint; formal/informal styles",
+    },
+    Family {
+        names: &["judge-lmstyle-app"],
+        about: "appropriateness 0-100 of the output as the response to its dialogue turn, raw reply stored",
+        follows: "LMStyle Benchmark's ChatGPT appropriateness prompt (its Figure 2), word for word",
+        needs: "the --model LM or --endpoint; items with a dialogue context",
     },
 ];
 
@@ -101,6 +119,8 @@ pub const FAMILIES: &[Family] = &[
 pub const GROUPS: &[(&str, &str)] = &[
     ("tstbench", TSTBENCH),
     ("judge", "judge-content,judge-style,judge-fluency,judge-overall"),
+    ("lai2023", "judge-lai2023-content,judge-lai2023-style,judge-lai2023-fluency,lai2023-multi"),
+    ("lai2023-multi", "judge-lai2023-multi-content,judge-lai2023-multi-style,judge-lai2023-multi-fluency"),
     ("all", "tstbench,g-ppl,judge"),
 ];
 

@@ -11,6 +11,7 @@ use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::judge::{Dimension, JudgeFormat, JudgeScorer};
+use crate::metrics::judge_paper::{self, PaperJudge, PaperMetric};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
@@ -44,13 +45,15 @@ pub enum Metric {
     NllApp,
     Cola,
     Judge(Dimension),
+    /// A paper's judge prompt, word for word (`metrics::judge_paper`).
+    PaperJudge(PaperMetric),
 }
 
 pub use super::catalog::TSTBENCH;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
-    #[error("unknown metric {0:?}; `tstlab metric --list` lists them all; groups: tstbench, judge, all")]
+    #[error("unknown metric {0:?}; `tstlab metric --list` lists them all; groups: tstbench, judge, lai2023, lai2023-multi, all")]
     Unknown(String),
     #[error("no metric named")]
     Empty,
@@ -76,6 +79,7 @@ impl Metric {
             Metric::NllApp => "nll-app".into(),
             Metric::Cola => "cola".into(),
             Metric::Judge(d) => d.metric(),
+            Metric::PaperJudge(p) => p.metric(),
         }
     }
 
@@ -109,7 +113,10 @@ impl Metric {
             (_, Some(a)) if rest == "sbert" => Metric::Sbert(bert(a)),
             (_, Some(a)) if rest == "hamming" => Metric::Hamming(a),
             (_, Some(a)) => Metric::Rouge(a, rouge::Kind::parse(rest)?),
-            _ => Metric::Judge(Dimension::parse(name)?),
+            _ => match PaperMetric::parse(name) {
+                Some(p) => Metric::PaperJudge(p),
+                None => Metric::Judge(Dimension::parse(name)?),
+            },
         })
     }
 }
@@ -227,6 +234,8 @@ pub struct Loaded {
     lm: Option<Result<Arc<TextLm>, Unavailable>>,
     encoder: Option<Result<Arc<BertEncoder>, Unavailable>>,
     client: Option<Result<Arc<Client>, Unavailable>>,
+    /// Paper judges' replies by prompt: Figure 4's three metrics share one request per item.
+    judge_replies: Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
 }
 
 impl Loaded {
@@ -348,6 +357,32 @@ fn dppl_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> 
     Ok(DpplScorer::open(&dataset, &root)?)
 }
 
+/// A paper judge over the selection: every output of it (numbered within an item by system
+/// name, as `score::missing` orders them) or the items' dialogue turns; absent when Lai et al.'s
+/// prompts meet styles that are not formal/informal. The papers' prompts ask for free text.
+fn paper_judge(
+    m: PaperMetric,
+    backend: Backend,
+    opts: &Options,
+    loaded: &Loaded,
+    store: &Store,
+    sel: &Selection,
+) -> anyhow::Result<Result<PaperJudge, Unavailable>> {
+    if opts.judge_format != JudgeFormat::Text {
+        anyhow::bail!("{}: the paper's prompt asks for free text; --judge-format {} applies to judge-content, -style, -fluency, -overall", m.metric(), opts.judge_format.name());
+    }
+    let (outputs, contexts) = if m.prompt.per_item() {
+        // No score has an empty configuration hash: every output of the selection.
+        (super::missing(store, sel, "", "")?.0, Default::default())
+    } else {
+        (Vec::new(), contexts(store, sel)?)
+    };
+    if let Err(e) = judge_paper::check_styles(m.prompt, &outputs) {
+        return Ok(Err(Unavailable::NotInstalled(e.to_string())));
+    }
+    Ok(Ok(PaperJudge::new(backend, m, outputs, contexts, loaded.judge_replies.clone())?))
+}
+
 /// A scorer for `m`, or why it cannot run (a missing model: what to install). ACC is built by
 /// [`acc_scorer`] (it writes details after the run).
 pub fn build(
@@ -392,7 +427,7 @@ pub fn build(
             }
             Box::new(BertScoreScorer { bertscore, against: a, component })
         }
-        Metric::GPpl | Metric::NllApp | Metric::Judge(_) if opts.endpoint.is_some() => {
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) | Metric::PaperJudge(_) if opts.endpoint.is_some() => {
             let settings = opts.endpoint.as_ref().expect("matched");
             let client = match loaded.client(settings) {
                 Ok(c) => c,
@@ -407,10 +442,14 @@ pub fn build(
                     return Ok(Err(Unavailable::NotInstalled("nll-app is computed with a local model only (leave out --endpoint)".into())));
                 }
                 Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d, opts.judge_format)?),
+                Metric::PaperJudge(p) => match paper_judge(p, Backend::Endpoint(client), opts, loaded, store, sel)? {
+                    Ok(s) => Box::new(s),
+                    Err(e) => return Ok(Err(e)),
+                },
                 _ => unreachable!("matched above"),
             }
         }
-        Metric::GPpl | Metric::NllApp | Metric::Judge(_) => {
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) | Metric::PaperJudge(_) => {
             let lm = match loaded.lm(opts) {
                 Ok(l) => l,
                 Err(e) => return Ok(Err(e)),
@@ -419,6 +458,10 @@ pub fn build(
                 Metric::GPpl => Box::new(GpplScorer::new(lm)?),
                 Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
                 Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d, opts.judge_format)?),
+                Metric::PaperJudge(p) => match paper_judge(p, Backend::Local(lm.generator().clone()), opts, loaded, store, sel)? {
+                    Ok(s) => Box::new(s),
+                    Err(e) => return Ok(Err(e)),
+                },
                 _ => unreachable!("matched above"),
             }
         }

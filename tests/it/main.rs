@@ -33,6 +33,7 @@ mod models_real;
 mod models_tiny;
 mod ngram_lm_kenlm;
 mod numbers;
+mod paper_prompts;
 mod plot;
 mod pty;
 mod sacrebleu_parity;
