@@ -19,6 +19,7 @@ mod cli_campaign;
 mod cli_style_models;
 mod common;
 mod endpoint;
+mod gpt2_transformers;
 mod headless;
 mod launch_form;
 mod hf_classifier;
