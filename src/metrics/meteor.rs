@@ -2,10 +2,11 @@
 //! - `nltk`: NLTK 3.10.4 on the text's white-space tokens (Python `str.split()`), each
 //!   lower-cased; words are aligned in three stages, exact, then Porter stems, then WordNet
 //!   synonyms of the stems;
-//! - `nltk36`: NLTK 3.6.2 (the string API of NLTK before 3.6.5, which eval-formality-transfer's
-//!   `nltk.meteor([src], out)` used): the text lower-cased, then split; its stem stage leaves the
-//!   words it matched in play, so the synonym stage (on the words, not their stems) can match a
-//!   hypothesis word a second time, and morphy repeats its rules until a form is in WordNet.
+//! - `nltk36`: NLTK 3.6.2 (its string API, which eval-formality-transfer's `nltk.meteor([src],
+//!   out)` used; 3.6.3 fixed the stem stage): the text lower-cased, then split; its stem stage
+//!   leaves the words it matched in play, so the synonym stage (on the words, not their stems)
+//!   can match a hypothesis word a second time, and morphy repeats its rules until a form is in
+//!   WordNet.
 //!
 //! Per segment: m matched words (with `nltk36`, counting a word matched twice twice), chunks c
 //! (runs adjacent in both texts, after sorting the matches by hypothesis position),

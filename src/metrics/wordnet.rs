@@ -139,7 +139,8 @@ impl WordNet {
             let name = format!("index.{suffix}");
             let text = files.text(&name)?;
             for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.starts_with(' ')) {
-                let (lemma, offsets) = index_line(line).map_err(|reason| WordNetError::Format { file: files.name(&name), line: i + 1, reason })?;
+                let bad = |reason| WordNetError::Format { file: files.name(&name), line: i + 1, reason };
+                let (lemma, offsets) = index_line(line, bad)?;
                 index.entry(lemma.into()).or_default()[p] = offsets.into();
             }
             let name = format!("{suffix}.exc");
@@ -234,13 +235,14 @@ impl WordNet {
     }
 }
 
-/// One line of an index file: the lemma and its synset offsets.
-fn index_line(line: &str) -> Result<(&str, Vec<u32>), String> {
+/// One line of an index file: the lemma and its synset offsets (`bad` makes the error of a
+/// reason).
+fn index_line(line: &str, bad: impl Fn(String) -> WordNetError) -> Result<(&str, Vec<u32>), WordNetError> {
     let mut t = line.split_ascii_whitespace();
-    let mut next = |what: &str| t.next().ok_or_else(|| format!("ends before the {what}"));
+    let mut next = |what: &str| t.next().ok_or_else(|| bad(format!("ends before the {what}")));
     let lemma = next("lemma")?;
     next("part of speech")?;
-    let count = |s: &str, what: &str| s.parse::<usize>().map_err(|_| format!("{what} {s:?} is not a number"));
+    let count = |s: &str, what: &str| s.parse::<usize>().map_err(|_| bad(format!("{what} {s:?} is not a number")));
     let synsets = count(next("synset count")?, "synset count")?;
     let pointers = count(next("pointer count")?, "pointer count")?;
     for _ in 0..pointers {
@@ -248,11 +250,11 @@ fn index_line(line: &str) -> Result<(&str, Vec<u32>), String> {
     }
     let senses = count(next("sense count")?, "sense count")?;
     if senses != synsets {
-        return Err(format!("{senses} senses but {synsets} synsets"));
+        return Err(bad(format!("{senses} senses but {synsets} synsets")));
     }
     next("tagged sense count")?;
     let offsets = (0..synsets)
-        .map(|_| next("synset offsets").and_then(|o| o.parse::<u32>().map_err(|_| format!("synset offset {o:?} is not a number"))))
+        .map(|_| next("synset offsets").and_then(|o| o.parse::<u32>().map_err(|_| bad(format!("synset offset {o:?} is not a number")))))
         .collect::<Result<_, _>>()?;
     Ok((lemma, offsets))
 }
@@ -348,9 +350,11 @@ mod tests {
         assert_eq!(strip_marker("galore(ip)"), "galore");
         assert_eq!(strip_marker("a(p)"), "a");
         assert_eq!(strip_marker("dog"), "dog");
-        let (l, o) = index_line("dog n 7 5 @ ~ #m #p %p 7 1 02084071 10114209 10023039 09886220 07676602 03901548 02710044  ").unwrap();
+        let bad = |reason| WordNetError::Format { file: "index.noun".into(), line: 7, reason };
+        let (l, o) = index_line("dog n 7 5 @ ~ #m #p %p 7 1 02084071 10114209 10023039 09886220 07676602 03901548 02710044  ", bad).unwrap();
         assert_eq!((l, o.len(), o[0]), ("dog", 7, 2084071));
-        assert!(index_line("dog n 2 0 2 0 123").unwrap_err().contains("synset offsets"));
+        let e = index_line("dog n 2 0 2 0 123", bad).unwrap_err().to_string();
+        assert_eq!(e, "index.noun, line 7: ends before the synset offsets");
         let data = b"  1 licence\n00000012 00 a 02 galore(ip) 0 dog 0 000 | many\n";
         assert_eq!(synset_words(data, 12).collect::<Vec<_>>(), ["galore", "dog"]);
         assert_eq!(synset_words(data, 5).count(), 0);
