@@ -360,4 +360,81 @@ mod tests {
         assert_eq!(synset_words(data, 5).count(), 0);
         assert_eq!(synset_words(data, 999).count(), 0);
     }
+
+    /// A folder with a tiny WordNet: two synsets in `data.noun` at their byte offsets, one in
+    /// `data.verb`, an exception, and the other files empty.
+    fn tiny(version: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let head = format!("  1 WordNet {version} Copyright 2006 by Princeton University.\n");
+        let synset = |offset: usize, pos: &str, words: &[&str]| {
+            let w: Vec<String> = words.iter().map(|w| format!("{w} 0")).collect();
+            format!("{offset:08} 05 {pos} {:02x} {} 000 | a gloss\n", words.len(), w.join(" "))
+        };
+        let mut noun = head.clone();
+        let dog = noun.len();
+        noun += &synset(dog, "n", &["dog", "domestic_dog", "Canis_familiaris"]);
+        let hound = noun.len();
+        noun += &synset(hound, "n", &["hound", "dog"]);
+        let verb = head.clone();
+        let chase = verb.len();
+        let verb = verb + &synset(chase, "v", &["chase", "dog(p)", "tail"]);
+        let files = [
+            ("data.noun", noun),
+            ("data.verb", verb),
+            ("data.adj", head.clone()),
+            ("data.adv", head),
+            ("index.noun", format!("  1 licence\ndog n 2 0 2 0 {dog:08} {hound:08}\nhound n 1 0 1 0 {hound:08}\n")),
+            ("index.verb", format!("dog v 1 0 1 0 {chase:08}\n")),
+            ("index.adj", String::new()),
+            ("index.adv", String::new()),
+            ("noun.exc", "doggies dog\n".into()),
+            ("verb.exc", String::new()),
+            ("adj.exc", String::new()),
+            ("adv.exc", String::new()),
+        ];
+        for (name, text) in files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn synonyms_morphy_versions_and_zip() {
+        let dir = tiny("3.0");
+        let wn = WordNet::open(&Source::Folder(dir.path().into())).unwrap();
+        let sorted = |s: &HashSet<Box<str>>| {
+            let mut v: Vec<String> = s.iter().map(|x| x.to_string()).collect();
+            v.sort();
+            v
+        };
+        let all = ["Canis_familiaris", "chase", "dog", "domestic_dog", "hound", "tail"];
+        assert_eq!(sorted(&wn.synonyms("Dogs", Morphy::Once)), all);
+        assert_eq!(sorted(&wn.synonyms("doggies", Morphy::Once)), ["Canis_familiaris", "dog", "domestic_dog", "hound"]);
+        // "dogses": the rules once give "dogse" and "dogs", no lemma; again, "dog" (noun and verb).
+        assert!(wn.synonyms("dogses", Morphy::Once).is_empty());
+        assert_eq!(sorted(&wn.synonyms("dogses", Morphy::Repeat)), all);
+        assert!(wn.synonyms("cat", Morphy::Repeat).is_empty());
+
+        // The same files as NLTK's wordnet.zip (under wordnet/).
+        let zip_path = dir.path().join("wordnet.zip");
+        let mut z = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+        for e in std::fs::read_dir(dir.path()).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "zip") {
+                continue;
+            }
+            z.start_file(format!("wordnet/{}", p.file_name().unwrap().to_str().unwrap()), zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Stored)).unwrap();
+            std::io::Write::write_all(&mut z, &std::fs::read(&p).unwrap()).unwrap();
+        }
+        z.finish().unwrap();
+        let wz = WordNet::open(&Source::Zip(zip_path)).unwrap();
+        assert_eq!(sorted(&wz.synonyms("dogs", Morphy::Once)), all);
+
+        let old = tiny("3.1");
+        let e = WordNet::open(&Source::Folder(old.path().into())).unwrap_err().to_string();
+        assert!(e.ends_with("data.adj: WordNet 3.1, not 3.0 (METEOR as NLTK computes it uses WordNet 3.0)"), "{e}");
+        std::fs::write(old.path().join("index.noun"), "dog n 2 0 2 0 12\n").unwrap();
+        let e = WordNet::open(&Source::Folder(old.path().into())).unwrap_err().to_string();
+        assert!(e.ends_with("index.noun, line 1: ends before the synset offsets"), "{e}");
+    }
 }
