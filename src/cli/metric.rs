@@ -1,20 +1,20 @@
 //! `tstlab metric bleu|chrf|rouge`: sacreBLEU-compatible BLEU and chrF, rouge-score's ROUGE, of
-//! a system output file against one or more reference files; `tstlab metric --list`: every
-//! metric `tstlab score` takes; and `tstlab bench metrics`: their speed on benchmark pairs.
+//! a system output file against one or more reference files (`meteor` and `cider`:
+//! `metric_meteor`); `tstlab metric --list`: every metric `tstlab score` takes; and `tstlab bench
+//! metrics`: their speed on benchmark pairs.
 
 use super::print_json;
-use crate::import::text::TextFile;
+use super::metric_files::{Files, print_lines, read};
 use crate::metrics::bleu::{self, BleuConfig, Smooth};
 use crate::metrics::chrf::{self, ChrfConfig};
 use crate::metrics::family::Convention;
 use crate::metrics::nltk::{self, NltkConfig};
 use crate::metrics::rouge;
 use crate::metrics::tokenize::Tokenize;
-use crate::metrics::{bench, py, segments_from_streams};
+use crate::metrics::{bench, segments_from_streams};
 use anyhow::Context;
 use serde_json::json;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Debug, clap::Args)]
@@ -40,31 +40,14 @@ pub enum Which {
     /// ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them without its
     /// stemmer (the best reference's F1 with several; the corpus figure is the segment mean).
     Rouge(RougeArgs),
+    /// METEOR as NLTK's meteor_score computes it (exact, Porter-stem and WordNet-synonym
+    /// stages; the best reference with several); needs WordNet 3.0.
+    Meteor(super::metric_meteor::MeteorArgs),
+    /// CIDEr-D as pycocoevalcap's Cider computes it (idf over the references of the files).
+    Cider(super::metric_meteor::CiderArgs),
     /// Paired significance tests of systems against a baseline, as sacreBLEU's --paired-bs /
     /// --paired-ar (BLEU or chrF).
     Paired(super::metric_paired::PairedArgs),
-}
-
-#[derive(Debug, clap::Args)]
-pub struct Files {
-    /// System output, one segment a line.
-    #[arg(long)]
-    pub hyp: PathBuf,
-    /// A reference file, line-aligned with --hyp; repeat for several references.
-    #[arg(long = "ref", required = true)]
-    pub refs: Vec<PathBuf>,
-    /// Lowercase hypotheses and references.
-    #[arg(long)]
-    pub lowercase: bool,
-    /// One score per line instead of the corpus score.
-    #[arg(long)]
-    pub sentence: bool,
-    /// Print JSON (full precision).
-    #[arg(long)]
-    pub json: bool,
-    /// Decimals of the score in text output (sacreBLEU's --width).
-    #[arg(long, default_value_t = 1)]
-    pub width: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -126,47 +109,10 @@ pub struct ChrfArgs {
     pub whitespace: bool,
 }
 
-/// Hypotheses and reference streams (one per file), read like sacreBLEU's CLI (each line
-/// `rstrip`ped), tolerant of BOM/CRLF/invalid bytes (reported on stderr).
-fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
-    let load = |p: &Path| -> anyhow::Result<Vec<String>> {
-        let f = TextFile::read(p)?;
-        for n in &f.notices {
-            crate::errln!("note: {n}");
-        }
-        if f.lines.iter().all(|l| l.trim().is_empty()) {
-            anyhow::bail!("{}: empty file", p.display());
-        }
-        Ok(f.lines
-            .into_iter()
-            .map(|mut l| {
-                l.truncate(py::rstrip(&l).len());
-                l
-            })
-            .collect())
-    };
-    let hyps = load(&files.hyp)?;
-    let mut streams = Vec::new();
-    for r in &files.refs {
-        let lines = load(r)?;
-        if lines.len() != hyps.len() {
-            anyhow::bail!(
-                "line counts differ: {} has {} lines, {} has {}",
-                files.hyp.display(),
-                hyps.len(),
-                r.display(),
-                lines.len()
-            );
-        }
-        streams.push(lines);
-    }
-    Ok((hyps, streams))
-}
-
 pub fn run(args: MetricArgs) -> anyhow::Result<()> {
     let r = match args.which {
         None if args.list => list(args.json),
-        None => Err(anyhow::anyhow!("give a metric (bleu, chrf, rouge, paired) or --list")),
+        None => Err(anyhow::anyhow!("give a metric (bleu, chrf, rouge, meteor, cider, paired) or --list")),
         Some(which) => run_which(which),
     };
     // A closed pipe (`| head`) is not an error.
@@ -220,17 +166,10 @@ fn run_which(which: Which) -> anyhow::Result<()> {
         },
         Which::Chrf(a) => run_chrf(a),
         Which::Rouge(a) => run_rouge(a),
+        Which::Meteor(a) => super::metric_meteor::run_meteor(a),
+        Which::Cider(a) => super::metric_meteor::run_cider(a),
         Which::Paired(a) => super::metric_paired::run(a),
     }
-}
-
-/// Prints text lines to stdout, passing write errors up.
-fn print_lines(lines: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    for l in lines {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
 fn bleu_json(s: &bleu::BleuScore) -> serde_json::Value {

@@ -23,7 +23,8 @@ pub struct ScoreArgs {
     pub systems: Vec<String>,
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
     /// acc, d-ppl, s-/r-/multi-bleu, chrf, chrf++, s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
-    /// s-/r-/multi-hamming, s-/r-/multi-bert, s-/r-/multi-sbert, g-ppl, nll-app, cola,
+    /// s-/r-/multi-hamming, s-/r-/multi-meteor, s-/r-/multi-cider, s-/r-/multi-bert,
+    /// s-/r-/multi-sbert, g-ppl, nll-app, cola,
     /// judge-content|style|fluency|overall (tstlab's prompts), the papers' prompts word for word:
     /// judge-lai2023-content|style|fluency, judge-lai2023-multi-content|style|fluency (formality;
     /// all outputs of an item in one request), judge-lmstyle-app; groups: tstbench (acc, the BLEU
@@ -55,6 +56,17 @@ pub struct ScoreArgs {
     /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
     #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
+    /// METEOR convention: nltk (NLTK 3.10.4 meteor_score on lower-cased white-space tokens) or
+    /// nltk36 (NLTK 3.6.2 on the raw strings, as eval-formality-transfer scored). Stored under
+    /// its own ids (`r-meteor.nltk36`). Needs WordNet 3.0 (apt-get install wordnet-base, or
+    /// TSTLAB_WORDNET=DIR).
+    #[arg(long, default_value = "nltk", value_parser = crate::metrics::meteor::Convention::NAMES)]
+    pub meteor: String,
+    /// CIDEr-D tokens: gem (NLTK word_tokenize, lower-cased, punctuation dropped, as GEM-metrics)
+    /// or nlgeval (white-space split, case kept, as nlg-eval); stored as `r-cider.gem`, ... The
+    /// idf of a direction comes from the items of that direction that have an output.
+    #[arg(long, default_value = "gem", value_parser = crate::metrics::cider::Tokenize::NAMES)]
+    pub cider: String,
     /// BERTScore's layer of --encoder, counted as bert_score's num_layers (0 = the embeddings,
     /// N = the output of the N-th transformer layer; default: the last).
     #[arg(long, value_name = "N")]
@@ -107,6 +119,8 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         idf: args.idf,
         cola: args.cola_model,
         cola_acceptable: args.cola_acceptable,
+        meteor: crate::metrics::meteor::Convention::parse(&args.meteor)?,
+        cider: crate::metrics::cider::Tokenize::parse(&args.cider)?,
     };
     if let Some(s) = args.shard {
         crate::errln!("shard {s}: only the outputs of items at index k with k mod {} = {}", s.count(), s.index() - 1);

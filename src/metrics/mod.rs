@@ -16,6 +16,10 @@
 //! | `family` | s-BLEU, r-BLEU, multi-BLEU, g-BLEU in a named convention |
 //! | `joint` | Joint, G2 and t-PPL (TSTBench) from named inputs: the one definition |
 //! | `hamming` | token-level Hamming distance (StylePTB difficulty) |
+//! | `porter` | NLTK's Porter stemmer (`NLTK_EXTENSIONS`) |
+//! | `wordnet` | WordNet 3.0 database files: lemma index, morphy, synset words |
+//! | `meteor` | NLTK's METEOR (`nltk`, `nltk36`) and its scorer |
+//! | `cider` | pycocoevalcap's CIDEr-D, its idf, and its scorer |
 //! | `scorer` | the `Scorer` trait and the `Target` it scores |
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
@@ -58,6 +62,7 @@ pub mod bench;
 pub mod bertscore;
 pub mod bleu;
 pub mod chrf;
+pub mod cider;
 pub mod cola;
 pub mod dppl;
 pub mod family;
@@ -67,9 +72,11 @@ pub mod joint;
 pub mod judge;
 pub mod judge_paper;
 pub mod keys;
+pub mod meteor;
 pub mod ngrams;
 pub mod nlgeval;
 pub mod nltk;
+pub mod porter;
 pub mod ppl;
 pub mod punkt;
 pub mod rouge;
@@ -80,6 +87,7 @@ pub mod style_classifier;
 pub mod style_data;
 pub mod tokenize;
 pub mod treebank;
+pub mod wordnet;
 
 /// The sacreBLEU release whose BLEU and chrF this module reproduces (and names in signatures).
 pub const SACREBLEU_VERSION: &str = "2.6.0";

@@ -54,6 +54,18 @@ pub const FAMILIES: &[Family] = &[
         needs: "",
     },
     Family {
+        names: &["s-meteor", "r-meteor", "multi-meteor"],
+        about: "content: METEOR (exact, Porter-stem and WordNet-synonym word matches) against the source, the first reference, or the best reference",
+        follows: "NLTK 3.10.4 meteor_score on white-space tokens; --meteor nltk36: NLTK 3.6.2 on the raw strings (eval-formality-transfer)",
+        needs: "WordNet 3.0 (apt-get install wordnet-base, NLTK's wordnet data, or TSTLAB_WORDNET=DIR)",
+    },
+    Family {
+        names: &["s-cider", "r-cider", "multi-cider"],
+        about: "content: CIDEr-D (tf-idf n-gram cosine, clipped, length penalty; 0-10) against the source, the first reference, or all references",
+        follows: "pycocoevalcap 1.2 Cider; idf per direction over the items with an output; --cider gem (GEM-metrics tokens) | nlgeval (white space)",
+        needs: "",
+    },
+    Family {
         names: &["s-hamming", "r-hamming", "multi-hamming"],
         about: "edit size: whitespace tokens differing by position, plus the length difference (multi: the fewest)",
         follows: "StylePTB's token-level Hamming distance",
@@ -148,8 +160,8 @@ pub fn canonical(name: &str) -> Option<&'static str> {
 /// it does not compute at all: said in `metric --list` so a user does not look for them.
 pub const ELSEWHERE: &[(&str, &str)] = &[
     ("corpus s-/r-/multi-BLEU, G2, Joint, t-PPL", "tstlab table (from the stored texts and scores)"),
-    ("BLEU, chrF, ROUGE of text files", "tstlab metric bleu | chrf | rouge"),
-    ("BLEU-1..4 (nlg-eval), g-BLEU (llm-tst-code), METEOR, CIDEr-D", "not offered by tstlab yet: import them from a file"),
+    ("BLEU, chrF, ROUGE, METEOR, CIDEr-D of text files", "tstlab metric bleu | chrf | rouge | meteor | cider"),
+    ("BLEU-1..4 (nlg-eval), g-BLEU (llm-tst-code)", "not offered by tstlab yet: import them from a file"),
 ];
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use crate::metrics::ppl::{GpplScorer, NllAppScorer};
 use crate::metrics::chrf::ChrfConfig;
 use crate::metrics::cola::ColaScorer;
 use crate::metrics::rouge;
+use crate::metrics::{cider, meteor, wordnet};
 use crate::metrics::scorers::{BleuScorer, ChrfScorer, HammingScorer, RougeScorer};
 use crate::models::hf_classifier::HfClassifier;
 use crate::models::bert::BertEncoder;
@@ -39,6 +40,8 @@ pub enum Metric {
     Chrf { plus: bool },
     Rouge(Against, rouge::Kind),
     Hamming(Against),
+    Meteor(Against),
+    Cider(Against),
     Bert(bertscore::Against, Component),
     Sbert(bertscore::Against),
     GPpl,
@@ -67,6 +70,8 @@ impl Metric {
             Metric::Chrf { plus } => if plus { "chrf++" } else { "chrf" }.into(),
             Metric::Rouge(a, k) => format!("{}-{}", a.prefix(), k.name()),
             Metric::Hamming(a) => format!("{}-hamming", a.prefix()),
+            Metric::Meteor(a) => format!("{}-meteor", a.prefix()),
+            Metric::Cider(a) => format!("{}-cider", a.prefix()),
             Metric::Bert(a, c) => format!("{}-bert{}", a.prefix(), match c {
                 Component::F1 => "",
                 Component::P => "-p",
@@ -112,6 +117,8 @@ impl Metric {
             (_, Some(a)) if rest == "bert-r" => Metric::Bert(bert(a), Component::R),
             (_, Some(a)) if rest == "sbert" => Metric::Sbert(bert(a)),
             (_, Some(a)) if rest == "hamming" => Metric::Hamming(a),
+            (_, Some(a)) if rest == "meteor" => Metric::Meteor(a),
+            (_, Some(a)) if rest == "cider" => Metric::Cider(a),
             (_, Some(a)) => Metric::Rouge(a, rouge::Kind::parse(rest)?),
             _ => match PaperMetric::parse(name) {
                 Some(p) => Metric::PaperJudge(p),
@@ -169,6 +176,9 @@ pub struct Options {
     pub cola_acceptable: Option<String>,
     /// How the judge answers: free text, or JSON a server is held to (`--judge-format`).
     pub judge_format: JudgeFormat,
+    /// METEOR's convention (`--meteor`) and CIDEr-D's tokenization (`--cider`).
+    pub meteor: meteor::Convention,
+    pub cider: cider::Tokenize,
 }
 
 impl Default for Options {
@@ -184,6 +194,8 @@ impl Default for Options {
             cola: None,
             cola_acceptable: None,
             judge_format: JudgeFormat::Text,
+            meteor: meteor::Convention::Nltk,
+            cider: cider::Tokenize::Gem,
         }
     }
 }
@@ -400,6 +412,15 @@ pub fn build(
         Metric::Chrf { plus } => Box::new(ChrfScorer { config: if plus { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } }),
         Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind }),
         Metric::Hamming(against) => Box::new(HammingScorer { against }),
+        Metric::Meteor(against) => match wordnet::shared() {
+            Ok(wordnet) => Box::new(meteor::MeteorScorer { meteor: meteor::Meteor { wordnet, convention: opts.meteor }, against }),
+            Err(e @ wordnet::WordNetError::Absent { .. }) => return Ok(Err(Unavailable::NotInstalled(e.to_string()))),
+            Err(e) => return Ok(Err(Unavailable::Broken(format!("{BROKEN} WordNet: {e}")))),
+        },
+        Metric::Cider(against) => {
+            let (idf, digest) = super::documents::cider_idf(store, sel, against, opts.cider)?;
+            Box::new(cider::CiderScorer { against, tokenize: opts.cider, idf: Arc::new(idf), digest })
+        }
         Metric::Sbert(against) => match loaded.encoder(opts) {
             Ok(encoder) => Box::new(SbertScorer { encoder, against }),
             Err(e) => return Ok(Err(e)),

@@ -25,6 +25,7 @@ mod launch_form;
 mod hf_classifier;
 mod human_campaign;
 mod lm_score;
+mod meteor_cider;
 mod metric_cli;
 mod metric_scorers;
 mod metrics_published;
