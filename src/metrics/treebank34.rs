@@ -1,6 +1,7 @@
 //! `nltk.word_tokenize` as NLTK 3.4 (3.4.5, the last before NLTK 3.5's `NLTKWordTokenizer`)
-//! made tokens: Punkt sentences (`super::punkt`, untrained parameters, as in `super::treebank`),
-//! then `TreebankWordTokenizer` with the four rules `word_tokenize` added to it. This is what
+//! made tokens: Punkt sentences (`super::punkt`, untrained parameters, as in `super::treebank`;
+//! that is NLTK 3.10's Punkt, which splits a few odd strings otherwise than 3.4.5's), then
+//! `TreebankWordTokenizer` with the four rules `word_tokenize` added to it. This is what
 //! eval-formality-transfer's `eval_content.py` tokenized with (docs/METHODS.md, BLEU and ROUGE,
 //! convention `efst`): its published BLEU and ROUGE values need these tokens, not NLTK 3.5+'s.
 //! The rules, in order, where they differ from `super::treebank`'s:

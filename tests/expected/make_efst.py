@@ -15,7 +15,9 @@ which imports on Python 3.8 (not on 3.10+):
 
 word_tokenize's sentence splitter is Punkt; NLTK loads a model trained on English (data fetched
 at run time, not in the package), tstlab ports Punkt with untrained parameters, and so this script
-runs with those (as tests/expected/make_bleu_conventions.py does). NLTK 3.4.5's and 3.10.4's
+runs with those (as tests/expected/make_bleu_conventions.py does); each text's Punkt sentences
+are given too, as NLTK 3.4.5's untrained Punkt splits some strings differently from 3.10.4's,
+which tstlab ports (its period-context rule was rewritten in NLTK 3.6). NLTK 3.4.5's and 3.10.4's
 sentence_bleu agree bit for bit on these inputs, so tstlab's NLTK BLEU (3.10.4) is the reference.
 
 Inputs (../shared/anchors, read, never copied): the texts of eval-formality-transfer's
@@ -88,17 +90,19 @@ PIECES = ["a", "b", "Z", "x", "I", "dr", ".", "..", "...", "....", ",", ":", ";"
           "_", "J.", "U.S.", "e.g.", "\u00a0", "Mr.", "!!!", "?!", ". . .", "'a", "'b "]
 rng = random.Random(16)
 synthetic = ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 20))) for _ in range(1000)]
+real = len(set(texts))
 texts += synthetic
 pairs += [(synthetic[2 * i], synthetic[2 * i + 1]) for i in range(500)]
 
-# One entry a line: texts with their tokens, then pairs naming texts by index.
+# One entry a line: texts (the first `from_files` from the anchors, then the seeded strings) with
+# Punkt's sentences and the tokens, then pairs naming texts by index.
 seen = {}
 for t in texts:
     seen.setdefault(t, len(seen))
 dump = lambda v: json.dumps(v, ensure_ascii=False, separators=(",", ":"))
-print('{"nltk":"%s","rouge":"0.3.2","punkt":"untrained",' % nltk.__version__)
+print('{"nltk":"%s","rouge":"0.3.2","punkt":"untrained","from_files":%d,' % (nltk.__version__, real))
 print('"texts":[')
-print(",\n".join(dump([t, nltk.word_tokenize(t)]) for t in seen))
+print(",\n".join(dump([t, UNTRAINED.tokenize(t), nltk.word_tokenize(t)]) for t in seen))
 print('],"pairs":[')
 print(",\n".join(dump(dict(hyp=seen[h], ref=seen[r], **scores(h, r))) for h, r in pairs))
 print("]}")
