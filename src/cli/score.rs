@@ -3,6 +3,7 @@
 
 use crate::metrics::family::Convention;
 use crate::metrics::judge::JudgeFormat;
+use crate::metrics::rouge_conv::RougeConvention;
 use crate::score::plan::{self, Event, Options};
 use crate::score::Selection;
 use crate::store::Store;
@@ -22,7 +23,8 @@ pub struct ScoreArgs {
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
-    /// acc, d-ppl, s-/r-/multi-bleu, chrf, chrf++, s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
+    /// acc, d-ppl, s-/r-/multi-bleu, g-bleu, s-/r-/multi-bleu1..4 (nlg-eval), chrf, chrf++,
+    /// s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
     /// s-/r-/multi-hamming, s-/r-/multi-meteor, s-/r-/multi-cider, s-/r-/multi-bert,
     /// s-/r-/multi-sbert, g-ppl, nll-app, cola,
     /// judge-content|style|fluency|overall (tstlab's prompts), the papers' prompts word for word:
@@ -67,6 +69,12 @@ pub struct ScoreArgs {
     /// idf of a direction comes from the items of that direction that have an output.
     #[arg(long, default_value = "gem", value_parser = crate::metrics::cider::Tokenize::NAMES)]
     pub cider: String,
+    /// ROUGE convention of the stored per-output values: rouge-score (Google's rouge-score
+    /// 0.1.2, no stemmer), stem (the same with its Porter stemmer) or efst
+    /// (eval-formality-transfer: NLTK 3.4 word_tokenize, then the rouge package 0.3.2; ROUGE-1,
+    /// -2, -L). Stored under their own ids (`s-rouge1`, `s-rouge1.stem`, `s-rouge1.efst`).
+    #[arg(long, default_value = "rouge-score", value_parser = RougeConvention::NAMES)]
+    pub rouge: String,
     /// BERTScore's layer of --encoder, counted as bert_score's num_layers (0 = the embeddings,
     /// N = the output of the N-th transformer layer; default: the last).
     #[arg(long, value_name = "N")]
@@ -114,6 +122,7 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         model: args.model,
         encoder: args.encoder,
         bleu: Convention::parse(&args.bleu)?,
+        rouge: RougeConvention::parse(&args.rouge)?,
         shard: args.shard,
         bert_layer: args.bertscore_layer,
         idf: args.idf,

@@ -3,7 +3,9 @@
 //! NLTK's own changes (a few irregular forms, `ies`/`ied` of four letters, `alli`, `fulli`, `logi`,
 //! a two-letter word ending vowel-consonant counts as cvc, words of one or two characters kept).
 //! Works on Unicode characters as Python strings do: every character other than a, e, i, o and u
-//! is a consonant, except a `y` after a consonant. METEOR's stem stage (docs/METHODS.md, METEOR).
+//! is a consonant, except a `y` after a consonant. METEOR's stem stage (docs/METHODS.md, METEOR) and
+//! rouge-score's `use_stemmer=True` (docs/METHODS.md, ROUGE). No crate implements this variant:
+//! those on crates.io give Porter's original algorithm or Snowball's Porter2.
 
 use super::py;
 

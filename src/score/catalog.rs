@@ -32,7 +32,7 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["s-bleu", "r-bleu", "multi-bleu"],
         about: "content: sentence BLEU against the source (s), the first reference (r), all references (multi)",
-        follows: "sacreBLEU 2.6.0 sentence_bleu; --bleu nltk|tstbench: NLTK 3.10.4 sentence_bleu",
+        follows: "sacreBLEU 2.6.0 sentence_bleu; --bleu nltk|tstbench|efst: NLTK 3.10.4 sentence_bleu",
         needs: "",
     },
     Family {
@@ -44,13 +44,28 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["s-rouge1", "r-rouge1", "multi-rouge1", "s-rouge2", "r-rouge2", "multi-rouge2"],
         about: "content: ROUGE-N F1 against the source, the first reference, or the best of all references",
-        follows: "Google rouge-score 0.1.2, no stemmer",
+        follows: "Google rouge-score 0.1.2, no stemmer; --rouge stem: its Porter stemmer; --rouge efst: the rouge package 0.3.2 on NLTK 3.4 tokens",
         needs: "",
     },
     Family {
         names: &["s-rougeL", "r-rougeL", "multi-rougeL", "s-rougeLsum", "r-rougeLsum", "multi-rougeLsum"],
         about: "content: ROUGE-L (longest common subsequence) F1; Lsum joins sentences split at newlines",
-        follows: "Google rouge-score 0.1.2, no stemmer",
+        follows: "Google rouge-score 0.1.2, no stemmer; --rouge stem: its Porter stemmer; --rouge efst (not Lsum): the rouge package 0.3.2's summary-level ROUGE-L",
+        needs: "",
+    },
+    Family {
+        names: &["g-bleu"],
+        about: "content: sqrt(s-BLEU x r-BLEU) of each output's sentence BLEUs (their mean is not the corpus g-BLEU)",
+        follows: "llm-tst-code gm_bleu, per output; in the --bleu convention",
+        needs: "",
+    },
+    Family {
+        names: &[
+            "s-bleu1", "r-bleu1", "multi-bleu1", "s-bleu2", "r-bleu2", "multi-bleu2",
+            "s-bleu3", "r-bleu3", "multi-bleu3", "s-bleu4", "r-bleu4", "multi-bleu4",
+        ],
+        about: "content: cumulative BLEU up to order n (n = 1..4) against the source, the first reference, all references",
+        follows: "nlg-eval / pycocoevalcap BleuScorer per-sentence Bleu_n (StylePTB)",
         needs: "",
     },
     Family {
@@ -161,7 +176,6 @@ pub fn canonical(name: &str) -> Option<&'static str> {
 pub const ELSEWHERE: &[(&str, &str)] = &[
     ("corpus s-/r-/multi-BLEU, G2, Joint, t-PPL", "tstlab table (from the stored texts and scores)"),
     ("BLEU, chrF, ROUGE, METEOR, CIDEr-D of text files", "tstlab metric bleu | chrf | rouge | meteor | cider"),
-    ("BLEU-1..4 (nlg-eval), g-BLEU (llm-tst-code)", "not offered by tstlab yet: import them from a file"),
 ];
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ use crate::metrics::chrf::ChrfConfig;
 use crate::metrics::cola::ColaScorer;
 use crate::metrics::rouge;
 use crate::metrics::{cider, meteor, wordnet};
-use crate::metrics::scorers::{BleuScorer, ChrfScorer, HammingScorer, RougeScorer};
+use crate::metrics::rouge_conv::RougeConvention;
+use crate::metrics::scorers::{BleuOrderScorer, BleuScorer, ChrfScorer, GBleuScorer, HammingScorer, RougeScorer};
 use crate::models::hf_classifier::HfClassifier;
 use crate::models::bert::BertEncoder;
 use crate::endpoint::{Backend, Client};
@@ -36,6 +37,10 @@ pub enum Metric {
     Acc,
     DPpl,
     Bleu(Against),
+    /// sqrt(s-BLEU x r-BLEU) per output.
+    GBleu,
+    /// nlg-eval's cumulative BLEU of this order (1-4).
+    BleuOrder(Against, usize),
     /// chrF (`plus`: chrF++) against all references.
     Chrf { plus: bool },
     Rouge(Against, rouge::Kind),
@@ -67,6 +72,8 @@ impl Metric {
     pub fn name(self) -> String {
         match self {
             Metric::Bleu(a) => format!("{}-bleu", a.prefix()),
+            Metric::GBleu => "g-bleu".into(),
+            Metric::BleuOrder(a, n) => format!("{}-bleu{n}", a.prefix()),
             Metric::Chrf { plus } => if plus { "chrf++" } else { "chrf" }.into(),
             Metric::Rouge(a, k) => format!("{}-{}", a.prefix(), k.name()),
             Metric::Hamming(a) => format!("{}-hamming", a.prefix()),
@@ -111,7 +118,9 @@ impl Metric {
             ("cola", _) => Metric::Cola,
             ("chrf", _) => Metric::Chrf { plus: false },
             ("chrf++", _) => Metric::Chrf { plus: true },
+            ("g-bleu", _) => Metric::GBleu,
             (_, Some(a)) if rest == "bleu" => Metric::Bleu(a),
+            (_, Some(a)) if rest.starts_with("bleu") => Metric::BleuOrder(a, rest["bleu".len()..].parse().ok()?),
             (_, Some(a)) if rest == "bert" => Metric::Bert(bert(a), Component::F1),
             (_, Some(a)) if rest == "bert-p" => Metric::Bert(bert(a), Component::P),
             (_, Some(a)) if rest == "bert-r" => Metric::Bert(bert(a), Component::R),
@@ -164,6 +173,8 @@ pub struct Options {
     /// BLEU convention of the per-output (sentence-level) values; sacreBLEU ones are scored with
     /// `sentence_bleu`'s defaults (effective order).
     pub bleu: Convention,
+    /// ROUGE convention of the per-output values (`rouge-score`, `stem`, `efst`).
+    pub rouge: RougeConvention,
     /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
     pub shard: Option<crate::store::Shard>,
     /// BERTScore's layer (default: the encoder's last) and whether tokens weigh their idf over
@@ -188,6 +199,7 @@ impl Default for Options {
             endpoint: None,
             encoder: registry::MINILM.into(),
             bleu: Convention::sacre13a(),
+            rouge: RougeConvention::RougeScore,
             shard: None,
             bert_layer: None,
             idf: false,
@@ -410,7 +422,12 @@ pub fn build(
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
         Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu.for_sentences() }),
         Metric::Chrf { plus } => Box::new(ChrfScorer { config: if plus { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } }),
-        Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind }),
+        Metric::GBleu => Box::new(GBleuScorer { convention: opts.bleu.for_sentences() }),
+        Metric::BleuOrder(against, order) => Box::new(BleuOrderScorer { against, order }),
+        Metric::Rouge(_, kind) if !opts.rouge.supports(kind) => {
+            return Ok(Err(Unavailable::NotInstalled(format!("{} has no {} form (the rouge package 0.3.2 has ROUGE-1, -2 and -L)", kind.name(), opts.rouge.label()))));
+        }
+        Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind, convention: opts.rouge }),
         Metric::Hamming(against) => Box::new(HammingScorer { against }),
         Metric::Meteor(against) => match wordnet::shared() {
             Ok(wordnet) => Box::new(meteor::MeteorScorer { meteor: meteor::Meteor { wordnet, convention: opts.meteor }, against }),
@@ -600,6 +617,8 @@ mod tests {
         assert_eq!(parse("chrf++,s-sbert").unwrap(), vec![Metric::Chrf { plus: true }, Metric::Sbert(bertscore::Against::Source)]);
         assert_eq!(parse("multi-bert-r").unwrap(), vec![Metric::Bert(bertscore::Against::References, Component::R)]);
         assert_eq!(parse("rouge3"), Err(PlanError::Unknown("rouge3".into())));
+        assert_eq!(parse("g-bleu,multi-bleu4").unwrap(), vec![Metric::GBleu, Metric::BleuOrder(Against::AllReferences, 4)]);
+        assert_eq!(parse("s-bleu5"), Err(PlanError::Unknown("s-bleu5".into())));
         assert_eq!(parse("bleu"), Err(PlanError::Unknown("bleu".into())));
         assert_eq!(parse("judge-x"), Err(PlanError::Unknown("judge-x".into())));
         assert_eq!(parse(" , "), Err(PlanError::Empty));
