@@ -16,6 +16,8 @@ pub mod lm;
 pub mod ls;
 pub mod merge;
 pub mod metric;
+pub mod metric_files;
+pub mod metric_meteor;
 pub mod metric_paired;
 pub mod models;
 pub mod plot;
