@@ -48,8 +48,8 @@ pub struct ScoreArgs {
     /// server, llama-server). json and json-object need --endpoint.
     #[arg(long, default_value = "text", value_parser = JudgeFormat::NAMES)]
     pub judge_format: String,
-    /// BERT-family encoder for BERTScore: folder or installed name.
-    #[arg(long, default_value = crate::models::registry::MINILM)]
+    /// BERT-family encoder for BERTScore and SBERT: folder or installed name.
+    #[arg(long, visible_alias = "bertscore-model", default_value = crate::models::registry::MINILM)]
     pub encoder: String,
     /// BLEU convention of the stored per-output values: sacre13a (sacreBLEU sentence_bleu, 13a,
     /// 0-100), sacrenone (no tokenization), nltk (llm-tst-code: lower-cased white-space tokens,

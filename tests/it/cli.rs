@@ -93,6 +93,21 @@ fn unknown_item_and_format_are_clear_errors() {
     tstlab(home.path()).args(["import"]).assert().success().stdout(predicate::str::contains("items"));
 }
 
+/// BERTScore's encoder answers to `--bertscore-model` as well as `--encoder`.
+#[test]
+fn bertscore_model_names_the_encoder() {
+    let home = tempfile::tempdir().unwrap();
+    let missing = home.path().join("no-such-encoder");
+    for flag in ["--encoder", "--bertscore-model"] {
+        tstlab(home.path())
+            .args(["score", "--dataset", "demo-sentiment", "--metrics", "r-bert", flag])
+            .arg(&missing)
+            .assert()
+            .failure()
+            .stderr(predicate::str::contains(missing.display().to_string()));
+    }
+}
+
 /// `../shared/anchors`, or None (with a message) when absent.
 #[test]
 fn import_dualrl_reports_the_bad_bytes_and_ls_shows_the_counts() {
