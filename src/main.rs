@@ -48,9 +48,11 @@ enum Command {
     Lm(cli::lm::LmCommand),
     /// Correlate metrics with a human aspect (or a metric) at the system, sample and dataset levels.
     Correlate(cli::correlate::CorrelateArgs),
-    /// Figures: heatmap, trade-off, Joint intervals (PNG or SVG).
+    /// Figures: heatmap, trade-off, Joint intervals, t-SNE map, metric bars (PNG or SVG).
     #[command(subcommand)]
     Plot(cli::plot::PlotCommand),
+    /// Dataset statistics per direction and style (text, CSV, Markdown, LaTeX, JSON).
+    Stats(cli::stats::StatsArgs),
     /// Write a report folder (tables, CSVs, figures, index.md) for a dataset.
     Report(cli::report::ReportArgs),
     /// Human evaluation campaigns: create, progress, export/import an annotator's work, results.
@@ -104,6 +106,7 @@ impl Command {
             | Command::Table(_)
             | Command::Correlate(_)
             | Command::Plot(_)
+            | Command::Stats(_)
             | Command::Report(_)
             | Command::Store(cli::store::StoreCommand::Check { .. } | cli::store::StoreCommand::Backup { .. })
             | Command::Classifier(K::Train(_) | K::Eval(_) | K::List { .. })
@@ -259,6 +262,7 @@ fn command_name(c: &Option<Command>) -> Option<&'static str> {
         Command::Lm(_) => "lm",
         Command::Correlate(_) => "correlate",
         Command::Plot(_) => "plot",
+        Command::Stats(_) => "stats",
         Command::Report(_) => "report",
         Command::Campaign(_) => "campaign",
         Command::Annotate(_) => "annotate",
@@ -283,6 +287,7 @@ fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::
         Some(Command::Table(a)) => cli::table::run(&store, a),
         Some(Command::Correlate(a)) => cli::correlate::run(&store, a),
         Some(Command::Plot(p)) => cli::plot::run(&store, p),
+        Some(Command::Stats(a)) => cli::stats::run(&store, a),
         Some(Command::Report(a)) => cli::report::run(&store, a),
         Some(Command::Demo) => {
             let s = tstlab::demo::build(&mut store)?;

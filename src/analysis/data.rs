@@ -136,14 +136,23 @@ pub fn resolve_metric(keys: &[MetricKey], spec: &str) -> Result<(MetricKey, Opti
         Some((m, s)) => (m, Some(s)),
         None => (spec, None),
     };
-    let cands: Vec<&MetricKey> = keys.iter().filter(|k| k.metric == metric).collect();
+    let mut cands: Vec<&MetricKey> = keys.iter().filter(|k| k.metric == metric).collect();
     if cands.is_empty() {
         if let Some(k) = keys.iter().find(|k| k.label == spec) {
             return Ok((k.clone(), None));
         }
+        // A metric stored under its convention (`r-bleu.sacre13a`) answers to its plain name.
+        let prefix = format!("{metric}.");
+        cands = keys.iter().filter(|k| k.metric.starts_with(&prefix)).collect();
+    }
+    if cands.is_empty() {
+        if keys.is_empty() {
+            return Err(Error::NotFound(format!("no scores of metric {spec:?}: this dataset has no scores yet (`tstlab score`)")));
+        }
         let known: Vec<&str> = keys.iter().map(|k| k.label.as_str()).collect();
         return Err(Error::NotFound(format!("no scores of metric {spec:?} in this dataset; it has: {}", known.join(", "))));
     }
+    let metric = if cands.iter().all(|k| k.metric == cands[0].metric) { cands[0].metric.as_str() } else { metric };
     let labels = || cands.iter().map(|k| k.label.as_str()).collect::<Vec<_>>().join(", ");
     let Some(sel) = sel else {
         if cands.len() == 1 {
@@ -306,6 +315,11 @@ impl HumanValues {
 pub fn human_values(store: &Store, dataset_id: i64, aspect: &str, campaign: Option<&str>) -> Result<HumanValues> {
     let known = aspects(store, dataset_id)?;
     let Some(a) = known.iter().find(|a| a.name == aspect) else {
+        if known.is_empty() {
+            return Err(Error::NotFound(format!(
+                "no human judgments of {aspect:?}: this dataset has no judgments of single outputs (ratings imported per system are not per-output judgments)"
+            )));
+        }
         let names: Vec<&str> = known.iter().map(|a| a.name.as_str()).collect();
         return Err(Error::NotFound(format!("no human judgments of {aspect:?} in this dataset; aspects: {}", names.join(", "))));
     };
@@ -469,6 +483,21 @@ mod tests {
         assert_eq!((all.len(), notes.len()), (5, 0));
         let (two, notes) = resolve_metrics(&keys, "wmd, bleu,wmd").unwrap();
         assert_eq!((two.len(), notes.len()), (2, 1));
+    }
+
+    #[test]
+    fn a_plain_name_finds_the_metric_stored_under_its_convention() {
+        let mut keys = vec![key("r-bleu.sacre13a", "aaaa1111", "{}", 10), key("acc", "bbbb2222", "{}", 10)];
+        label_keys(&mut keys);
+        assert_eq!(resolve_metric(&keys, "r-bleu").unwrap(), (keys[0].clone(), None));
+        assert_eq!(resolve_metric(&keys, "r-bleu.sacre13a").unwrap().0, keys[0]);
+        assert!(resolve_metric(&keys, "r-ble").unwrap_err().to_string().contains("it has: r-bleu.sacre13a, acc"));
+        let mut two = vec![key("s-bleu.nltk", "cccc3333", "{}", 4), key("s-bleu.sacre13a", "dddd4444", "{}", 9)];
+        label_keys(&mut two);
+        let (k, note) = resolve_metric(&two, "s-bleu").unwrap();
+        assert_eq!(k.metric, "s-bleu.sacre13a");
+        assert!(note.unwrap().contains("s-bleu.nltk"));
+        assert!(resolve_metric(&[], "acc").unwrap_err().to_string().contains("no scores yet"));
     }
 
     #[test]

@@ -91,5 +91,6 @@ pub fn figure(table: &JointTable, part: &str) -> Intervals {
             .map(|r| IntervalRow { label: r.system.clone(), value: r.joint, lo: r.ci.map(|c| c.lo), hi: r.ci.map(|c| c.hi) })
             .collect(),
         note: table.part(part).map_or(String::new(), |p| p.signature.clone()),
+        bars: false,
     }
 }

@@ -3,11 +3,14 @@
 //! from the store, correlation tables, heatmap matrices, trade-off points, the Joint table,
 //! case studies and report folders.
 
+pub mod bars;
 pub mod case;
 pub mod compare;
 pub mod conventions;
 pub mod correlate;
 pub mod data;
+pub mod dataset_stats;
+pub mod figure_list;
 pub mod joint;
 pub mod joint_data;
 pub mod joint_table;
@@ -19,6 +22,7 @@ pub mod report;
 pub mod report_tables;
 pub mod scope;
 pub mod significance;
+pub mod style_map;
 pub mod tables;
 pub mod tradeoff;
 

@@ -95,6 +95,35 @@ impl Table {
         s
     }
 
+    /// Aligned plain text: the caption, then columns two spaces apart (numeric ones
+    /// right-aligned), widths by terminal columns. Cells are not made terminal-safe here.
+    pub fn text(&self) -> String {
+        use crate::text::{pad, pad_left, width};
+        let widths: Vec<usize> = (0..self.head.len())
+            .map(|c| std::iter::once(&self.head).chain(&self.rows).map(|r| r.get(c).map_or(0, |s| width(s))).max().unwrap_or(0))
+            .collect();
+        let line = |cells: &[String]| {
+            let parts: Vec<String> = widths
+                .iter()
+                .enumerate()
+                .map(|(c, &w)| {
+                    let s = cells.get(c).map_or("", String::as_str);
+                    if self.is_numeric(c) { pad_left(s, w) } else { pad(s, w) }
+                })
+                .collect();
+            parts.join("  ").trim_end().to_owned() + "\n"
+        };
+        let mut s = String::new();
+        if !self.caption.is_empty() {
+            s += &format!("{}\n", self.caption);
+        }
+        s += &line(&self.head);
+        for r in &self.rows {
+            s += &line(r);
+        }
+        s
+    }
+
     /// CSV (RFC 4180 quoting), head first; the caption is not written.
     pub fn csv(&self) -> String {
         let mut w = csv::Writer::from_writer(Vec::new());
@@ -138,5 +167,6 @@ mod tests {
         assert_eq!(t.csv(), "name,value\nx|y,0.5\n");
         t.rows.push(vec!["a,\"b\"".into(), "1".into()]);
         assert!(t.csv().ends_with("\"a,\"\"b\"\"\",1\n"));
+        assert_eq!(t.text(), "cap_1\nname   value\nx|y      0.5\na,\"b\"      1\n");
     }
 }

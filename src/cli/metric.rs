@@ -1,20 +1,21 @@
 //! `tstlab metric bleu|chrf|rouge`: sacreBLEU-compatible BLEU and chrF, rouge-score's ROUGE, of
-//! a system output file against one or more reference files; `tstlab metric --list`: every
-//! metric `tstlab score` takes; and `tstlab bench metrics`: their speed on benchmark pairs.
+//! a system output file against one or more reference files (`meteor` and `cider`:
+//! `metric_meteor`); `tstlab metric --list`: every metric `tstlab score` takes; and `tstlab bench
+//! metrics`: their speed on benchmark pairs.
 
 use super::print_json;
-use crate::import::text::TextFile;
+use super::metric_files::{Files, print_lines, read};
 use crate::metrics::bleu::{self, BleuConfig, Smooth};
 use crate::metrics::chrf::{self, ChrfConfig};
 use crate::metrics::family::Convention;
 use crate::metrics::nltk::{self, NltkConfig};
 use crate::metrics::rouge;
+use crate::metrics::rouge_conv::RougeConvention;
 use crate::metrics::tokenize::Tokenize;
-use crate::metrics::{bench, py, segments_from_streams};
+use crate::metrics::{bench, segments_from_streams};
 use anyhow::Context;
 use serde_json::json;
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Debug, clap::Args)]
@@ -33,38 +34,23 @@ pub struct MetricArgs {
 #[derive(Debug, clap::Subcommand)]
 pub enum Which {
     /// BLEU as sacreBLEU computes it, or in another named convention (--convention nltk,
-    /// tstbench: NLTK's corpus_bleu as llm-tst-code and TSTBench use it).
+    /// tstbench, efst: NLTK's BLEU as llm-tst-code, TSTBench and eval-formality-transfer use
+    /// it).
     Bleu(BleuArgs),
     /// chrF / chrF++ as sacreBLEU computes it.
     Chrf(ChrfArgs),
-    /// ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them without its
-    /// stemmer (the best reference's F1 with several; the corpus figure is the segment mean).
+    /// ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them, with or without
+    /// its stemmer, or ROUGE-1/2/L as eval-formality-transfer did (--convention efst; the best
+    /// reference's F1 with several; the corpus figure is the segment mean).
     Rouge(RougeArgs),
+    /// METEOR as NLTK's meteor_score computes it (exact, Porter-stem and WordNet-synonym
+    /// stages; the best reference with several); needs WordNet 3.0.
+    Meteor(super::metric_meteor::MeteorArgs),
+    /// CIDEr-D as pycocoevalcap's Cider computes it (idf over the references of the files).
+    Cider(super::metric_meteor::CiderArgs),
     /// Paired significance tests of systems against a baseline, as sacreBLEU's --paired-bs /
     /// --paired-ar (BLEU or chrF).
     Paired(super::metric_paired::PairedArgs),
-}
-
-#[derive(Debug, clap::Args)]
-pub struct Files {
-    /// System output, one segment a line.
-    #[arg(long)]
-    pub hyp: PathBuf,
-    /// A reference file, line-aligned with --hyp; repeat for several references.
-    #[arg(long = "ref", required = true)]
-    pub refs: Vec<PathBuf>,
-    /// Lowercase hypotheses and references.
-    #[arg(long)]
-    pub lowercase: bool,
-    /// One score per line instead of the corpus score.
-    #[arg(long)]
-    pub sentence: bool,
-    /// Print JSON (full precision).
-    #[arg(long)]
-    pub json: bool,
-    /// Decimals of the score in text output (sacreBLEU's --width).
-    #[arg(long, default_value_t = 1)]
-    pub width: usize,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +62,15 @@ pub struct RougeArgs {
     /// rougeL).
     #[arg(long = "type", value_delimiter = ',', default_value = "rouge1,rouge2,rougeL")]
     pub types: Vec<String>,
+    /// rouge-score's Porter stemmer (use_stemmer=True): the same as --convention stem.
+    #[arg(long, conflicts_with = "convention")]
+    pub stem: bool,
+    /// A named convention: rouge-score (the default: Google's rouge-score 0.1.2, no stemmer),
+    /// stem (with its Porter stemmer) or efst (eval-formality-transfer: NLTK 3.4 word_tokenize,
+    /// tokens joined by spaces, then the rouge package 0.3.2; rouge1, rouge2, rougeL only; case
+    /// kept). Segments efst cannot score (no word outside periods) are left out of the mean.
+    #[arg(long, value_parser = RougeConvention::NAMES)]
+    pub convention: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -96,9 +91,11 @@ pub struct BleuArgs {
     pub effective_order: bool,
     /// A named convention: sacre13a (the default: sacreBLEU, 13a; the options above apply),
     /// sacrenone (sacreBLEU without tokenization), nltk (llm-tst-code: lower-cased white-space
-    /// tokens, NLTK corpus_bleu / sentence_bleu without smoothing, 0-1) or tstbench (TSTBench:
-    /// lower-cased, white space collapsed, NLTK word_tokenize, NLTK BLEU without smoothing, 0-1).
-    /// nltk and tstbench ignore --tokenize, --smooth and --effective-order.
+    /// tokens, NLTK corpus_bleu / sentence_bleu without smoothing, 0-1), tstbench (TSTBench:
+    /// lower-cased, white space collapsed, NLTK word_tokenize, NLTK BLEU without smoothing, 0-1)
+    /// or efst (eval-formality-transfer: case kept, NLTK 3.4 word_tokenize, NLTK BLEU with
+    /// smoothing method1, 0-1). nltk, tstbench and efst ignore --tokenize, --smooth and
+    /// --effective-order.
     #[arg(long, value_parser = Convention::NAMES, conflicts_with_all = ["tokenize", "nltk"])]
     pub convention: Option<String>,
     /// Same as --convention nltk.
@@ -126,47 +123,10 @@ pub struct ChrfArgs {
     pub whitespace: bool,
 }
 
-/// Hypotheses and reference streams (one per file), read like sacreBLEU's CLI (each line
-/// `rstrip`ped), tolerant of BOM/CRLF/invalid bytes (reported on stderr).
-fn read(files: &Files) -> anyhow::Result<(Vec<String>, Vec<Vec<String>>)> {
-    let load = |p: &Path| -> anyhow::Result<Vec<String>> {
-        let f = TextFile::read(p)?;
-        for n in &f.notices {
-            crate::errln!("note: {n}");
-        }
-        if f.lines.iter().all(|l| l.trim().is_empty()) {
-            anyhow::bail!("{}: empty file", p.display());
-        }
-        Ok(f.lines
-            .into_iter()
-            .map(|mut l| {
-                l.truncate(py::rstrip(&l).len());
-                l
-            })
-            .collect())
-    };
-    let hyps = load(&files.hyp)?;
-    let mut streams = Vec::new();
-    for r in &files.refs {
-        let lines = load(r)?;
-        if lines.len() != hyps.len() {
-            anyhow::bail!(
-                "line counts differ: {} has {} lines, {} has {}",
-                files.hyp.display(),
-                hyps.len(),
-                r.display(),
-                lines.len()
-            );
-        }
-        streams.push(lines);
-    }
-    Ok((hyps, streams))
-}
-
 pub fn run(args: MetricArgs) -> anyhow::Result<()> {
     let r = match args.which {
         None if args.list => list(args.json),
-        None => Err(anyhow::anyhow!("give a metric (bleu, chrf, rouge, paired) or --list")),
+        None => Err(anyhow::anyhow!("give a metric (bleu, chrf, rouge, meteor, cider, paired) or --list")),
         Some(which) => run_which(which),
     };
     // A closed pipe (`| head`) is not an error.
@@ -220,17 +180,10 @@ fn run_which(which: Which) -> anyhow::Result<()> {
         },
         Which::Chrf(a) => run_chrf(a),
         Which::Rouge(a) => run_rouge(a),
+        Which::Meteor(a) => super::metric_meteor::run_meteor(a),
+        Which::Cider(a) => super::metric_meteor::run_cider(a),
         Which::Paired(a) => super::metric_paired::run(a),
     }
-}
-
-/// Prints text lines to stdout, passing write errors up.
-fn print_lines(lines: impl IntoIterator<Item = String>) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
-    for l in lines {
-        writeln!(out, "{l}")?;
-    }
-    Ok(())
 }
 
 fn bleu_json(s: &bleu::BleuScore) -> serde_json::Value {
@@ -332,33 +285,44 @@ fn run_chrf(a: ChrfArgs) -> anyhow::Result<()> {
 }
 
 fn run_rouge(a: RougeArgs) -> anyhow::Result<()> {
+    let conv = match (&a.convention, a.stem) {
+        (Some(c), _) => RougeConvention::parse(c)?,
+        (None, true) => RougeConvention::Stem,
+        (None, false) => RougeConvention::RougeScore,
+    };
     let kinds = a
         .types
         .iter()
-        .map(|t| rouge::Kind::parse(t).ok_or_else(|| anyhow::anyhow!("--type {t:?}: not rouge1, rouge2 (rougeN), rougeL or rougeLsum")))
+        .map(|t| match rouge::Kind::parse(t) {
+            Some(k) if conv.supports(k) => Ok(k),
+            Some(k) => Err(anyhow::anyhow!("--type {t:?}: {} has no {} form (it has rouge1, rouge2, rougeL)", conv.label(), k.name())),
+            None => Err(anyhow::anyhow!("--type {t:?}: not rouge1, rouge2 (rougeN), rougeL or rougeLsum")),
+        })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    // rouge-score lower-cases: --lowercase changes nothing.
+    // rouge-score lower-cases, efst keeps case: --lowercase changes nothing.
     let (hyps, streams) = read(&a.files)?;
     let refs = segments_from_streams(&streams);
     let mut all = Vec::new();
     for k in &kinds {
-        all.push((*k, rouge::corpus(*k, &hyps, &refs)?));
+        all.push((*k, conv.corpus(*k, &hyps, &refs)?));
     }
     let w = a.files.width.max(4);
     if a.files.json {
-        let v: serde_json::Map<String, serde_json::Value> = all
+        let mut v: serde_json::Map<String, serde_json::Value> = all
             .iter()
             .map(|(k, (mean, each))| (k.name(), if a.files.sentence { json!(each) } else { json!(mean) }))
             .collect();
+        v.insert("convention".into(), json!(conv.label()));
         return print_json(&v);
     }
     if a.files.sentence {
-        return print_lines((0..hyps.len()).map(|i| {
-            all.iter().map(|(k, (_, each))| format!("{} {:.w$}", k.name(), each[i].fmeasure)).collect::<Vec<_>>().join("\t")
-        }));
+        let f = |s: &Option<rouge::Score>| s.map_or("-".to_owned(), |s| format!("{:.w$}", s.fmeasure));
+        return print_lines((0..hyps.len()).map(|i| all.iter().map(|(k, (_, each))| format!("{} {}", k.name(), f(&each[i]))).collect::<Vec<_>>().join("\t")));
     }
-    print_lines(all.iter().map(|(k, (m, _))| {
-        format!("{} P {:.w$} R {:.w$} F {:.w$} (rouge-score, no stemmer, mean of {} segments)", k.name(), m.precision, m.recall, m.fmeasure, hyps.len())
+    print_lines(all.iter().map(|(k, (m, each))| {
+        let n = each.iter().flatten().count();
+        let left = if n < hyps.len() { format!("; {} without words left out", hyps.len() - n) } else { String::new() };
+        format!("{} P {:.w$} R {:.w$} F {:.w$} ({}, mean of {n} segments{left})", k.name(), m.precision, m.recall, m.fmeasure, conv.about())
     }))
 }
 

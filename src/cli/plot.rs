@@ -1,4 +1,4 @@
-//! `tstlab plot heatmap|tradeoff|joint`: figures as PNG or SVG (by the file extension).
+//! `tstlab plot heatmap|tradeoff|joint|tsne|bars`: figures as PNG or SVG (by the file extension).
 
 use super::correlate::{pick_dataset, Resampling};
 use crate::stats::bootstrap::BootstrapSpec;
@@ -8,10 +8,9 @@ use crate::analysis::joint_data::{self, JointOptions};
 use crate::analysis::joint_table;
 use crate::metrics::joint::{BleuLevel, PplPooling};
 use crate::analysis::matrix;
-use crate::analysis::orient::Orientations;
+pub use super::plot_common::Common;
 use crate::analysis::tradeoff::{tradeoff_data, Grouping};
 use crate::store::Store;
-use std::path::PathBuf;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum PlotCommand {
@@ -21,28 +20,10 @@ pub enum PlotCommand {
     Tradeoff(TradeoffArgs),
     /// Joint (TSTBench) per system with its bootstrap 95% interval.
     Joint(JointArgs),
-}
-
-#[derive(Debug, clap::Args)]
-pub struct Common {
-    /// The dataset (may be left out when the store has one dataset).
-    #[arg(long)]
-    pub dataset: Option<String>,
-    /// Metrics where lower is better, beyond the built-in table (ids, families or labels).
-    #[arg(long, value_delimiter = ',')]
-    pub lower_better: Vec<String>,
-    /// Metrics to treat as higher-is-better although the built-in table says lower.
-    #[arg(long, value_delimiter = ',')]
-    pub higher_better: Vec<String>,
-    /// The figure file: .png or .svg.
-    #[arg(long, short)]
-    pub output: PathBuf,
-}
-
-impl Common {
-    fn orient(&self) -> Orientations {
-        Orientations { lower: self.lower_better.clone(), higher: self.higher_better.clone() }
-    }
+    /// A t-SNE map of sentence embeddings of sources, references and outputs.
+    Tsne(super::plot_tsne::TsneArgs),
+    /// One metric (or human aspect) over systems: bars with bootstrap 95% intervals.
+    Bars(super::plot_bars::BarsArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -149,6 +130,8 @@ pub fn run(store: &Store, cmd: PlotCommand) -> anyhow::Result<()> {
         PlotCommand::Heatmap(a) => heatmap(store, a),
         PlotCommand::Tradeoff(a) => tradeoff(store, a),
         PlotCommand::Joint(a) => joint(store, a),
+        PlotCommand::Tsne(a) => super::plot_tsne::run(store, a),
+        PlotCommand::Bars(a) => super::plot_bars::run(store, a),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::metrics::family::Convention;
 use crate::metrics::judge::JudgeFormat;
+use crate::metrics::rouge_conv::RougeConvention;
 use crate::score::plan::{self, Event, Options};
 use crate::score::Selection;
 use crate::store::Store;
@@ -22,11 +23,15 @@ pub struct ScoreArgs {
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
-    /// acc, d-ppl, s-/r-/multi-bleu, chrf, chrf++, s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
-    /// s-/r-/multi-hamming, s-/r-/multi-bert, s-/r-/multi-sbert, g-ppl, nll-app, cola,
-    /// judge-content|style|fluency|overall; groups: tstbench (acc, the BLEU and BERTScore
-    /// families, d-ppl), judge, all. ACC and d-PPL train the dataset's n-gram classifier and LMs
-    /// first when they are missing.
+    /// acc, d-ppl, s-/r-/multi-bleu, g-bleu, s-/r-/multi-bleu1..4 (nlg-eval), chrf, chrf++,
+    /// s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
+    /// s-/r-/multi-hamming, s-/r-/multi-meteor, s-/r-/multi-cider, s-/r-/multi-bert,
+    /// s-/r-/multi-sbert, g-ppl, nll-app, cola,
+    /// judge-content|style|fluency|overall (tstlab's prompts), the papers' prompts word for word:
+    /// judge-lai2023-content|style|fluency, judge-lai2023-multi-content|style|fluency (formality;
+    /// all outputs of an item in one request), judge-lmstyle-app; groups: tstbench (acc, the BLEU
+    /// and BERTScore families, d-ppl), judge, lai2023, lai2023-multi, all. ACC and d-PPL train the
+    /// dataset's n-gram classifier and LMs first when they are missing.
     #[arg(long, default_value = "tstbench")]
     pub metrics: String,
     /// Causal LM for g-PPL, nll-app and the judge: GGUF file, model folder or installed name;
@@ -36,8 +41,8 @@ pub struct ScoreArgs {
     /// g-PPL and the judge through an OpenAI-compatible server (--endpoint).
     #[command(flatten)]
     pub server: super::server::ServerArgs,
-    /// How the judge answers: text (free text, as the published prompts ask; the score parsed
-    /// from it), json (the server is held to JSON {score 0-100, explanation} with OpenAI's
+    /// How the judge-content..overall judges answer (the papers' prompts always get free text):
+    /// text (free text, as the published prompts ask; the score parsed from it), json (the server is held to JSON {score 0-100, explanation} with OpenAI's
     /// `response_format` json_schema: OpenAI, vLLM, llama.cpp's llama-server, Ollama) or
     /// json-object (the same schema as `{"type": "json_object", "schema": ..}`: llama-cpp-python's
     /// server, llama-server). json and json-object need --endpoint.
@@ -53,6 +58,23 @@ pub struct ScoreArgs {
     /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
     #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
     pub bleu: String,
+    /// METEOR convention: nltk (NLTK 3.10.4 meteor_score on lower-cased white-space tokens) or
+    /// nltk36 (NLTK 3.6.2 on the raw strings, as eval-formality-transfer scored). Stored under
+    /// its own ids (`r-meteor.nltk36`). Needs WordNet 3.0 (apt-get install wordnet-base, or
+    /// TSTLAB_WORDNET=DIR).
+    #[arg(long, default_value = "nltk", value_parser = crate::metrics::meteor::Convention::NAMES)]
+    pub meteor: String,
+    /// CIDEr-D tokens: gem (NLTK word_tokenize, lower-cased, punctuation dropped, as GEM-metrics)
+    /// or nlgeval (white-space split, case kept, as nlg-eval); stored as `r-cider.gem`, ... The
+    /// idf of a direction comes from the items of that direction that have an output.
+    #[arg(long, default_value = "gem", value_parser = crate::metrics::cider::Tokenize::NAMES)]
+    pub cider: String,
+    /// ROUGE convention of the stored per-output values: rouge-score (Google's rouge-score
+    /// 0.1.2, no stemmer), stem (the same with its Porter stemmer) or efst
+    /// (eval-formality-transfer: NLTK 3.4 word_tokenize, then the rouge package 0.3.2; ROUGE-1,
+    /// -2, -L). Stored under their own ids (`s-rouge1`, `s-rouge1.stem`, `s-rouge1.efst`).
+    #[arg(long, default_value = "rouge-score", value_parser = RougeConvention::NAMES)]
+    pub rouge: String,
     /// BERTScore's layer of --encoder, counted as bert_score's num_layers (0 = the embeddings,
     /// N = the output of the N-th transformer layer; default: the last).
     #[arg(long, value_name = "N")]
@@ -100,11 +122,14 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
         model: args.model,
         encoder: args.encoder,
         bleu: Convention::parse(&args.bleu)?,
+        rouge: RougeConvention::parse(&args.rouge)?,
         shard: args.shard,
         bert_layer: args.bertscore_layer,
         idf: args.idf,
         cola: args.cola_model,
         cola_acceptable: args.cola_acceptable,
+        meteor: crate::metrics::meteor::Convention::parse(&args.meteor)?,
+        cider: crate::metrics::cider::Tokenize::parse(&args.cider)?,
     };
     if let Some(s) = args.shard {
         crate::errln!("shard {s}: only the outputs of items at index k with k mod {} = {}", s.count(), s.index() - 1);

@@ -1,19 +1,22 @@
 //! `tstlab templates list|show`: built-in prompt templates and the user's own
-//! (`$TSTLAB_HOME/templates/*.prompt`, read at run time).
+//! (`$TSTLAB_HOME/templates/*.prompt`, read at run time), and the papers' judge prompts
+//! (`assets/judge/`, `tstlab score --metrics judge-lai2023-...`).
 
 use super::{fit, print_json};
+use crate::metrics::judge_paper::{PaperMetric, PaperPrompt};
 use crate::transfer::library::{self, Library};
 use serde::Serialize;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum TemplatesCommand {
-    /// Every template: name, kind, origin, the datasets and directions it matches.
+    /// Every template: name, kind, origin, the datasets and directions it matches; then the
+    /// papers' judge prompts (kind `judge`) and the metrics that send them.
     List {
         /// Print JSON.
         #[arg(long)]
         json: bool,
     },
-    /// One template's file text (a name, or a .prompt file to check).
+    /// One template's file text (a name, or a .prompt file to check), or a judge prompt's.
     Show { name: String },
     /// Which template a dataset and direction get when none is named.
     Which {
@@ -52,6 +55,15 @@ pub fn run(c: TemplatesCommand) -> anyhow::Result<()> {
                     directions: t.directions.clone(),
                     about: t.about.clone(),
                 })
+                .chain(PaperPrompt::ALL.into_iter().map(|p| Row {
+                    name: p.name().into(),
+                    kind: "judge",
+                    format: "chat",
+                    origin: "built-in".into(),
+                    datasets: Vec::new(),
+                    directions: Vec::new(),
+                    about: format!("{}, word for word; score --metrics {}", p.source(), judge_metrics(p)),
+                }))
                 .collect();
             if json {
                 return print_json(&rows);
@@ -72,6 +84,11 @@ pub fn run(c: TemplatesCommand) -> anyhow::Result<()> {
             Ok(())
         }
         TemplatesCommand::Show { name } => {
+            if let Some(p) = PaperPrompt::by_name(&name) {
+                crate::outln!("# {} (judge prompt: {}, word for word; score --metrics {})", p.name(), p.source(), judge_metrics(p));
+                crate::outln!("{}", p.template().trim_end());
+                return Ok(());
+            }
             let t = lib.resolve(&name)?;
             crate::outln!("# {} ({}, {}, from {})", t.name, t.kind(), t.format.name(), t.origin);
             crate::outln!("{}", t.text.trim_end());
@@ -85,4 +102,9 @@ pub fn run(c: TemplatesCommand) -> anyhow::Result<()> {
             Ok(())
         }
     }
+}
+
+/// The metrics that send a judge prompt, comma-separated.
+fn judge_metrics(p: PaperPrompt) -> String {
+    PaperMetric::all().filter(|m| m.prompt == p).map(|m| m.metric()).collect::<Vec<_>>().join(",")
 }

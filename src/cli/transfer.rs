@@ -267,7 +267,7 @@ fn dry_run(store: &Store, spec: &Spec, json: bool) -> anyhow::Result<()> {
 }
 
 /// Sets `flag` on SIGINT (Ctrl-C), so the run stops after the current step.
-fn cancel_on_sigint(flag: Arc<AtomicBool>) {
+pub fn cancel_on_sigint(flag: Arc<AtomicBool>) {
     if let Err(e) = signal_hook::flag::register(signal_hook::consts::SIGINT, flag) {
         crate::errln!("warning: Ctrl-C will stop tstlab at once, not after the current step: {e}");
     }

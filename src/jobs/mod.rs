@@ -63,6 +63,8 @@ pub enum Kind {
     /// One output of a run made again.
     Regenerate,
     Score,
+    /// A figure computed (a t-SNE map); the store is not changed.
+    Figure,
 }
 
 /// What the jobs list shows of a finished job's value.

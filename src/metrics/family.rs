@@ -6,7 +6,9 @@
 //! - `nltk` (llm-tst-code): lower-cased, white-space split, NLTK `corpus_bleu` without smoothing,
 //!   0-1 (llm-tst-code publishes it times 100);
 //! - `tstbench` (TSTBench): lower-cased, white space collapsed, NLTK `word_tokenize`, NLTK
-//!   `corpus_bleu` without smoothing, 0-1.
+//!   `corpus_bleu` without smoothing, 0-1;
+//! - `efst` (eval-formality-transfer): case kept, NLTK 3.4's `word_tokenize`, NLTK
+//!   `sentence_bleu` / `corpus_bleu` with `SmoothingFunction().method1`, 0-1.
 //!
 //! The name is part of every stored metric id (`r-bleu.tstbench`) and a signature in sacreBLEU's
 //! style says everything else (`Convention::signature`).
@@ -29,7 +31,7 @@ pub enum Convention {
 
 impl Convention {
     /// The names `--bleu` and `--convention` take.
-    pub const NAMES: [&'static str; 4] = ["sacre13a", "sacrenone", "nltk", "tstbench"];
+    pub const NAMES: [&'static str; 5] = ["sacre13a", "sacrenone", "nltk", "tstbench", "efst"];
 
     /// sacreBLEU corpus defaults (13a, exp smoothing).
     pub fn sacre13a() -> Self {
@@ -53,6 +55,7 @@ impl Convention {
             "sacrenone" => Ok(Convention::Sacrebleu(BleuConfig { tokenize: Tokenize::None, ..BleuConfig::corpus() })),
             "nltk" => Ok(Self::nltk()),
             "tstbench" => Ok(Self::tstbench()),
+            "efst" => Ok(Convention::Nltk(NltkConfig::efst())),
             _ => Err(MetricError::UnknownConvention(name.to_owned())),
         }
     }
@@ -66,7 +69,7 @@ impl Convention {
         }
     }
 
-    /// The name used in metric ids: `sacre13a`, `sacrenone`, `nltk` or `tstbench`.
+    /// The name used in metric ids: `sacre13a`, `sacrenone`, `nltk`, `tstbench` or `efst`.
     pub fn label(&self) -> &'static str {
         match self {
             Convention::Sacrebleu(c) => match c.tokenize {
@@ -76,6 +79,7 @@ impl Convention {
             Convention::Nltk(c) => match c.tokenize {
                 NltkTokenize::Split => "nltk",
                 NltkTokenize::Word => "tstbench",
+                NltkTokenize::Word34 => "efst",
             },
         }
     }
@@ -90,11 +94,11 @@ impl Convention {
     }
 
     /// A text made ready for [`Convention::prepared`], which scores it exactly as this convention
-    /// scores the text itself: for `tstbench` its lower-cased NLTK word tokens joined by spaces
+    /// scores the text itself: for `tstbench` and `efst` its NLTK word tokens joined by spaces
     /// (so that texts scored many times are tokenized once), else the text.
     pub fn prepare<'a>(&self, text: &'a str) -> std::borrow::Cow<'a, str> {
         match self {
-            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
+            Convention::Nltk(c) if c.tokenize != NltkTokenize::Split => {
                 let mut out = String::new();
                 nltk::nltk_tokens(text, c, &mut out);
                 out.into()
@@ -106,8 +110,8 @@ impl Convention {
     /// The convention that scores [`Convention::prepare`]d texts.
     pub fn prepared(&self) -> Self {
         match self {
-            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => {
-                Convention::Nltk(NltkConfig { lowercase: false, tokenize: NltkTokenize::Split })
+            Convention::Nltk(c) if c.tokenize != NltkTokenize::Split => {
+                Convention::Nltk(NltkConfig { lowercase: false, tokenize: NltkTokenize::Split, ..*c })
             }
             c => *c,
         }
@@ -119,6 +123,7 @@ impl Convention {
             "sacre13a" => "sacreBLEU, 13a tokens, mixed case, exp smoothing, 0-100",
             "sacrenone" => "sacreBLEU, no tokenization, mixed case, exp smoothing, 0-100",
             "nltk" => "NLTK corpus_bleu, lower-cased white-space tokens, no smoothing, 0-1 (llm-tst-code)",
+            "efst" => "NLTK BLEU, case kept, NLTK 3.4 word_tokenize (untrained Punkt), smoothing method1, 0-1 (eval-formality-transfer)",
             _ => "NLTK corpus_bleu, lower-cased, NLTK word_tokenize (untrained Punkt), no smoothing, 0-1 (TSTBench)",
         }
     }

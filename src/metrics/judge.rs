@@ -1,8 +1,8 @@
 //! LLM as judge with the local model or a server's (`endpoint::Backend`): a score 0-100 per
-//! output and dimension, one request each,
-//! with the prompts of `assets/judge/` (content preservation: the docs/METHODS.md prompt word for
-//! word; style strength, fluency and the combined `overall` prompt: analogues, see
-//! `assets/judge/README.md`).
+//! output and dimension, one request each, with tstlab's prompts of `assets/judge/` (content
+//! preservation opens with Lai et al.'s first sentence; style strength, fluency and the combined
+//! `overall` prompt: analogues, see `assets/judge/README.md`; the papers' own prompts, word for
+//! word: `judge_paper`).
 //!
 //! Metric ids `judge-content`, `judge-style`, `judge-fluency`, `judge-overall`. The detail of
 //! each score is JSON `{"score", "explanation", "reply"}`; a reply without a score is stored as
@@ -154,22 +154,26 @@ fn cut_short_score(t: &str) -> Option<f64> {
 /// (text that looks like a placeholder inside a filled value stays as it is).
 pub fn render(template: &str, t: &Target) -> String {
     let task = format!("{}-to-{}", t.source_style, t.target_style);
-    let mut out = String::with_capacity(template.len() + t.source.len() + t.text.len());
+    fill(template, &|name| match name {
+        "task" => Some(task.as_str()),
+        "source_style" => Some(t.source_style.as_str()),
+        "target_style" => Some(t.target_style.as_str()),
+        "source" => Some(t.source.as_str()),
+        "output" => Some(t.text.as_str()),
+        _ => None,
+    })
+}
+
+/// Replaces each `{name}` that `value` knows, in one pass; other braces stay as they are.
+pub fn fill<'a>(template: &str, value: &dyn Fn(&str) -> Option<&'a str>) -> String {
+    let mut out = String::with_capacity(template.len() * 2);
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
         let tail = &rest[open..];
-        let close = tail.find('}').unwrap_or(0);
-        let value = match &tail[..=close] {
-            "{task}" => Some(task.as_str()),
-            "{source_style}" => Some(t.source_style.as_str()),
-            "{target_style}" => Some(t.target_style.as_str()),
-            "{source}" => Some(t.source.as_str()),
-            "{output}" => Some(t.text.as_str()),
-            _ => None,
-        };
-        match value {
-            Some(v) => {
+        let found = tail.find('}').and_then(|close| value(&tail[1..close]).map(|v| (v, close)));
+        match found {
+            Some((v, close)) => {
                 out.push_str(v);
                 rest = &tail[close + 1..];
             }
@@ -329,6 +333,59 @@ fn explanation(reply: &str, lower: &str) -> Option<String> {
     (!text.is_empty()).then(|| text.to_owned())
 }
 
+/// The part of a judge's configuration that names its model (local file and hash, or server
+/// and model name), the template's hash and the decoding; through a server, `params.batch_size`
+/// becomes enough requests to keep its concurrency busy.
+pub fn backend_config(backend: &Backend, implementation: &str, template: &str, params: &mut GenParams) -> anyhow::Result<Value> {
+    let decoding = json!({"temperature": params.temperature, "max_new_tokens": params.max_new_tokens});
+    let template_sha256 = hex::encode(Sha256::digest(template.as_bytes()));
+    Ok(match backend {
+        Backend::Local(generator) => {
+            let info = generator.info();
+            json!({
+                "implementation": implementation,
+                "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
+                "model_sha256": generator.sha256()?,
+                "chat_template": info.chat_template,
+                "template_sha256": template_sha256,
+                "decoding": decoding,
+            })
+        }
+        Backend::Endpoint(client) => {
+            // Requests run `concurrency` at a time; a batch keeps them all busy.
+            params.batch_size = (client.settings().concurrency * 4).max(params.batch_size);
+            json!({
+                "implementation": implementation,
+                "endpoint": client.public_url(),
+                "model": client.settings().model,
+                "chat_template": "the server's",
+                "template_sha256": template_sha256,
+                "decoding": decoding,
+            })
+        }
+    })
+}
+
+/// The reply to each prompt, in order. A request that failed after its retries fails the call
+/// (the batch is not stored and is asked again next time), never a score without a reply.
+pub fn ask(backend: &Backend, prompts: &[Prompt], params: &GenParams) -> anyhow::Result<Vec<String>> {
+    if prompts.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut replies = vec![String::new(); prompts.len()];
+    let mut failed = None;
+    backend.generate(prompts, params, &AtomicBool::new(false), &mut |i, g| match g {
+        Ok(g) => replies[i] = g.text,
+        Err(e) => {
+            failed.get_or_insert(e);
+        }
+    })?;
+    match failed {
+        Some(e) => Err(e.into()),
+        None => Ok(replies),
+    }
+}
+
 /// `judge-<dimension>` with an instruction-tuned model, local or behind a server.
 pub struct JudgeScorer {
     backend: Backend,
@@ -351,35 +408,8 @@ impl JudgeScorer {
         // A JSON reply spells its keys and quotes: room for an explanation of the same length.
         let max_new_tokens = if format == JudgeFormat::Text { 96 } else { 200 };
         let mut params = GenParams { max_new_tokens, batch_size: 16, response_format: format.response_format(), ..GenParams::default() };
-        let template = dimension.template();
-        let decoding = json!({"temperature": params.temperature, "max_new_tokens": params.max_new_tokens});
-        let template_sha256 = hex::encode(Sha256::digest(template.as_bytes()));
         let implementation = "tstlab judge 1 (one output per request, score 0-100 parsed from the reply)";
-        let mut config = match &backend {
-            Backend::Local(generator) => {
-                let info = generator.info();
-                json!({
-                    "implementation": implementation,
-                    "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
-                    "model_sha256": generator.sha256()?,
-                    "chat_template": info.chat_template,
-                    "template_sha256": template_sha256,
-                    "decoding": decoding,
-                })
-            }
-            Backend::Endpoint(client) => {
-                // Requests run `concurrency` at a time; a batch keeps them all busy.
-                params.batch_size = (client.settings().concurrency * 4).max(16);
-                json!({
-                    "implementation": implementation,
-                    "endpoint": client.public_url(),
-                    "model": client.settings().model,
-                    "chat_template": "the server's",
-                    "template_sha256": template_sha256,
-                    "decoding": decoding,
-                })
-            }
-        };
+        let mut config = backend_config(&backend, implementation, dimension.template(), &mut params)?;
         // Free text keeps the configuration (and so the cached scores) it always had.
         if let (Some(rf), Value::Object(o)) = (&params.response_format, &mut config) {
             o.insert("format".into(), json!(format.name()));
@@ -409,19 +439,7 @@ impl Scorer for JudgeScorer {
 
     fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
         let prompts: Vec<Prompt> = batch.iter().map(|t| Prompt::user(&self.prompt(t))).collect();
-        let mut replies = vec![String::new(); batch.len()];
-        let mut failed = None;
-        self.backend.generate(&prompts, &self.params, &AtomicBool::new(false), &mut |i, g| match g {
-            Ok(g) => replies[i] = g.text,
-            // A request that failed after its retries: the batch is not stored (it is asked
-            // again next time), never a score without a reply.
-            Err(e) => {
-                failed.get_or_insert(e);
-            }
-        })?;
-        if let Some(e) = failed {
-            return Err(e.into());
-        }
+        let replies = ask(&self.backend, &prompts, &self.params)?;
         Ok(replies
             .into_iter()
             .map(|reply| {

@@ -6,22 +6,31 @@
 //! | `tokenize` | sacreBLEU tokenizers `13a`, `none` |
 //! | `punkt` | Punkt sentence splitting as NLTK's untrained `PunktSentenceTokenizer` |
 //! | `treebank` | NLTK's `word_tokenize`: Punkt sentences, then its improved Treebank word rules |
+//! | `treebank34` | NLTK 3.4's `word_tokenize` (eval-formality-transfer's tokens) |
 //! | `intern` | per-segment token interning |
 //! | `keys` | exact sorted n-gram keys (the counting device) |
 //! | `ngrams` | word n-gram match counts shared by all BLEU conventions |
 //! | `bleu` | sacreBLEU BLEU (corpus, sentence, smoothing, signature) |
 //! | `nltk` | NLTK `corpus_bleu` / `sentence_bleu` conventions (llm-tst-code, TSTBench) |
-//! | `nlgeval` | nlg-eval BLEU-1..4 (StylePTB) |
+//! | `nlgeval` | nlg-eval BLEU-1..4 (StylePTB), corpus and per sentence |
 //! | `chrf` | sacreBLEU chrF / chrF++ |
 //! | `family` | s-BLEU, r-BLEU, multi-BLEU, g-BLEU in a named convention |
 //! | `joint` | Joint, G2 and t-PPL (TSTBench) from named inputs: the one definition |
+//! | `porter` | NLTK's Porter stemmer (`NLTK_EXTENSIONS`; METEOR, rouge-score's `use_stemmer`) |
+//! | `rouge` | Google rouge-score ROUGE-N/L/Lsum, optional stemmer |
+//! | `rouge_pltrdy` | the `rouge` package 0.3.2's ROUGE-1/2/L |
+//! | `rouge_conv` | the ROUGE conventions by name (`rouge-score`, `stem`, `efst`) |
 //! | `hamming` | token-level Hamming distance (StylePTB difficulty) |
+//! | `wordnet` | WordNet 3.0 database files: lemma index, morphy, synset words |
+//! | `meteor` | NLTK's METEOR (`nltk`, `nltk36`) and its scorer |
+//! | `cider` | pycocoevalcap's CIDEr-D, its idf, and its scorer |
 //! | `scorer` | the `Scorer` trait and the `Target` it scores |
 //! | `scorers` | `Scorer`s for the store |
 //! | `bench` | deterministic benchmark pairs |
 //! | `bertscore` | BERTScore P/R/F1 and SBERT cosine with a BERT-family encoder; their scorers |
 //! | `ppl` | g-PPL and NLL appropriateness under the local causal LM (`models::lm_score`) |
-//! | `judge` | LLM as judge with the local model: prompts, reply parsing, scorers |
+//! | `judge` | LLM as judge with the local model or a server: prompts, reply parsing, scorers |
+//! | `judge_paper` | the seed papers' judge prompts word for word (Lai et al. 2023, LMStyle): several outputs per request, replies read per output |
 //! | `py` | the Python string/float behaviours the above reproduce |
 //! | `style_data` | which store texts train and test a dataset's style models |
 //! | `style_classifier` | training, cross-validation, files and manifests of style classifiers |
@@ -32,7 +41,8 @@
 //! Conventions are named in every id: `sacre13a` / `sacrenone` (sacreBLEU 2.6.0, 0-100), `nltk`
 //! (llm-tst-code: lowercased, whitespace split, NLTK `corpus_bleu` without smoothing, 0-1),
 //! `tstbench` (TSTBench: lowercased, white space collapsed, NLTK `word_tokenize`, NLTK
-//! `corpus_bleu` without smoothing, 0-1), `nlgeval` (COCO scorer, 0-1). Store metric ids:
+//! `corpus_bleu` without smoothing, 0-1), `efst` (eval-formality-transfer: NLTK 3.4
+//! `word_tokenize`, NLTK BLEU with smoothing method1, 0-1), `nlgeval` (COCO scorer, 0-1). Store metric ids:
 //! `s-bleu.sacre13a`, `r-bleu.sacre13a`, `multi-bleu.sacre13a` (and `.nltk`, `.tstbench`,
 //! `.sacrenone`), `chrf.sacre`, `chrf++.sacre`; corpus-level g-BLEU is `family::g_bleu` of
 //! s-BLEU and r-BLEU in one convention.
@@ -57,6 +67,7 @@ pub mod bench;
 pub mod bertscore;
 pub mod bleu;
 pub mod chrf;
+pub mod cider;
 pub mod cola;
 pub mod dppl;
 pub mod family;
@@ -64,13 +75,18 @@ pub mod hamming;
 pub mod intern;
 pub mod joint;
 pub mod judge;
+pub mod judge_paper;
 pub mod keys;
+pub mod meteor;
 pub mod ngrams;
 pub mod nlgeval;
 pub mod nltk;
+pub mod porter;
 pub mod ppl;
 pub mod punkt;
 pub mod rouge;
+pub mod rouge_conv;
+pub mod rouge_pltrdy;
 pub mod py;
 pub mod scorer;
 pub mod scorers;
@@ -78,6 +94,8 @@ pub mod style_classifier;
 pub mod style_data;
 pub mod tokenize;
 pub mod treebank;
+pub mod treebank34;
+pub mod wordnet;
 
 /// The sacreBLEU release whose BLEU and chrF this module reproduces (and names in signatures).
 pub const SACREBLEU_VERSION: &str = "2.6.0";
@@ -96,7 +114,7 @@ pub enum MetricError {
     UnknownTokenizer(String),
     #[error("unknown smoothing {0:?} (exp, floor, add-k or none)")]
     UnknownSmoothing(String),
-    #[error("unknown BLEU convention {0:?} (sacre13a, sacrenone, nltk or tstbench)")]
+    #[error("unknown BLEU convention {0:?} (sacre13a, sacrenone, nltk, tstbench or efst)")]
     UnknownConvention(String),
     #[error("{0}")]
     BadConfig(String),

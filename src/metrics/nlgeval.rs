@@ -4,6 +4,8 @@
 //! precision alone. Corpus level, `str.strip().split()` tokens (no lowercasing), closest
 //! reference length, and the scorer's own smoothing: every precision is
 //! `(matches + 1e-15) / (total + 1e-9)` and the length ratio `(c + 1e-15) / (r + 1e-9)`. 0-1 scale.
+//! Per sentence, the values are the per-image list the COCO scorer's `compute_score` returns
+//! beside the corpus figure: the same formula on one segment's counts.
 
 use super::ngrams::{Counter, Counts, MAX_ORDER};
 use super::{MetricError, check_refs};
@@ -26,6 +28,14 @@ where
         c += counter.count(hyp.as_ref(), refs.as_ref());
     }
     Ok(score_counts(&c))
+}
+
+/// The COCO scorer's per-sentence `Bleu_1`..`Bleu_4` of one hypothesis (index 0 is `Bleu_1`).
+pub fn sentence_bleu_1_to_4<R: AsRef<str>>(hyp: &str, refs: &[R]) -> Result<[f64; MAX_ORDER], MetricError> {
+    if refs.is_empty() {
+        return Err(MetricError::NoReference { segment: 1 });
+    }
+    Ok(score_counts(&Counter::default().count(hyp, refs)))
 }
 
 /// `BleuScorer.compute_score` from summed counts.

@@ -1,9 +1,11 @@
 //! BLEU in NLTK's conventions: `nltk.translate.bleu_score.corpus_bleu` with weights 0.25 x 4
-//! and no smoothing, on NLTK's 0-1 scale (llm-tst-code multiplies by 100 before publishing), on
-//! tokens made in one of two ways:
+//! and no smoothing (or `SmoothingFunction().method1`), on NLTK's 0-1 scale (llm-tst-code
+//! multiplies by 100 before publishing), on tokens made in one of three ways:
 //! - `split` (llm-tst-code): `str.lower()`, then white-space split (`str.split`);
 //! - `word` (TSTBench): `str.lower()`, white space runs collapsed to one space and stripped, then
-//!   NLTK's `word_tokenize` (`super::treebank`; Punkt with untrained parameters, see there).
+//!   NLTK's `word_tokenize` (`super::treebank`; Punkt with untrained parameters, see there);
+//! - `word34` (eval-formality-transfer): the text as it is through NLTK 3.4's `word_tokenize`
+//!   (`super::treebank34`), with `method1` smoothing (a zero match count becomes 0.1).
 //!
 //! Computed as NLTK (3.10) does: per-segment denominators are `max(1, hypothesis n-grams)`; a
 //! corpus without any unigram match scores 0; a zero higher-order precision is replaced by
@@ -12,7 +14,7 @@
 //! empty, else `exp(1 - r/c)`.
 
 use super::ngrams::{Counter, Counts, MAX_ORDER};
-use super::{MetricError, NLTK_VERSION, check_refs, py, treebank};
+use super::{MetricError, NLTK_VERSION, check_refs, py, treebank, treebank34};
 use rayon::prelude::*;
 
 /// How the NLTK conventions make tokens.
@@ -23,6 +25,18 @@ pub enum NltkTokenize {
     Split,
     /// White space collapsed, then `nltk.word_tokenize` (TSTBench).
     Word,
+    /// NLTK 3.4's `nltk.word_tokenize` on the text as it is (eval-formality-transfer).
+    Word34,
+}
+
+/// NLTK's smoothing functions used by the conventions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum NltkSmooth {
+    /// `method0`: a zero precision becomes `sys.float_info.min`.
+    None,
+    /// `method1`: a zero match count becomes `epsilon` = 0.1.
+    Method1,
 }
 
 /// Options of the NLTK conventions; `lowercase` is on in TSTBench and llm-tst-code.
@@ -30,35 +44,46 @@ pub enum NltkTokenize {
 pub struct NltkConfig {
     pub lowercase: bool,
     pub tokenize: NltkTokenize,
+    pub smooth: NltkSmooth,
 }
 
 impl Default for NltkConfig {
     /// llm-tst-code's convention: lower-cased, white-space split.
     fn default() -> Self {
-        NltkConfig { lowercase: true, tokenize: NltkTokenize::Split }
+        NltkConfig { lowercase: true, tokenize: NltkTokenize::Split, smooth: NltkSmooth::None }
     }
 }
 
 impl NltkConfig {
     /// TSTBench's convention: lower-cased, white space collapsed, `word_tokenize`.
     pub fn tstbench() -> Self {
-        NltkConfig { lowercase: true, tokenize: NltkTokenize::Word }
+        NltkConfig { tokenize: NltkTokenize::Word, ..Self::default() }
     }
 
-    /// The tokenizer's name in signatures: `split` or `nltk-word`.
+    /// eval-formality-transfer's convention: case kept, NLTK 3.4's `word_tokenize`, `method1`.
+    pub fn efst() -> Self {
+        NltkConfig { lowercase: false, tokenize: NltkTokenize::Word34, smooth: NltkSmooth::Method1 }
+    }
+
+    /// The tokenizer's name in signatures: `split`, `nltk-word` or `nltk34-word`.
     pub fn tok_name(&self) -> &'static str {
         match self.tokenize {
             NltkTokenize::Split => "split",
             NltkTokenize::Word => "nltk-word",
+            NltkTokenize::Word34 => "nltk34-word",
         }
     }
 
     /// A sacreBLEU-style signature, e.g.
     /// `nrefs:4|case:lc|tok:nltk-word|punkt:untrained|smooth:none|version:nltk-3.10.4`.
     pub fn signature(&self, nrefs: &str) -> String {
-        let punkt = if self.tokenize == NltkTokenize::Word { "|punkt:untrained" } else { "" };
+        let punkt = if self.tokenize == NltkTokenize::Split { "" } else { "|punkt:untrained" };
+        let smooth = match self.smooth {
+            NltkSmooth::None => "none",
+            NltkSmooth::Method1 => "method1",
+        };
         format!(
-            "nrefs:{nrefs}|case:{}|tok:{}{punkt}|smooth:none|version:nltk-{NLTK_VERSION}",
+            "nrefs:{nrefs}|case:{}|tok:{}{punkt}|smooth:{smooth}|version:nltk-{NLTK_VERSION}",
             if self.lowercase { "lc" } else { "mixed" },
             self.tok_name()
         )
@@ -81,6 +106,7 @@ pub fn nltk_tokens(s: &str, cfg: &NltkConfig, out: &mut String) {
                 out.push_str(t);
             }
         }
+        NltkTokenize::Word34 => out.push_str(&treebank34::word_tokenize(&lowered).join(" ")),
     }
 }
 
@@ -103,8 +129,14 @@ fn segment<S: AsRef<str>>(hyp: &str, refs: &[S], cfg: &NltkConfig, s: &mut Scrat
     c
 }
 
-/// NLTK's score from summed counts (`total` already holds the per-segment `max(1, .)`).
+/// NLTK's score from summed counts (`total` already holds the per-segment `max(1, .)`),
+/// without smoothing.
 pub fn score_counts(c: &Counts) -> f64 {
+    score_smoothed(c, NltkSmooth::None)
+}
+
+/// NLTK's score from summed counts with a smoothing function.
+pub fn score_smoothed(c: &Counts, smooth: NltkSmooth) -> f64 {
     if c.correct[0] == 0 {
         return 0.0;
     }
@@ -117,7 +149,10 @@ pub fn score_counts(c: &Counts) -> f64 {
     };
     let logs = (0..MAX_ORDER).map(|n| {
         let p = if c.correct[n] == 0 {
-            f64::MIN_POSITIVE // SmoothingFunction().method0
+            match smooth {
+                NltkSmooth::None => f64::MIN_POSITIVE,
+                NltkSmooth::Method1 => 0.1 / c.total[n] as f64,
+            }
         } else {
             c.correct[n] as f64 / c.total[n] as f64
         };
@@ -142,7 +177,7 @@ where
         .collect())
 }
 
-/// `nltk.translate.bleu_score.corpus_bleu` on tokenized text (0-1).
+/// `nltk.translate.bleu_score.corpus_bleu` on tokenized text (0-1), smoothed as configured.
 pub fn corpus_bleu<H, R, Rs>(hyps: &[H], refs: &[Rs], cfg: &NltkConfig) -> Result<f64, MetricError>
 where
     H: AsRef<str> + Sync,
@@ -150,15 +185,15 @@ where
     Rs: AsRef<[R]> + Sync,
 {
     let c: Counts = corpus_counts(hyps, refs, cfg)?.into_iter().sum();
-    Ok(score_counts(&c))
+    Ok(score_smoothed(&c, cfg.smooth))
 }
 
-/// `nltk.translate.bleu_score.sentence_bleu` without smoothing (0-1).
+/// `nltk.translate.bleu_score.sentence_bleu` (0-1), smoothed as configured.
 pub fn sentence_bleu<R: AsRef<str>>(hyp: &str, refs: &[R], cfg: &NltkConfig) -> Result<f64, MetricError> {
     if refs.is_empty() {
         return Err(MetricError::NoReference { segment: 1 });
     }
-    Ok(score_counts(&segment(hyp, refs, cfg, &mut Scratch::default())))
+    Ok(score_smoothed(&segment(hyp, refs, cfg, &mut Scratch::default()), cfg.smooth))
 }
 
 #[cfg(test)]

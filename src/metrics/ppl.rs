@@ -2,9 +2,10 @@
 //! - `g-ppl`: an output's perplexity under a general LM (SmolLM2 by default), exp(mean token
 //!   NLL), natural log; the detail keeps `nll` and `tokens` so that a corpus PPL can be
 //!   exp(sum NLL / sum tokens).
-//! - `nll-app` (LMStyle's NLL appropriateness): 100 / mean token NLL of the output as the reply
-//!   to its item's dialogue context (the chat template with the context as the user turn; only
-//!   the reply's tokens are scored). Higher is better. Items without a context are undefined.
+//! - `nll-app` (LMStyle's NLL appropriateness): 100 / mean token NLL of the output as the
+//!   response in LMStyle's format, `###Speaker: {context} ###Response: {output}` as plain text
+//!   ([`dialogue`], `TextLm::nll_continuations`: only the response's tokens are scored). Higher
+//!   is better. Items without a context, and empty outputs, are undefined.
 //!
 //! Through a server (`endpoint::Client`), `g-ppl` sends each output alone to `/completions` with
 //! `echo` and `logprobs` and sums the log-probabilities the server gives the prompt's tokens: the
@@ -17,7 +18,6 @@
 
 use crate::endpoint::Client;
 use crate::models::lm_score::{Nll, TextLm};
-use crate::models::tokenizer::ChatMessage;
 use super::scorer::{Scored, Scorer, Target};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -119,11 +119,17 @@ pub struct NllAppScorer {
 impl NllAppScorer {
     pub fn new(lm: Arc<TextLm>, contexts: HashMap<i64, String>) -> anyhow::Result<NllAppScorer> {
         let mut config = lm.config()?;
-        config["text"] = json!("the output as the assistant's reply to the item's context (user turn, chat template)");
-        config["chat_template"] = json!(lm.generator().tokenizer().chat_source());
-        config["value"] = json!("100 / mean NLL over the reply's tokens");
+        config["text"] = json!("LMStyle's format, plain text (no chat template): `###Speaker: {context} ###Response:` then ` {output}`");
+        config["scored"] = json!("the joint text's tokens past its common prefix with the context's tokens");
+        config["value"] = json!("100 / mean NLL over the scored tokens");
         Ok(NllAppScorer { lm, contexts, config })
     }
+}
+
+/// LMStyle's dialogue format: the context `###Speaker: {turn} ###Response:` and the response
+/// ` {output}` that follows it (docs/METHODS.md, NLL appropriateness).
+pub fn dialogue(turn: &str, output: &str) -> (String, String) {
+    (format!("###Speaker: {turn} ###Response:"), format!(" {output}"))
 }
 
 impl Scorer for NllAppScorer {
@@ -140,19 +146,19 @@ impl Scorer for NllAppScorer {
     }
 
     fn score_detailed(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Scored>> {
-        let tk = self.lm.generator().tokenizer();
         let mut out = vec![Scored { value: None, detail: Some(json!({"reason": "the item has no context"}).to_string()) }; batch.len()];
         let mut which = Vec::new();
-        let mut prompts = Vec::new();
-        let mut texts = Vec::new();
+        let mut pairs = Vec::new();
         for (i, t) in batch.iter().enumerate() {
-            if let Some(c) = self.contexts.get(&t.item_id).filter(|c| !c.trim().is_empty()) {
-                which.push(i);
-                prompts.push(tk.encode_chat(&[ChatMessage::user(c)])?);
-                texts.push(t.text.as_str());
+            let Some(c) = self.contexts.get(&t.item_id).filter(|c| !c.trim().is_empty()) else { continue };
+            if t.text.trim().is_empty() {
+                out[i].detail = Some(json!({"reason": "the output is empty"}).to_string());
+                continue;
             }
+            which.push(i);
+            pairs.push(dialogue(c, &t.text));
         }
-        let nll = self.lm.nll_after(&prompts, &texts)?;
+        let nll = self.lm.nll_continuations(&pairs)?;
         for (i, n) in which.into_iter().zip(&nll) {
             out[i] = Scored { value: n.and_then(|n| n.mean()).filter(|m| *m > 0.0).map(|m| 100.0 / m), detail: Some(detail(n)) };
         }

@@ -1,13 +1,14 @@
 //! ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's `rouge-score` package (0.1.2) computes them
-//! without its optional Porter stemmer: text lower-cased, every run of characters outside
-//! `[a-z0-9]` a separator; precision, recall and F1 per segment, the F1 of the best reference
-//! with several (`score_multi`); a corpus figure is the mean over segments (the package's
-//! aggregator's mid value). ROUGE-Lsum splits texts into sentences at newlines and scores the
-//! union of their longest common subsequences. 0-1 scale.
+//! (docs/METHODS.md, ROUGE): text lower-cased, every run of characters outside `[a-z0-9]` a
+//! separator, and with `stem` (the package's `use_stemmer=True`) every token longer than three
+//! characters through NLTK's Porter stemmer (`super::porter`); precision, recall and F1 per
+//! segment, the F1 of the best reference with several (`score_multi`); a corpus figure is the
+//! mean over segments (the package's aggregator's mid value). ROUGE-Lsum splits texts into
+//! sentences at newlines and scores the union of their longest common subsequences. 0-1 scale.
 //!
-//! Not here: the stemmer (`use_stemmer=True`, NLTK's Porter) and `split_summaries`.
+//! Not here: `split_summaries` (sentences found by NLTK's trained Punkt).
 
-use super::{MetricError, check_refs};
+use super::{MetricError, check_refs, porter};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -57,31 +58,32 @@ impl Score {
     }
 }
 
-/// The package's tokens of `text`.
-pub fn tokenize(text: &str) -> Vec<String> {
+/// The package's tokens of `text`; with `stem`, tokens longer than three characters stemmed.
+pub fn tokenize(text: &str, stem: bool) -> Vec<String> {
     let lower = text.to_lowercase();
     lower
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|t| !t.is_empty())
-        .map(str::to_owned)
+        .map(|t| if stem && t.len() > 3 { porter::stem(t) } else { t.to_owned() })
         .collect()
 }
 
 /// ROUGE of `hyp` against one reference.
-pub fn score(kind: Kind, reference: &str, hyp: &str) -> Score {
+pub fn score(kind: Kind, stem: bool, reference: &str, hyp: &str) -> Score {
+    let tok = |t| tokenize(t, stem);
     match kind {
-        Kind::N(n) => ngrams(&tokenize(reference), &tokenize(hyp), n),
-        Kind::L => lcs_score(&tokenize(reference), &tokenize(hyp)),
-        Kind::Lsum => summary_lcs(&sentences(reference), &sentences(hyp)),
+        Kind::N(n) => ngrams(&tok(reference), &tok(hyp), n),
+        Kind::L => lcs_score(&tok(reference), &tok(hyp)),
+        Kind::Lsum => summary_lcs(&sentences(reference, stem), &sentences(hyp, stem)),
     }
 }
 
 /// ROUGE of `hyp` against several references: the reference with the best F1 (the first of
 /// equals, as numpy's argmax).
-pub fn score_multi<R: AsRef<str>>(kind: Kind, references: &[R], hyp: &str) -> Score {
+pub fn score_multi<R: AsRef<str>>(kind: Kind, stem: bool, references: &[R], hyp: &str) -> Score {
     let mut best: Option<Score> = None;
     for r in references {
-        let s = score(kind, r.as_ref(), hyp);
+        let s = score(kind, stem, r.as_ref(), hyp);
         if best.is_none_or(|b| s.fmeasure > b.fmeasure) {
             best = Some(s);
         }
@@ -90,14 +92,14 @@ pub fn score_multi<R: AsRef<str>>(kind: Kind, references: &[R], hyp: &str) -> Sc
 }
 
 /// Per-segment scores of a corpus and their mean.
-pub fn corpus<H, R, Rs>(kind: Kind, hyps: &[H], refs: &[Rs]) -> Result<(Score, Vec<Score>), MetricError>
+pub fn corpus<H, R, Rs>(kind: Kind, stem: bool, hyps: &[H], refs: &[Rs]) -> Result<(Score, Vec<Score>), MetricError>
 where
     H: AsRef<str>,
     R: AsRef<str>,
     Rs: AsRef<[R]>,
 {
     check_refs(hyps.len(), refs)?;
-    let each: Vec<Score> = hyps.iter().zip(refs).map(|(h, r)| score_multi(kind, r.as_ref(), h.as_ref())).collect();
+    let each: Vec<Score> = hyps.iter().zip(refs).map(|(h, r)| score_multi(kind, stem, r.as_ref(), h.as_ref())).collect();
     let n = each.len().max(1) as f64;
     let mean = |f: fn(&Score) -> f64| each.iter().map(f).sum::<f64>() / n;
     let mean = Score { precision: mean(|s| s.precision), recall: mean(|s| s.recall), fmeasure: mean(|s| s.fmeasure) };
@@ -147,8 +149,8 @@ fn lcs_score(reference: &[String], hyp: &[String]) -> Score {
 }
 
 /// The non-empty lines of `text`, tokenized.
-fn sentences(text: &str) -> Vec<Vec<String>> {
-    text.split('\n').filter(|s| !s.is_empty()).map(tokenize).collect()
+fn sentences(text: &str, stem: bool) -> Vec<Vec<String>> {
+    text.split('\n').filter(|s| !s.is_empty()).map(|s| tokenize(s, stem)).collect()
 }
 
 /// Positions in `a` of one LCS of `a` and `b`, by the package's backtrack.
@@ -209,8 +211,10 @@ mod tests {
 
     #[test]
     fn tokens_follow_the_package() {
-        assert_eq!(tokenize("The cat's HAT, état 42!"), ["the", "cat", "s", "hat", "tat", "42"]);
-        assert!(tokenize("猫 — …").is_empty());
+        assert_eq!(tokenize("The cat's HAT, état 42!", false), ["the", "cat", "s", "hat", "tat", "42"]);
+        assert!(tokenize("猫 — …", false).is_empty());
+        // Only tokens longer than three characters are stemmed.
+        assert_eq!(tokenize("Dies was flies cats", true), ["die", "was", "fli", "cat"]);
     }
 
     #[test]
@@ -218,10 +222,10 @@ mod tests {
         // rouge-score's README: score('The quick brown fox jumps over the lazy dog',
         // 'The quick brown dog jumps on the log.'): rouge1 P 0.75 R 0.6667, rougeL P 0.625 R 0.5556.
         let (r, h) = ("The quick brown fox jumps over the lazy dog", "The quick brown dog jumps on the log.");
-        close(score(Kind::N(1), r, h), 0.75, 6.0 / 9.0, 2.0 * 0.75 * (6.0 / 9.0) / (0.75 + 6.0 / 9.0));
-        close(score(Kind::L, r, h), 0.625, 5.0 / 9.0, 2.0 * 0.625 * (5.0 / 9.0) / (0.625 + 5.0 / 9.0));
-        close(score(Kind::N(2), "a b a b", "a b"), 1.0, 1.0 / 3.0, 0.5);
-        close(score(Kind::L, "", "a"), 0.0, 0.0, 0.0);
+        close(score(Kind::N(1), false, r, h), 0.75, 6.0 / 9.0, 2.0 * 0.75 * (6.0 / 9.0) / (0.75 + 6.0 / 9.0));
+        close(score(Kind::L, false, r, h), 0.625, 5.0 / 9.0, 2.0 * 0.625 * (5.0 / 9.0) / (0.625 + 5.0 / 9.0));
+        close(score(Kind::N(2), false, "a b a b", "a b"), 1.0, 1.0 / 3.0, 0.5);
+        close(score(Kind::L, false, "", "a"), 0.0, 0.0, 0.0);
         assert_eq!(Kind::parse("ROUGE-Lsum"), Some(Kind::Lsum));
         assert_eq!(Kind::parse("rouge2"), Some(Kind::N(2)));
         assert_eq!(Kind::parse("rouge0"), None);

@@ -1,13 +1,15 @@
 //! Per-output metric scorers for the store (`super::scorer::Scorer`): sentence-level s-BLEU,
-//! r-BLEU and multi-BLEU in a named convention, sentence chrF / chrF++ against all
-//! references, s-/r-/multi-ROUGE and StylePTB's token Hamming distance. `config()` holds every
-//! option that changes a value, so a change of option is a new cache key.
+//! r-BLEU, multi-BLEU and g-BLEU in a named convention, nlg-eval's BLEU-1..4 per sentence,
+//! sentence chrF / chrF++ against all references, s-/r-/multi-ROUGE in a named convention and
+//! StylePTB's token Hamming distance. `config()` holds every option that changes a value, so a
+//! change of option is a new cache key.
 
 use super::bleu::{self, BleuConfig};
 use super::chrf::{self, ChrfConfig};
 use super::family::{Against, Convention};
 use super::nltk::NltkTokenize;
-use super::{hamming, rouge};
+use super::rouge_conv::RougeConvention;
+use super::{hamming, nlgeval, rouge};
 use super::{NLTK_VERSION, SACREBLEU_VERSION, nltk};
 use super::scorer::{Scorer, Target};
 use rayon::prelude::*;
@@ -40,10 +42,52 @@ impl BleuScorer {
 
     fn one(&self, t: &Target) -> Option<f64> {
         let refs = self.against.pick(&t.source, &t.references)?;
-        match &self.convention {
-            Convention::Sacrebleu(c) => bleu::sentence_bleu(&t.text, &refs, c).ok().map(|s| s.score),
-            Convention::Nltk(c) => nltk::sentence_bleu(&t.text, &refs, c).ok(),
-        }
+        sentence(&self.convention, &t.text, &refs)
+    }
+}
+
+fn sentence(conv: &Convention, text: &str, refs: &[&str]) -> Option<f64> {
+    match conv {
+        Convention::Sacrebleu(c) => bleu::sentence_bleu(text, refs, c).ok().map(|s| s.score),
+        Convention::Nltk(c) => nltk::sentence_bleu(text, refs, c).ok(),
+    }
+}
+
+/// The configuration keys of a BLEU convention (shared by the BLEU and g-BLEU scorers).
+fn convention_config(conv: &Convention) -> Value {
+    match conv {
+        Convention::Sacrebleu(c) => json!({
+            "convention": "sacrebleu",
+            "compatible_with": format!("sacrebleu {SACREBLEU_VERSION}"),
+            "tokenize": c.tokenize,
+            "lowercase": c.lowercase,
+            "smooth": c.smooth,
+            "effective_order": c.effective_order,
+        }),
+        Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => json!({
+            "convention": "tstbench",
+            "lowercase": c.lowercase,
+            "whitespace": "runs collapsed, stripped",
+            "tokenize": "nltk word_tokenize: punkt (untrained parameters), then NLTKWordTokenizer",
+            "compatible_with": format!("nltk {NLTK_VERSION}"),
+            "weights": [0.25, 0.25, 0.25, 0.25],
+            "smoothing": "none (method0)",
+        }),
+        Convention::Nltk(c) if c.tokenize == NltkTokenize::Word34 => json!({
+            "convention": "efst",
+            "lowercase": c.lowercase,
+            "tokenize": "nltk 3.4 word_tokenize: punkt (untrained parameters), then TreebankWordTokenizer with word_tokenize's rules",
+            "compatible_with": format!("nltk {NLTK_VERSION} sentence_bleu"),
+            "weights": [0.25, 0.25, 0.25, 0.25],
+            "smoothing": "method1 (epsilon 0.1)",
+        }),
+        Convention::Nltk(c) => json!({
+            "convention": "nltk",
+            "lowercase": c.lowercase,
+            "split": "whitespace",
+            "weights": [0.25, 0.25, 0.25, 0.25],
+            "smoothing": "none (method0)",
+        }),
     }
 }
 
@@ -60,38 +104,90 @@ impl Scorer for BleuScorer {
             "max_order": 4,
             "scale": self.convention.scale(),
         });
-        let extra = match &self.convention {
-            Convention::Sacrebleu(c) => json!({
-                "convention": "sacrebleu",
-                "compatible_with": format!("sacrebleu {SACREBLEU_VERSION}"),
-                "tokenize": c.tokenize,
-                "lowercase": c.lowercase,
-                "smooth": c.smooth,
-                "effective_order": c.effective_order,
-            }),
-            Convention::Nltk(c) if c.tokenize == NltkTokenize::Word => json!({
-                "convention": "tstbench",
-                "lowercase": c.lowercase,
-                "whitespace": "runs collapsed, stripped",
-                "tokenize": "nltk word_tokenize: punkt (untrained parameters), then NLTKWordTokenizer",
-                "compatible_with": format!("nltk {NLTK_VERSION}"),
-                "weights": [0.25, 0.25, 0.25, 0.25],
-                "smoothing": "none (method0)",
-            }),
-            Convention::Nltk(c) => json!({
-                "convention": "nltk",
-                "lowercase": c.lowercase,
-                "split": "whitespace",
-                "weights": [0.25, 0.25, 0.25, 0.25],
-                "smoothing": "none (method0)",
-            }),
-        };
-        merge(&mut v, extra);
+        merge(&mut v, convention_config(&self.convention));
         v
     }
 
     fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
         Ok(batch.par_iter().map(|t| self.one(t)).collect())
+    }
+}
+
+/// Per-output g-BLEU: sqrt(sentence s-BLEU x sentence r-BLEU) in one convention (the per-output
+/// analogue of llm-tst-code's corpus `gm_bleu`; docs/METHODS.md, BLEU). Undefined without a
+/// reference.
+#[derive(Debug, Clone)]
+pub struct GBleuScorer {
+    pub convention: Convention,
+}
+
+impl Scorer for GBleuScorer {
+    /// `g-bleu.sacre13a`, `g-bleu.nltk`, ...
+    fn metric(&self) -> String {
+        super::family::metric_id("g", &self.convention)
+    }
+
+    fn config(&self) -> Value {
+        let mut v = json!({
+            "level": "sentence",
+            "definition": "sqrt(s-BLEU * r-BLEU), both sentence BLEU, r against the first reference",
+            "max_order": 4,
+            "scale": self.convention.scale(),
+        });
+        merge(&mut v, convention_config(&self.convention));
+        v
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        let conv = &self.convention;
+        Ok(batch
+            .par_iter()
+            .map(|t| {
+                let r = sentence(conv, &t.text, &[t.references.first()?.as_str()])?;
+                let s = sentence(conv, &t.text, &[t.source.as_str()])?;
+                Some(super::family::g_bleu(s, r))
+            })
+            .collect())
+    }
+}
+
+/// nlg-eval's BLEU-n (cumulative, orders 1..n; the COCO scorer's per-sentence value) of each
+/// output against its source, first reference or all references, 0-1.
+#[derive(Debug, Clone, Copy)]
+pub struct BleuOrderScorer {
+    pub against: Against,
+    /// 1 to 4.
+    pub order: usize,
+}
+
+impl Scorer for BleuOrderScorer {
+    /// `s-bleu1.nlgeval`, `multi-bleu4.nlgeval`, ...
+    fn metric(&self) -> String {
+        format!("{}-bleu{}.nlgeval", self.against.prefix(), self.order)
+    }
+
+    fn config(&self) -> Value {
+        json!({
+            "level": "sentence",
+            "against": self.against,
+            "order": self.order,
+            "convention": "nlgeval",
+            "compatible_with": "pycocoevalcap BleuScorer (nlg-eval), per-sentence scores, option closest",
+            "tokenize": "whitespace (Python str.split), case kept",
+            "scale": 1.0,
+        })
+    }
+
+    fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
+        anyhow::ensure!((1..=4).contains(&self.order), "BLEU order {} is not 1 to 4", self.order);
+        let k = self.order - 1;
+        Ok(batch
+            .par_iter()
+            .map(|t| {
+                let refs = self.against.pick(&t.source, &t.references)?;
+                nlgeval::sentence_bleu_1_to_4(&t.text, &refs).ok().map(|b| b[k])
+            })
+            .collect())
     }
 }
 
@@ -139,37 +235,51 @@ impl Scorer for ChrfScorer {
 }
 
 /// Sentence ROUGE F1 of each output against its source, first reference or all references (the
-/// best reference's F1, as rouge-score's `score_multi`), 0-1.
+/// best reference's F1, as rouge-score's `score_multi`) in a named convention, 0-1.
 #[derive(Debug, Clone, Copy)]
 pub struct RougeScorer {
     pub against: Against,
     pub kind: rouge::Kind,
+    pub convention: RougeConvention,
 }
 
 impl Scorer for RougeScorer {
-    /// `s-rouge1`, `multi-rougeL`, ...
+    /// `s-rouge1`, `multi-rougeL`, `r-rouge2.stem`, `s-rougeL.efst`, ...
     fn metric(&self) -> String {
-        format!("{}-{}", self.against.prefix(), self.kind.name())
+        format!("{}-{}{}", self.against.prefix(), self.kind.name(), self.convention.id_suffix())
     }
 
     fn config(&self) -> Value {
-        json!({
+        let mut v = json!({
             "level": "sentence",
             "against": self.against,
             "measure": "fmeasure",
             "rouge": self.kind.name(),
-            "compatible_with": "rouge-score 0.1.2",
-            "stemmer": false,
-            "tokenize": "lower-cased, runs outside [a-z0-9] split",
             "scale": 1.0,
-        })
+        });
+        let extra = match self.convention {
+            RougeConvention::Efst => json!({
+                "convention": "efst",
+                "compatible_with": "rouge 0.3.2 (pltrdy) on nltk 3.4 word_tokenize tokens",
+                "tokenize": "nltk 3.4 word_tokenize (untrained punkt), joined by spaces; case kept; sentences cut at '.'",
+                "ngrams": "distinct",
+            }),
+            c => json!({
+                "compatible_with": "rouge-score 0.1.2",
+                "stemmer": c == RougeConvention::Stem,
+                "tokenize": "lower-cased, runs outside [a-z0-9] split",
+            }),
+        };
+        merge(&mut v, extra);
+        v
     }
 
     fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
-        let kind = self.kind;
+        let (kind, conv) = (self.kind, self.convention);
+        anyhow::ensure!(conv.supports(kind), "{} has no {} form", kind.name(), conv.label());
         Ok(batch
             .par_iter()
-            .map(|t| self.against.pick(&t.source, &t.references).map(|refs| rouge::score_multi(kind, &refs, &t.text).fmeasure))
+            .map(|t| conv.score_multi(kind, &self.against.pick(&t.source, &t.references)?, &t.text).map(|s| s.fmeasure))
             .collect())
     }
 }

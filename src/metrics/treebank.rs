@@ -30,9 +30,9 @@ use regex::Regex;
 use std::sync::LazyLock;
 
 /// One substitution rule: a pattern and its replacement (`regex` syntax).
-struct Rule(Regex, &'static str);
+pub(super) struct Rule(Regex, &'static str);
 
-fn rules(list: &[(&str, &'static str)]) -> Vec<Rule> {
+pub(super) fn rules(list: &[(&str, &'static str)]) -> Vec<Rule> {
     list.iter().map(|(p, r)| Rule(Regex::new(p).expect("valid tokenizer pattern"), r)).collect()
 }
 
@@ -75,22 +75,51 @@ static AFTER: LazyLock<Vec<Rule>> = LazyLock::new(|| {
     ])
 });
 
-/// The contraction rules. NLTK compiles these with Python's `re`, whose word characters are
-/// letters, numbers and `_` (no combining marks) and whose white space includes U+001C..U+001F;
-/// its `\b` is written out as look-around with that class.
-static CONTRACTIONS: LazyLock<Vec<(fancy_regex::Regex, &'static str)>> = LazyLock::new(|| {
-    const W: &str = r"[\p{L}\p{N}_]";
-    let words = [("can", "not"), ("d", "'ye"), ("gim", "me"), ("gon", "na"), ("got", "ta"), ("lem", "me"), ("more", "'n")];
-    let mut pats: Vec<String> = words.iter().map(|(a, b)| format!(r"(?i)(?<!{W})({a})({b})(?!{W})")).collect();
-    pats.push(format!(r"(?i)(?<!{W})(wan)(na)(?=[\s\x1c-\x1f])"));
-    pats.push(format!(r"(?i) ('t)(is)(?!{W})"));
-    pats.push(format!(r"(?i) ('t)(was)(?!{W})"));
-    pats.iter().map(|p| (fancy_regex::Regex::new(p).expect("valid tokenizer pattern"), " ${1} ${2} ")).collect()
-});
+static CONTRACTIONS: LazyLock<Contractions> = LazyLock::new(|| Contractions::new("more", r"(?=[\s\x1c-\x1f])"));
+
+/// The contraction rules of NLTK's tokenizers, and the words they can match. NLTK compiles these
+/// with Python's `re`, whose word characters are letters, numbers and `_` (no combining marks)
+/// and whose white space includes U+001C..U+001F; its `\b` is written out as look-around with
+/// that class.
+pub(super) struct Contractions {
+    rules: Vec<fancy_regex::Regex>,
+    words: Vec<String>,
+}
+
+impl Contractions {
+    /// `more` is the word before `'n` (NLTK 3.10: `more`, 3.4: `mor`); `wanna_end` what follows
+    /// `wanna` (3.10 looks ahead at white space, 3.4 consumes it).
+    pub(super) fn new(more: &str, wanna_end: &str) -> Self {
+        const W: &str = r"[\p{L}\p{N}_]";
+        let pairs = [("can", "not"), ("d", "'ye"), ("gim", "me"), ("gon", "na"), ("got", "ta"), ("lem", "me"), (more, "'n")];
+        let mut pats: Vec<String> = pairs.iter().map(|(a, b)| format!(r"(?i)(?<!{W})({a})({b})(?!{W})")).collect();
+        pats.push(format!(r"(?i)(?<!{W})(wan)(na){wanna_end}"));
+        pats.push(format!(r"(?i) ('t)(is)(?!{W})"));
+        pats.push(format!(r"(?i) ('t)(was)(?!{W})"));
+        let mut words: Vec<String> = pairs.iter().map(|(a, b)| format!("{a}{b}")).collect();
+        words.extend(["wanna", "'tis", "'twas"].map(String::from));
+        Contractions { rules: pats.iter().map(|p| fancy_regex::Regex::new(p).expect("valid tokenizer pattern")).collect(), words }
+    }
+
+    /// The rules applied, then the text split on white space. The rules can only match where
+    /// one of their words is (under Unicode case folding only `ſ` becomes one of their ASCII
+    /// letters); most sentences have none.
+    pub(super) fn split(&self, mut padded: String) -> Vec<String> {
+        let folded = py::lower(&padded).replace('ſ', "s");
+        if self.words.iter().any(|w| folded.contains(w.as_str())) {
+            for re in &self.rules {
+                if let std::borrow::Cow::Owned(s) = re.replace_all(&padded, " ${1} ${2} ") {
+                    padded = s;
+                }
+            }
+        }
+        py::split(&padded).map(str::to_owned).collect()
+    }
+}
 
 static CLITIC: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\A(?:re|ve|ll|m|t|s|d|n)\b").expect("valid"));
 
-fn apply(rules: &[Rule], text: &mut String) {
+pub(super) fn apply(rules: &[Rule], text: &mut String) {
     for Rule(re, rep) in rules {
         if let std::borrow::Cow::Owned(s) = re.replace_all(text, *rep) {
             *text = s;
@@ -131,24 +160,17 @@ pub fn treebank_tokens(sentence: &str) -> Vec<String> {
     padded.push_str(&text);
     padded.push(' ');
     apply(&AFTER, &mut padded);
-    // The contraction rules can only match where their words are (under Unicode case folding
-    // only `ſ` becomes one of their ASCII letters); most sentences have none.
-    const WORDS: [&str; 10] = ["cannot", "d'ye", "gimme", "gonna", "gotta", "lemme", "more'n", "wanna", "'tis", "'twas"];
-    let folded = py::lower(&padded).replace('ſ', "s");
-    if !WORDS.iter().any(|w| folded.contains(w)) {
-        return py::split(&padded).map(str::to_owned).collect();
-    }
-    for (re, rep) in CONTRACTIONS.iter() {
-        if let std::borrow::Cow::Owned(s) = re.replace_all(&padded, *rep) {
-            padded = s;
-        }
-    }
-    py::split(&padded).map(str::to_owned).collect()
+    CONTRACTIONS.split(padded)
 }
 
 /// `nltk.word_tokenize(text)` with Punkt's untrained parameters (see `super::punkt`).
 pub fn word_tokenize(text: &str) -> Vec<String> {
-    punkt::sentences(text).into_iter().flat_map(treebank_tokens).collect()
+    by_sentence(text, treebank_tokens)
+}
+
+/// The tokens of each of Punkt's sentences of `text`, in order.
+pub(super) fn by_sentence(text: &str, tokens: fn(&str) -> Vec<String>) -> Vec<String> {
+    punkt::sentences(text).into_iter().flat_map(tokens).collect()
 }
 
 #[cfg(test)]

@@ -10,7 +10,8 @@
 //! defined, so templates that print today's date use their own fixed fallback and a prompt does
 //! not change from one day to the next. A model without a template gets ChatML
 //! (`<|im_start|>{role}\n{content}<|im_end|>\n` per message, `<|im_start|>assistant\n` to open
-//! the reply). [`ChatTemplate::label`] says which was used; it goes into model info, run
+//! the reply), except GPT-2, which gets none ([`ChatTemplate::none`]: chat prompts are refused,
+//! text prompts only). [`ChatTemplate::label`] says which was used; it goes into model info, run
 //! manifests and metric configurations.
 
 use minijinja::value::Serde;
@@ -51,6 +52,8 @@ pub enum ChatTemplateError {
     Render { origin: String, detail: String },
     #[error("{origin}: {detail}")]
     Invalid { origin: String, detail: String },
+    #[error("chat template: {0}; a chat prompt needs one (use a prompt template with `format: text`)")]
+    Missing(String),
 }
 
 /// Where a template was read from, for labels and errors.
@@ -106,6 +109,19 @@ impl ChatTemplate {
         }
     }
 
+    /// No template: rendering fails with [`ChatTemplateError::Missing`]; `why` is the label's
+    /// reason (`none (GPT-2 has no chat template)`).
+    pub fn none(why: &str) -> ChatTemplate {
+        ChatTemplate {
+            env: Environment::new(),
+            source: String::new(),
+            origin: None,
+            bos_token: String::new(),
+            eos_token: String::new(),
+            label: format!("none ({why})"),
+        }
+    }
+
     /// A model's own template with its BOS and EOS token texts.
     ///
     /// Labelled `ChatML from the {origin} chat template` when it renders conversations exactly as
@@ -155,6 +171,9 @@ impl ChatTemplate {
 
     /// Renders messages; `add_generation_prompt` opens the assistant's turn.
     pub fn render(&self, messages: &[ChatMessage], add_generation_prompt: bool) -> Result<String, ChatTemplateError> {
+        if self.source.is_empty() {
+            return Err(ChatTemplateError::Missing(self.label.clone()));
+        }
         let origin = || self.origin.as_ref().map_or_else(|| "built-in ChatML".to_owned(), |o| o.place.clone());
         let template = self.env.get_template(NAME).map_err(|e| ChatTemplateError::Render { origin: origin(), detail: detail(&e) })?;
         template
@@ -172,12 +191,13 @@ impl ChatTemplate {
         &self.label
     }
 
-    /// The template text (the built-in ChatML one when the model has none).
+    /// The template text (the built-in ChatML one when the model has none; empty for
+    /// [`ChatTemplate::none`]).
     pub fn source(&self) -> &str {
         &self.source
     }
 
-    /// Where the model's own template was read; `None` for the built-in one.
+    /// Where the model's own template was read; `None` for the built-in one and for none.
     pub fn origin(&self) -> Option<&Origin> {
         self.origin.as_ref()
     }

@@ -1,7 +1,7 @@
 //! Batched generation.
 //!
-//! [`Generator`] loads a model (GGUF file, or a Hugging Face folder) into the f32 llama forward
-//! and generates for many prompts at once:
+//! [`Generator`] loads a model (GGUF file, or a Hugging Face folder) into the f32 llama or
+//! GPT-2 forward (any [`CausalLm`]) and generates for many prompts at once:
 //!
 //! - prompts go in waves of `batch_size` rows that prefill together and then decode together;
 //!   a finished row stops costing linear-layer work at once (tokens are packed) and its cache
@@ -16,8 +16,12 @@
 //!
 //! Results are reported through a callback as sequences finish, so they may arrive out of order.
 
+use super::causal::CausalLm;
+use super::chat_template::ChatTemplate;
 use super::device;
 use super::gguf::GgufFile;
+use super::gpt2::{self, Gpt2};
+use super::hf;
 use super::llama::{KvCache, Llama, Step};
 use super::sampling::Sampler;
 use super::tokenizer::Tokenizer;
@@ -233,7 +237,7 @@ impl PrefixCache {
 
     /// Makes sure `tokens` has an entry (computing it, from the longest cached entry it
     /// extends), most recent first.
-    fn ensure(&mut self, model: &Llama, tokens: &[u32], stats: &mut GenStats) -> Result<()> {
+    fn ensure(&mut self, model: &dyn CausalLm, tokens: &[u32], stats: &mut GenStats) -> Result<()> {
         if let Some(i) = self.entries.iter().position(|e| e.tokens == tokens) {
             let e = self.entries.remove(i);
             self.entries.insert(0, e);
@@ -261,7 +265,7 @@ impl PrefixCache {
 /// to all prompts, then, among prompts that continue alike after it (e.g. one transfer
 /// direction among several), a longer group prefix when it saves enough work.
 fn plan_prefixes(
-    model: &Llama,
+    model: &dyn CausalLm,
     prompts: &[Vec<u32>],
     prefixes: &mut PrefixCache,
     stats: &mut GenStats,
@@ -299,9 +303,37 @@ fn plan_prefixes(
     Ok(prompts.iter().map(|p| prefixes.longest_for(p)).collect())
 }
 
+/// The architectures a [`Generator`] runs.
+pub enum Model {
+    Llama(Llama),
+    Gpt2(Gpt2),
+}
+
+impl Model {
+    /// The model behind the seam the loops use.
+    pub fn lm(&self) -> &dyn CausalLm {
+        match self {
+            Model::Llama(m) => m,
+            Model::Gpt2(m) => m,
+        }
+    }
+}
+
+impl From<Llama> for Model {
+    fn from(m: Llama) -> Model {
+        Model::Llama(m)
+    }
+}
+
+impl From<Gpt2> for Model {
+    fn from(m: Gpt2) -> Model {
+        Model::Gpt2(m)
+    }
+}
+
 /// A model ready to generate.
 pub struct Generator {
-    model: Llama,
+    model: Model,
     tokenizer: Tokenizer,
     info: ModelInfo,
     files: Vec<PathBuf>,
@@ -322,7 +354,13 @@ impl Generator {
         }
         if path.is_dir() {
             if path.join("config.json").exists() {
-                let (model, files) = super::hf::load(path, dev)?;
+                let (model, files): (Model, _) = if gpt2::is_hf_gpt2(&hf::read_config(path)?.1) {
+                    let (m, files) = gpt2::load_hf(path, dev)?;
+                    (m.into(), files)
+                } else {
+                    let (m, files) = hf::load(path, dev)?;
+                    (m.into(), files)
+                };
                 let tokenizer = Tokenizer::from_hf_folder(path)?;
                 return Ok(Generator::assemble(model, tokenizer, path, "huggingface", files));
             }
@@ -344,7 +382,7 @@ impl Generator {
             };
         }
         let mut g = GgufFile::open(path)?;
-        let model = g.load_llama(dev)?;
+        let model: Model = if g.architecture()? == "gpt2" { gpt2::load_gguf(&mut g, dev)?.into() } else { g.load_llama(dev)?.into() };
         let beside = path.parent().map(|d| d.join("tokenizer.json"));
         let tokenizer = match beside {
             Some(tj) if tj.exists() => Tokenizer::from_hf_folder(tj.parent().unwrap_or(Path::new(".")))?,
@@ -354,26 +392,31 @@ impl Generator {
     }
 
     /// A generator from parts (tests, custom models). `files` are hashed by [`Generator::sha256`].
-    pub fn from_parts(model: Llama, tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
-        Generator::assemble(model, tokenizer, path, format, files)
+    pub fn from_parts(model: impl Into<Model>, tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
+        Generator::assemble(model.into(), tokenizer, path, format, files)
     }
 
-    fn assemble(model: Llama, tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
-        let c = model.config();
+    fn assemble(model: Model, mut tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
+        // GPT-2 was not trained on chat turns: without a template of its own, no ChatML either.
+        if matches!(model, Model::Gpt2(_)) && tokenizer.chat_template().origin().is_none() {
+            tokenizer.set_chat_template(ChatTemplate::none("GPT-2 has no chat template"));
+        }
+        let lm = model.lm();
+        let c = lm.shape();
         let info = ModelInfo {
             path: path.to_path_buf(),
             format: format.to_owned(),
-            architecture: c.architecture.clone(),
-            parameters: model.parameters(),
+            architecture: c.architecture,
+            parameters: c.parameters,
             vocab_size: c.vocab_size,
             context_length: c.context_length,
-            layers: c.num_layers,
+            layers: c.layers,
             hidden_size: c.hidden_size,
-            heads: c.num_heads,
-            kv_heads: c.num_kv_heads,
-            device: match model.kernels() {
-                Some(k) => format!("{} ({k})", device::describe(model.device())),
-                None => device::describe(model.device()),
+            heads: c.heads,
+            kv_heads: c.kv_heads,
+            device: match lm.kernels() {
+                Some(k) => format!("{} ({k})", device::describe(lm.device())),
+                None => device::describe(lm.device()),
             },
             chat_template: tokenizer.chat_source().to_owned(),
         };
@@ -383,12 +426,27 @@ impl Generator {
     pub fn info(&self) -> &ModelInfo {
         &self.info
     }
-    pub fn model(&self) -> &Llama {
-        &self.model
+    /// The model, as the generation and scoring loops drive it.
+    pub fn model(&self) -> &dyn CausalLm {
+        self.model.lm()
     }
-    /// The model, to change how it computes (e.g. [`Llama::set_quant_rows`]).
-    pub fn model_mut(&mut self) -> &mut Llama {
-        &mut self.model
+    /// The forward that runs it: `llama` or `gpt2`.
+    pub fn family(&self) -> &'static str {
+        self.model.lm().shape().family
+    }
+    /// The llama-family model, if it is one.
+    pub fn llama(&self) -> Option<&Llama> {
+        match &self.model {
+            Model::Llama(m) => Some(m),
+            Model::Gpt2(_) => None,
+        }
+    }
+    /// The llama-family model, to change how it computes (e.g. [`Llama::set_quant_rows`]).
+    pub fn llama_mut(&mut self) -> Option<&mut Llama> {
+        match &mut self.model {
+            Model::Llama(m) => Some(m),
+            Model::Gpt2(_) => None,
+        }
     }
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
@@ -437,7 +495,7 @@ impl Generator {
         let mut err = None;
         let stats = {
             let mut prefixes = self.prefixes.lock().unwrap_or_else(|e| e.into_inner());
-            run(&self.model, &ids, params, self.tokenizer.stop_ids(), &mut prefixes, cancel, &mut |i, tokens, reason| {
+            run(self.model.lm(), &ids, params, self.tokenizer.stop_ids(), &mut prefixes, cancel, &mut |i, tokens, reason| {
                 if err.is_some() {
                     return;
                 }
@@ -486,7 +544,7 @@ struct Row {
 
 /// The generation loop on token ids: `on_result(index, tokens, reason)` per finished prompt.
 pub fn run(
-    model: &Llama,
+    model: &dyn CausalLm,
     prompts: &[Vec<u32>],
     params: &GenParams,
     stop: &[u32],
@@ -498,7 +556,7 @@ pub fn run(
     if !params.streams.is_empty() && params.streams.len() != prompts.len() {
         return Err(ModelError::Params(format!("{} sampling streams for {} prompts", params.streams.len(), prompts.len())));
     }
-    let ctx = model.config().context_length;
+    let ctx = model.context_length();
     for (i, p) in prompts.iter().enumerate() {
         if p.is_empty() {
             return Err(ModelError::EmptyPrompt(i));

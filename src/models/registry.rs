@@ -313,18 +313,18 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     })
 }
 
-/// GGUF architectures the llama generator runs (as `gguf::SUPPORTED` says).
-const GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2"];
+/// GGUF architectures the generator runs (as `gguf::SUPPORTED` says).
+const GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "gpt2"];
 
 /// What Hugging Face folders tstlab loads, for messages.
-const FOLDER_ARCHITECTURES: &str = "llama, mistral, qwen2 (generation); bert, roberta, xlm-roberta, camembert (encoders, classifiers)";
+const FOLDER_ARCHITECTURES: &str = "llama, mistral, qwen2, gpt2 (generation); bert, roberta, xlm-roberta, camembert (encoders, classifiers)";
 
 /// Whether a folder's config.json names an architecture some loader runs (the generator in
 /// `hf.rs`, the encoder in `bert.rs`). A config that names none is taken as BERT, as `bert.rs`
 /// does.
 fn folder_supported(config: &Value) -> bool {
-    const TYPES: &[&str] = &["llama", "mistral", "qwen2", "bert", "roberta", "xlm-roberta", "camembert"];
-    const PREFIXES: &[&str] = &["Llama", "Mistral", "Qwen2", "Bert", "Roberta", "XLMRoberta", "Camembert"];
+    const TYPES: &[&str] = &["llama", "mistral", "qwen2", "gpt2", "bert", "roberta", "xlm-roberta", "camembert"];
+    const PREFIXES: &[&str] = &["Llama", "Mistral", "Qwen2", "GPT2", "Bert", "Roberta", "XLMRoberta", "Camembert"];
     match (config["model_type"].as_str(), config["architectures"][0].as_str()) {
         (Some(t), _) => TYPES.contains(&t),
         (None, Some(a)) => PREFIXES.iter().any(|p| a.starts_with(p)),
@@ -386,24 +386,26 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
             path: tokenizer.clone(),
             what: format!("not a valid tokenizer.json: {e}"),
         })?;
-    } else if !dir.join("vocab.txt").exists() {
-        return Err(InspectError::Incomplete { path: dir.to_path_buf(), what: "no tokenizer (tokenizer.json or vocab.txt)".into() });
+    } else if !dir.join("vocab.txt").exists() && !(dir.join("vocab.json").exists() && dir.join("merges.txt").exists()) {
+        let what = "no tokenizer (tokenizer.json, vocab.txt, or vocab.json with merges.txt)".into();
+        return Err(InspectError::Incomplete { path: dir.to_path_buf(), what });
     }
-    for name in ["tokenizer.json", "vocab.txt", "sentence_bert_config.json"] {
+    for name in ["tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "sentence_bert_config.json"] {
         let p = dir.join(name);
         if p.exists() {
             crate::input::regular(&p)?;
             files.push(file_info(&p)?);
         }
     }
-    let pick = |k: &str| config.get(k).cloned().unwrap_or(Value::Null);
+    // The first of the names config.json has (GPT-2's own names second).
+    let pick = |ks: &[&str]| ks.iter().find_map(|k| config.get(*k).cloned()).unwrap_or(Value::Null);
     let details = json!({
-        "architectures": pick("architectures"),
-        "hidden_size": pick("hidden_size"),
-        "num_hidden_layers": pick("num_hidden_layers"),
-        "num_attention_heads": pick("num_attention_heads"),
-        "vocab_size": pick("vocab_size"),
-        "max_position_embeddings": pick("max_position_embeddings"),
+        "architectures": pick(&["architectures"]),
+        "hidden_size": pick(&["hidden_size", "n_embd"]),
+        "num_hidden_layers": pick(&["num_hidden_layers", "n_layer"]),
+        "num_attention_heads": pick(&["num_attention_heads", "n_head"]),
+        "vocab_size": pick(&["vocab_size"]),
+        "max_position_embeddings": pick(&["max_position_embeddings", "n_positions"]),
         "weights": if safetensors.is_file() { "model.safetensors" } else if bin.is_file() { "pytorch_model.bin" } else { "shards" },
     });
     Ok(Inspection {

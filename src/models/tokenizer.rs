@@ -62,7 +62,7 @@ fn pre_tokenizer(pre: &str) -> Result<(PreTokenizerWrapper, Option<String>)> {
             Sequence::new(vec![Digits::new(true).into(), gpt2.into()]).into(),
             None,
         ),
-        "gpt2" | "default" | "" => (gpt2.into(), None),
+        "gpt2" | "gpt-2" | "default" | "" => (gpt2.into(), None),
         "llama-bpe" | "llama3" | "falcon3" => (Sequence::new(vec![split(LLAMA3_RE)?, bytes.into()]).into(), None),
         "qwen2" | "deepseek-r1-qwen" => (Sequence::new(vec![split(QWEN2_RE)?, bytes.into()]).into(), None),
         other => (
@@ -95,16 +95,12 @@ impl Tokenizer {
                     .ok_or_else(|| ModelError::Tokenizer(format!("bad merge `{m}`")))
             })
             .collect::<Result<_>>()?;
-        let bpe = BPE::builder().vocab_and_merges(vocab, merges).build().map_err(tok_err)?;
-        let mut inner = tokenizers::Tokenizer::new(bpe);
-        let (pre, _note) = pre_tokenizer(&pre)?;
-        inner.with_pre_tokenizer(Some(pre));
-        inner.with_decoder(Some(ByteLevel::default()));
+        let mut inner = byte_level_bpe(vocab, merges, &pre)?;
         let mut special = Vec::new();
         let mut added = Vec::new();
         for (i, t) in tokens.iter().enumerate() {
             let ty = types.get(i).copied().unwrap_or(1);
-            if ty == 3 || (t.starts_with("<|") && t.ends_with("|>") && t.len() > 4) {
+            if ty == 3 || marked_special(t) {
                 special.push(AddedToken::from(t.clone(), true));
             } else if ty == 4 {
                 added.push(AddedToken::from(t.clone(), false));
@@ -133,13 +129,18 @@ impl Tokenizer {
         Ok(tk)
     }
 
-    /// Loads `tokenizer.json` of a Hugging Face folder; ids and template from
-    /// `tokenizer_config.json`, `config.json` and `generation_config.json` when present.
+    /// Loads `tokenizer.json` of a Hugging Face folder (without one, GPT-2's `vocab.json` and
+    /// `merges.txt`: [`from_vocab_merges`]); ids and template from `tokenizer_config.json`,
+    /// `config.json` and `generation_config.json` when present.
     pub fn from_hf_folder(dir: &Path) -> Result<Tokenizer> {
         let tok_path = dir.join("tokenizer.json");
-        let bytes = crate::input::read(&tok_path).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
-        let inner = tokenizers::Tokenizer::from_bytes(&bytes)
-            .map_err(|e| ModelError::Tokenizer(format!("{}: not a valid tokenizer.json: {e}", tok_path.display())))?;
+        let inner = if !tok_path.exists() && dir.join("vocab.json").exists() && dir.join("merges.txt").exists() {
+            from_vocab_merges(dir)?
+        } else {
+            let bytes = crate::input::read(&tok_path).map_err(|e| ModelError::Tokenizer(e.to_string()))?;
+            tokenizers::Tokenizer::from_bytes(&bytes)
+                .map_err(|e| ModelError::Tokenizer(format!("{}: not a valid tokenizer.json: {e}", tok_path.display())))?
+        };
         let read = |name: &str| -> Option<serde_json::Value> {
             let text = crate::input::read_to_string(&dir.join(name)).ok()?;
             serde_json::from_str(&text).ok()
@@ -255,6 +256,10 @@ impl Tokenizer {
     pub fn chat_template(&self) -> &ChatTemplate {
         &self.chat
     }
+    /// Replaces the chat template (e.g. [`ChatTemplate::none`] for GPT-2).
+    pub fn set_chat_template(&mut self, chat: ChatTemplate) {
+        self.chat = chat;
+    }
     /// Which chat template is used and where it came from ([`ChatTemplate::label`]).
     pub fn chat_source(&self) -> &str {
         self.chat.label()
@@ -266,6 +271,56 @@ impl Tokenizer {
     pub fn inner(&self) -> &tokenizers::Tokenizer {
         &self.inner
     }
+}
+
+/// A byte-level BPE with the pre-tokenizer named by `pre` (llama.cpp's names) and the byte-level
+/// decoder.
+fn byte_level_bpe(vocab: Vocab, merges: Merges, pre: &str) -> Result<tokenizers::Tokenizer> {
+    let bpe = BPE::builder().vocab_and_merges(vocab, merges).build().map_err(tok_err)?;
+    let mut inner = tokenizers::Tokenizer::new(bpe);
+    let (pre, _note) = pre_tokenizer(pre)?;
+    inner.with_pre_tokenizer(Some(pre));
+    inner.with_decoder(Some(ByteLevel::default()));
+    Ok(inner)
+}
+
+/// Tokens written `<|...|>` are special (`<|endoftext|>`, `<|im_start|>`).
+fn marked_special(t: &str) -> bool {
+    t.starts_with("<|") && t.ends_with("|>") && t.len() > 4
+}
+
+/// GPT-2's files for transformers' slow `GPT2Tokenizer`: `vocab.json` (token -> id),
+/// `merges.txt` (a `#version` line, then one merge a line) and, when present,
+/// `added_tokens.json` (token -> id, added as special tokens), read as that tokenizer reads them:
+/// byte-level BPE with GPT-2's split, no prefix space; `<|...|>` tokens are special.
+pub fn from_vocab_merges(dir: &Path) -> Result<tokenizers::Tokenizer> {
+    let json_map = |name: &str| -> Result<Vocab> {
+        let path = dir.join(name);
+        let text = crate::input::read_to_string(&path)?;
+        serde_json::from_str(&text).map_err(|e| ModelError::Tokenizer(format!("{}: not a JSON map of tokens to ids: {e}", path.display())))
+    };
+    let vocab = json_map("vocab.json")?;
+    let path = dir.join("merges.txt");
+    let text = crate::input::read_to_string(&path)?;
+    let mut merges: Merges = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.is_empty() || (i == 0 && line.starts_with("#version")) {
+            continue;
+        }
+        let (a, b) = line.split_once(' ').ok_or_else(|| {
+            ModelError::Tokenizer(format!("{}:{}: a merge is two tokens separated by a space: `{}`", path.display(), i + 1, crate::printable::Safe(line)))
+        })?;
+        merges.push((a.to_owned(), b.to_owned()));
+    }
+    let mut special: Vec<AddedToken> = vocab.keys().filter(|t| marked_special(t)).map(|t| AddedToken::from(t.clone(), true)).collect();
+    if dir.join("added_tokens.json").exists() {
+        let mut added: Vec<(String, u32)> = json_map("added_tokens.json")?.into_iter().collect();
+        added.sort_by_key(|(_, id)| *id);
+        special.extend(added.into_iter().map(|(t, _)| AddedToken::from(t, true)));
+    }
+    let mut inner = byte_level_bpe(vocab, merges, "gpt2")?;
+    inner.add_special_tokens(&special);
+    Ok(inner)
 }
 
 /// The chat template of a Hugging Face folder: `chat_template.jinja` (where transformers saves it

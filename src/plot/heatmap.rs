@@ -1,4 +1,4 @@
-use super::{Error, Kind, diverging, draw_err, kind_of, register_font};
+use super::{Draw, Error, diverging, draw_err, save_as};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -71,14 +71,12 @@ impl Heatmap {
         if self.rows.is_empty() || self.cols.is_empty() {
             return Err(Error::Empty(self.title.clone()));
         }
-        register_font();
-        let size = self.size();
-        match kind_of(path)? {
-            Kind::Png => self.draw(&BitMapBackend::new(path, size).into_drawing_area(), path),
-            Kind::Svg => self.draw(&SVGBackend::new(path, size).into_drawing_area(), path),
-        }
+        save_as(self, path, self.size())
     }
 
+}
+
+impl Draw for Heatmap {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &Path) -> Result<(), Error> {
         let e = |x: DrawingAreaErrorKind<DB::ErrorType>| draw_err(path, x);
         root.fill(&WHITE).map_err(e)?;

@@ -4,12 +4,16 @@
 
 mod heatmap;
 mod intervals;
+mod scatter;
 mod tradeoff;
 
 pub use heatmap::Heatmap;
 pub use intervals::{IntervalRow, Intervals};
+pub use scatter::{Group, Marker, Scatter, PALETTE};
 pub use tradeoff::{Point, Series, Tradeoff, pareto_front};
 
+use plotters::coord::Shift;
+use plotters::prelude::{BitMapBackend, DrawingArea, DrawingBackend, IntoDrawingArea, SVGBackend};
 use std::path::Path;
 use std::sync::Once;
 
@@ -46,6 +50,20 @@ fn register_font() {
         // The font is built in and valid; registering cannot fail for it.
         let _ = plotters::style::register_font("sans-serif", plotters::style::FontStyle::Normal, FONT);
     });
+}
+
+/// A figure that draws itself on any plotters backend.
+trait Draw {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &Path) -> Result<(), Error>;
+}
+
+/// Draws `fig` at `size` into a PNG or SVG file (by the extension).
+fn save_as(fig: &impl Draw, path: &Path, size: (u32, u32)) -> Result<(), Error> {
+    register_font();
+    match kind_of(path)? {
+        Kind::Png => fig.draw(&BitMapBackend::new(path, size).into_drawing_area(), path),
+        Kind::Svg => fig.draw(&SVGBackend::new(path, size).into_drawing_area(), path),
+    }
 }
 
 fn draw_err(path: &Path, e: impl std::fmt::Display) -> Error {

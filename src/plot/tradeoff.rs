@@ -1,4 +1,4 @@
-use super::{Error, Kind, draw_err, kind_of, register_font};
+use super::{Draw, Error, draw_err, save_as};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -56,11 +56,7 @@ impl Tradeoff {
         if self.series.iter().all(|s| s.points.is_empty()) {
             return Err(Error::Empty(self.title.clone()));
         }
-        register_font();
-        match kind_of(path)? {
-            Kind::Png => self.draw(&BitMapBackend::new(path, Self::SIZE).into_drawing_area(), path),
-            Kind::Svg => self.draw(&SVGBackend::new(path, Self::SIZE).into_drawing_area(), path),
-        }
+        save_as(self, path, Self::SIZE)
     }
 
     fn bounds(&self) -> ((f64, f64), (f64, f64)) {
@@ -97,6 +93,9 @@ impl Tradeoff {
         best.0.clone()
     }
 
+}
+
+impl Draw for Tradeoff {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &Path) -> Result<(), Error> {
         let e = |x: DrawingAreaErrorKind<DB::ErrorType>| draw_err(path, x);
         root.fill(&WHITE).map_err(e)?;

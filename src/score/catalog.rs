@@ -32,7 +32,7 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["s-bleu", "r-bleu", "multi-bleu"],
         about: "content: sentence BLEU against the source (s), the first reference (r), all references (multi)",
-        follows: "sacreBLEU 2.6.0 sentence_bleu; --bleu nltk|tstbench: NLTK 3.10.4 sentence_bleu",
+        follows: "sacreBLEU 2.6.0 sentence_bleu; --bleu nltk|tstbench|efst: NLTK 3.10.4 sentence_bleu",
         needs: "",
     },
     Family {
@@ -44,13 +44,40 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["s-rouge1", "r-rouge1", "multi-rouge1", "s-rouge2", "r-rouge2", "multi-rouge2"],
         about: "content: ROUGE-N F1 against the source, the first reference, or the best of all references",
-        follows: "Google rouge-score 0.1.2, no stemmer",
+        follows: "Google rouge-score 0.1.2, no stemmer; --rouge stem: its Porter stemmer; --rouge efst: the rouge package 0.3.2 on NLTK 3.4 tokens",
         needs: "",
     },
     Family {
         names: &["s-rougeL", "r-rougeL", "multi-rougeL", "s-rougeLsum", "r-rougeLsum", "multi-rougeLsum"],
         about: "content: ROUGE-L (longest common subsequence) F1; Lsum joins sentences split at newlines",
-        follows: "Google rouge-score 0.1.2, no stemmer",
+        follows: "Google rouge-score 0.1.2, no stemmer; --rouge stem: its Porter stemmer; --rouge efst (not Lsum): the rouge package 0.3.2's summary-level ROUGE-L",
+        needs: "",
+    },
+    Family {
+        names: &["g-bleu"],
+        about: "content: sqrt(s-BLEU x r-BLEU) of each output's sentence BLEUs (their mean is not the corpus g-BLEU)",
+        follows: "llm-tst-code gm_bleu, per output; in the --bleu convention",
+        needs: "",
+    },
+    Family {
+        names: &[
+            "s-bleu1", "r-bleu1", "multi-bleu1", "s-bleu2", "r-bleu2", "multi-bleu2",
+            "s-bleu3", "r-bleu3", "multi-bleu3", "s-bleu4", "r-bleu4", "multi-bleu4",
+        ],
+        about: "content: cumulative BLEU up to order n (n = 1..4) against the source, the first reference, all references",
+        follows: "nlg-eval / pycocoevalcap BleuScorer per-sentence Bleu_n (StylePTB)",
+        needs: "",
+    },
+    Family {
+        names: &["s-meteor", "r-meteor", "multi-meteor"],
+        about: "content: METEOR (exact, Porter-stem and WordNet-synonym word matches) against the source, the first reference, or the best reference",
+        follows: "NLTK 3.10.4 meteor_score on white-space tokens; --meteor nltk36: NLTK 3.6.2 on the raw strings (eval-formality-transfer)",
+        needs: "WordNet 3.0 (apt-get install wordnet-base, NLTK's wordnet data, or TSTLAB_WORDNET=DIR)",
+    },
+    Family {
+        names: &["s-cider", "r-cider", "multi-cider"],
+        about: "content: CIDEr-D (tf-idf n-gram cosine, clipped, length penalty; 0-10) against the source, the first reference, or all references",
+        follows: "pycocoevalcap 1.2 Cider; idf per direction over the items with an output; --cider gem (GEM-metrics tokens) | nlgeval (white space)",
         needs: "",
     },
     Family {
@@ -79,8 +106,8 @@ pub const FAMILIES: &[Family] = &[
     },
     Family {
         names: &["nll-app"],
-        about: "appropriateness: mean NLL of the output after its dialogue context",
-        follows: "LMStyle benchmark NLL appropriateness",
+        about: "appropriateness: 100 / mean token NLL of the output as the response in `###Speaker: {turn} ###Response: {output}`",
+        follows: "LMStyle benchmark NLL appropriateness (its ###Speaker/###Response format)",
         needs: "the --model LM; items with a dialogue context",
     },
     Family {
@@ -92,8 +119,26 @@ pub const FAMILIES: &[Family] = &[
     Family {
         names: &["judge-content", "judge-style", "judge-fluency", "judge-overall"],
         about: "an LLM's 0-100 score of one aspect (overall: all three), raw reply stored",
-        follows: "eval-formality-transfer's content prompt; the others analogues (assets/judge/)",
+        follows: "tstlab's prompts (assets/judge/): content after Lai et al. 2023's, the others analogues",
         needs: "the --model LM or --endpoint",
+    },
+    Family {
+        names: &["judge-lai2023-content", "judge-lai2023-style", "judge-lai2023-fluency"],
+        about: "an LLM's 0-100 score of one aspect, all outputs of an item in one request (Output 1..n), raw reply stored",
+        follows: "Lai, Toral, Nissim 2023, Figures 1-3, word for word (assets/judge/lai2023-*.txt)",
+        needs: "the --model LM or --endpoint; formal/informal styles",
+    },
+    Family {
+        names: &["judge-lai2023-multi-content", "judge-lai2023-multi-style", "judge-lai2023-multi-fluency"],
+        about: "content, style and fluency 0-100 of each output from one request per item, raw reply stored",
+        follows: "Lai, Toral, Nissim 2023, Figure 4, word for word (assets/judge/lai2023-multi.txt)",
+        needs: "the --model LM or --endpoint; formal/informal styles",
+    },
+    Family {
+        names: &["judge-lmstyle-app"],
+        about: "appropriateness 0-100 of the output as the response to its dialogue turn, raw reply stored",
+        follows: "LMStyle Benchmark's ChatGPT appropriateness prompt (its Figure 2), word for word",
+        needs: "the --model LM or --endpoint; items with a dialogue context",
     },
 ];
 
@@ -101,6 +146,8 @@ pub const FAMILIES: &[Family] = &[
 pub const GROUPS: &[(&str, &str)] = &[
     ("tstbench", TSTBENCH),
     ("judge", "judge-content,judge-style,judge-fluency,judge-overall"),
+    ("lai2023", "judge-lai2023-content,judge-lai2023-style,judge-lai2023-fluency,lai2023-multi"),
+    ("lai2023-multi", "judge-lai2023-multi-content,judge-lai2023-multi-style,judge-lai2023-multi-fluency"),
     ("all", "tstbench,g-ppl,judge"),
 ];
 
@@ -128,8 +175,7 @@ pub fn canonical(name: &str) -> Option<&'static str> {
 /// it does not compute at all: said in `metric --list` so a user does not look for them.
 pub const ELSEWHERE: &[(&str, &str)] = &[
     ("corpus s-/r-/multi-BLEU, G2, Joint, t-PPL", "tstlab table (from the stored texts and scores)"),
-    ("BLEU, chrF, ROUGE of text files", "tstlab metric bleu | chrf | rouge"),
-    ("BLEU-1..4 (nlg-eval), g-BLEU (llm-tst-code), METEOR, CIDEr-D", "not offered by tstlab yet: import them from a file"),
+    ("BLEU, chrF, ROUGE, METEOR, CIDEr-D of text files", "tstlab metric bleu | chrf | rouge | meteor | cider"),
 ];
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! `store::shard`) only the outputs of that shard's items are looked at.
 
 pub mod catalog;
+pub mod documents;
 pub mod plan;
 pub mod table;
 pub mod table_fmt;

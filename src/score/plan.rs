@@ -11,13 +11,16 @@ use crate::metrics::family::{Against, Convention};
 use crate::metrics::acc::AccScorer;
 use crate::metrics::dppl::{self, DpplScorer, LmOptions};
 use crate::metrics::judge::{Dimension, JudgeFormat, JudgeScorer};
+use crate::metrics::judge_paper::{self, PaperJudge, PaperMetric};
 use crate::metrics::style_classifier::{self, Kind, NgramFit, TrainOptions};
 use crate::metrics::style_data::StyleData;
 use crate::metrics::ppl::{GpplScorer, NllAppScorer};
 use crate::metrics::chrf::ChrfConfig;
 use crate::metrics::cola::ColaScorer;
 use crate::metrics::rouge;
-use crate::metrics::scorers::{BleuScorer, ChrfScorer, HammingScorer, RougeScorer};
+use crate::metrics::{cider, meteor, wordnet};
+use crate::metrics::rouge_conv::RougeConvention;
+use crate::metrics::scorers::{BleuOrderScorer, BleuScorer, ChrfScorer, GBleuScorer, HammingScorer, RougeScorer};
 use crate::models::hf_classifier::HfClassifier;
 use crate::models::bert::BertEncoder;
 use crate::endpoint::{Backend, Client};
@@ -34,23 +37,31 @@ pub enum Metric {
     Acc,
     DPpl,
     Bleu(Against),
+    /// sqrt(s-BLEU x r-BLEU) per output.
+    GBleu,
+    /// nlg-eval's cumulative BLEU of this order (1-4).
+    BleuOrder(Against, usize),
     /// chrF (`plus`: chrF++) against all references.
     Chrf { plus: bool },
     Rouge(Against, rouge::Kind),
     Hamming(Against),
+    Meteor(Against),
+    Cider(Against),
     Bert(bertscore::Against, Component),
     Sbert(bertscore::Against),
     GPpl,
     NllApp,
     Cola,
     Judge(Dimension),
+    /// A paper's judge prompt, word for word (`metrics::judge_paper`).
+    PaperJudge(PaperMetric),
 }
 
 pub use super::catalog::TSTBENCH;
 
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum PlanError {
-    #[error("unknown metric {0:?}; `tstlab metric --list` lists them all; groups: tstbench, judge, all")]
+    #[error("unknown metric {0:?}; `tstlab metric --list` lists them all; groups: tstbench, judge, lai2023, lai2023-multi, all")]
     Unknown(String),
     #[error("no metric named")]
     Empty,
@@ -61,9 +72,13 @@ impl Metric {
     pub fn name(self) -> String {
         match self {
             Metric::Bleu(a) => format!("{}-bleu", a.prefix()),
+            Metric::GBleu => "g-bleu".into(),
+            Metric::BleuOrder(a, n) => format!("{}-bleu{n}", a.prefix()),
             Metric::Chrf { plus } => if plus { "chrf++" } else { "chrf" }.into(),
             Metric::Rouge(a, k) => format!("{}-{}", a.prefix(), k.name()),
             Metric::Hamming(a) => format!("{}-hamming", a.prefix()),
+            Metric::Meteor(a) => format!("{}-meteor", a.prefix()),
+            Metric::Cider(a) => format!("{}-cider", a.prefix()),
             Metric::Bert(a, c) => format!("{}-bert{}", a.prefix(), match c {
                 Component::F1 => "",
                 Component::P => "-p",
@@ -76,6 +91,7 @@ impl Metric {
             Metric::NllApp => "nll-app".into(),
             Metric::Cola => "cola".into(),
             Metric::Judge(d) => d.metric(),
+            Metric::PaperJudge(p) => p.metric(),
         }
     }
 
@@ -102,14 +118,21 @@ impl Metric {
             ("cola", _) => Metric::Cola,
             ("chrf", _) => Metric::Chrf { plus: false },
             ("chrf++", _) => Metric::Chrf { plus: true },
+            ("g-bleu", _) => Metric::GBleu,
             (_, Some(a)) if rest == "bleu" => Metric::Bleu(a),
+            (_, Some(a)) if rest.starts_with("bleu") => Metric::BleuOrder(a, rest["bleu".len()..].parse().ok()?),
             (_, Some(a)) if rest == "bert" => Metric::Bert(bert(a), Component::F1),
             (_, Some(a)) if rest == "bert-p" => Metric::Bert(bert(a), Component::P),
             (_, Some(a)) if rest == "bert-r" => Metric::Bert(bert(a), Component::R),
             (_, Some(a)) if rest == "sbert" => Metric::Sbert(bert(a)),
             (_, Some(a)) if rest == "hamming" => Metric::Hamming(a),
+            (_, Some(a)) if rest == "meteor" => Metric::Meteor(a),
+            (_, Some(a)) if rest == "cider" => Metric::Cider(a),
             (_, Some(a)) => Metric::Rouge(a, rouge::Kind::parse(rest)?),
-            _ => Metric::Judge(Dimension::parse(name)?),
+            _ => match PaperMetric::parse(name) {
+                Some(p) => Metric::PaperJudge(p),
+                None => Metric::Judge(Dimension::parse(name)?),
+            },
         })
     }
 }
@@ -150,6 +173,8 @@ pub struct Options {
     /// BLEU convention of the per-output (sentence-level) values; sacreBLEU ones are scored with
     /// `sentence_bleu`'s defaults (effective order).
     pub bleu: Convention,
+    /// ROUGE convention of the per-output values (`rouge-score`, `stem`, `efst`).
+    pub rouge: RougeConvention,
     /// Only the outputs of this shard's items (`--shard I/N`, see `store::shard`).
     pub shard: Option<crate::store::Shard>,
     /// BERTScore's layer (default: the encoder's last) and whether tokens weigh their idf over
@@ -162,6 +187,9 @@ pub struct Options {
     pub cola_acceptable: Option<String>,
     /// How the judge answers: free text, or JSON a server is held to (`--judge-format`).
     pub judge_format: JudgeFormat,
+    /// METEOR's convention (`--meteor`) and CIDEr-D's tokenization (`--cider`).
+    pub meteor: meteor::Convention,
+    pub cider: cider::Tokenize,
 }
 
 impl Default for Options {
@@ -171,12 +199,15 @@ impl Default for Options {
             endpoint: None,
             encoder: registry::MINILM.into(),
             bleu: Convention::sacre13a(),
+            rouge: RougeConvention::RougeScore,
             shard: None,
             bert_layer: None,
             idf: false,
             cola: None,
             cola_acceptable: None,
             judge_format: JudgeFormat::Text,
+            meteor: meteor::Convention::Nltk,
+            cider: cider::Tokenize::Gem,
         }
     }
 }
@@ -227,6 +258,8 @@ pub struct Loaded {
     lm: Option<Result<Arc<TextLm>, Unavailable>>,
     encoder: Option<Result<Arc<BertEncoder>, Unavailable>>,
     client: Option<Result<Arc<Client>, Unavailable>>,
+    /// Paper judges' replies by prompt: Figure 4's three metrics share one request per item.
+    judge_replies: Arc<std::sync::Mutex<std::collections::HashMap<String, String>>>,
 }
 
 impl Loaded {
@@ -348,6 +381,32 @@ fn dppl_scorer(store: &Store, sel: &Selection, note: &mut dyn FnMut(String)) -> 
     Ok(DpplScorer::open(&dataset, &root)?)
 }
 
+/// A paper judge over the selection: every output of it (numbered within an item by system
+/// name, as `score::missing` orders them) or the items' dialogue turns; absent when Lai et al.'s
+/// prompts meet styles that are not formal/informal. The papers' prompts ask for free text.
+fn paper_judge(
+    m: PaperMetric,
+    backend: Backend,
+    opts: &Options,
+    loaded: &Loaded,
+    store: &Store,
+    sel: &Selection,
+) -> anyhow::Result<Result<PaperJudge, Unavailable>> {
+    if opts.judge_format != JudgeFormat::Text {
+        anyhow::bail!("{}: the paper's prompt asks for free text; --judge-format {} applies to judge-content, -style, -fluency, -overall", m.metric(), opts.judge_format.name());
+    }
+    let (outputs, contexts) = if m.prompt.per_item() {
+        // No score has an empty configuration hash: every output of the selection.
+        (super::missing(store, sel, "", "")?.0, Default::default())
+    } else {
+        (Vec::new(), contexts(store, sel)?)
+    };
+    if let Err(e) = judge_paper::check_styles(m.prompt, &outputs) {
+        return Ok(Err(Unavailable::NotInstalled(e.to_string())));
+    }
+    Ok(Ok(PaperJudge::new(backend, m, outputs, contexts, loaded.judge_replies.clone())?))
+}
+
 /// A scorer for `m`, or why it cannot run (a missing model: what to install). ACC is built by
 /// [`acc_scorer`] (it writes details after the run).
 pub fn build(
@@ -363,8 +422,22 @@ pub fn build(
         Metric::DPpl => Box::new(dppl_scorer(store, sel, note)?),
         Metric::Bleu(a) => Box::new(BleuScorer { against: a, convention: opts.bleu.for_sentences() }),
         Metric::Chrf { plus } => Box::new(ChrfScorer { config: if plus { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } }),
-        Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind }),
+        Metric::GBleu => Box::new(GBleuScorer { convention: opts.bleu.for_sentences() }),
+        Metric::BleuOrder(against, order) => Box::new(BleuOrderScorer { against, order }),
+        Metric::Rouge(_, kind) if !opts.rouge.supports(kind) => {
+            return Ok(Err(Unavailable::NotInstalled(format!("{} has no {} form (the rouge package 0.3.2 has ROUGE-1, -2 and -L)", kind.name(), opts.rouge.label()))));
+        }
+        Metric::Rouge(against, kind) => Box::new(RougeScorer { against, kind, convention: opts.rouge }),
         Metric::Hamming(against) => Box::new(HammingScorer { against }),
+        Metric::Meteor(against) => match wordnet::shared() {
+            Ok(wordnet) => Box::new(meteor::MeteorScorer { meteor: meteor::Meteor { wordnet, convention: opts.meteor }, against }),
+            Err(e @ wordnet::WordNetError::Absent { .. }) => return Ok(Err(Unavailable::NotInstalled(e.to_string()))),
+            Err(e) => return Ok(Err(Unavailable::Broken(format!("{BROKEN} WordNet: {e}")))),
+        },
+        Metric::Cider(against) => {
+            let (idf, digest) = super::documents::cider_idf(store, sel, against, opts.cider)?;
+            Box::new(cider::CiderScorer { against, tokenize: opts.cider, idf: Arc::new(idf), digest })
+        }
         Metric::Sbert(against) => match loaded.encoder(opts) {
             Ok(encoder) => Box::new(SbertScorer { encoder, against }),
             Err(e) => return Ok(Err(e)),
@@ -392,7 +465,7 @@ pub fn build(
             }
             Box::new(BertScoreScorer { bertscore, against: a, component })
         }
-        Metric::GPpl | Metric::NllApp | Metric::Judge(_) if opts.endpoint.is_some() => {
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) | Metric::PaperJudge(_) if opts.endpoint.is_some() => {
             let settings = opts.endpoint.as_ref().expect("matched");
             let client = match loaded.client(settings) {
                 Ok(c) => c,
@@ -407,10 +480,14 @@ pub fn build(
                     return Ok(Err(Unavailable::NotInstalled("nll-app is computed with a local model only (leave out --endpoint)".into())));
                 }
                 Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Endpoint(client), d, opts.judge_format)?),
+                Metric::PaperJudge(p) => match paper_judge(p, Backend::Endpoint(client), opts, loaded, store, sel)? {
+                    Ok(s) => Box::new(s),
+                    Err(e) => return Ok(Err(e)),
+                },
                 _ => unreachable!("matched above"),
             }
         }
-        Metric::GPpl | Metric::NllApp | Metric::Judge(_) => {
+        Metric::GPpl | Metric::NllApp | Metric::Judge(_) | Metric::PaperJudge(_) => {
             let lm = match loaded.lm(opts) {
                 Ok(l) => l,
                 Err(e) => return Ok(Err(e)),
@@ -419,6 +496,10 @@ pub fn build(
                 Metric::GPpl => Box::new(GpplScorer::new(lm)?),
                 Metric::NllApp => Box::new(NllAppScorer::new(lm, contexts(store, sel)?)?),
                 Metric::Judge(d) => Box::new(JudgeScorer::new(Backend::Local(lm.generator().clone()), d, opts.judge_format)?),
+                Metric::PaperJudge(p) => match paper_judge(p, Backend::Local(lm.generator().clone()), opts, loaded, store, sel)? {
+                    Ok(s) => Box::new(s),
+                    Err(e) => return Ok(Err(e)),
+                },
                 _ => unreachable!("matched above"),
             }
         }
@@ -536,6 +617,8 @@ mod tests {
         assert_eq!(parse("chrf++,s-sbert").unwrap(), vec![Metric::Chrf { plus: true }, Metric::Sbert(bertscore::Against::Source)]);
         assert_eq!(parse("multi-bert-r").unwrap(), vec![Metric::Bert(bertscore::Against::References, Component::R)]);
         assert_eq!(parse("rouge3"), Err(PlanError::Unknown("rouge3".into())));
+        assert_eq!(parse("g-bleu,multi-bleu4").unwrap(), vec![Metric::GBleu, Metric::BleuOrder(Against::AllReferences, 4)]);
+        assert_eq!(parse("s-bleu5"), Err(PlanError::Unknown("s-bleu5".into())));
         assert_eq!(parse("bleu"), Err(PlanError::Unknown("bleu".into())));
         assert_eq!(parse("judge-x"), Err(PlanError::Unknown("judge-x".into())));
         assert_eq!(parse(" , "), Err(PlanError::Empty));

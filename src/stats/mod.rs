@@ -4,3 +4,4 @@
 
 pub mod bootstrap;
 pub mod corr;
+pub mod tsne;

@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(pick("styleptb-cased", "ptb->TFU+ATP", false), "styleptb");
         assert_eq!(pick("styleptb-cased", "ptb->AEM", false), "styleptb-emphasis");
         assert_eq!(pick("imagecaption", "factual->romantic", false), "linguist");
-        assert_eq!(pick("lmstyle-formality", "informal->formal", true), "lmstyle-ctst");
+        assert_eq!(pick("lmstyle-formality", "informal->formal", false), "lmstyle-ctst");
         assert_eq!(pick("demo-sentiment", "negative->positive", false), "tstbench-generic");
         assert_eq!(pick("demo-sentiment", "negative->positive", true), "tstbench-fewshot-generic");
     }

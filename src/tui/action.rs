@@ -21,6 +21,8 @@ impl ScreenId {
     pub const RESULTS: ScreenId = ScreenId("Results");
     pub const ANALYSIS: ScreenId = ScreenId("Analysis");
     pub const SCORES: ScreenId = ScreenId("Scores");
+    /// Reached from Analysis, not a tab of its own.
+    pub const FIGURES: ScreenId = ScreenId("Figures");
 
     pub fn name(self) -> &'static str {
         self.0
@@ -135,6 +137,8 @@ pub enum Action {
     StartScoring,
     /// Scores: write the tables as Markdown, LaTeX and CSV.
     WriteTable,
+    /// Figures: write the figure shown as PNG and SVG.
+    WriteFigure,
     /// Scores: the next BLEU convention of the BLEU columns (as stored, then each by name).
     CycleBleu,
     /// Scores: the next PPL pooling.

@@ -140,6 +140,7 @@ const ANNOTATE: Context = Screen(ScreenId::ANNOTATE);
 const RESULTS: Context = Screen(ScreenId::RESULTS);
 const ANALYSIS: Context = Screen(ScreenId::ANALYSIS);
 const SCORES: Context = Screen(ScreenId::SCORES);
+const FIGURES: Context = Screen(ScreenId::FIGURES);
 
 // The annotate screen's modes (`Screen::mode`).
 const RANK: &[&str] = &["rank"];
@@ -232,7 +233,13 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANALYSIS, [c('u')], Action::ToggleUndefined, "sample level: undefined correlations skipped or counted as 0"),
     bind!(ANALYSIS, [c('o')], Action::ToggleOutputs, "keep or leave out empty and refused outputs"),
     bind!(ANALYSIS, [c('e')], Action::ToggleHumanSystems, "keep or leave out human systems (kind human, e.g. REF)"),
+    bind!(ANALYSIS, [c('f')], Action::Go(ScreenId::FIGURES), "Figures: bars per metric, t-SNE maps; write PNG/SVG", "figures"),
     bind!(ANALYSIS, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
+    bind!(FIGURES, [k(K::Enter)], Action::Open, "t-SNE map: make it (a background job); bars: reload", "make map"),
+    bind!(FIGURES, [c('d')], Action::CyclePart, "next direction (then all directions pooled)", "direction"),
+    bind!(FIGURES, [c('s')], Action::CycleDataset, "next dataset", "dataset"),
+    bind!(FIGURES, [c('w')], Action::WriteFigure, "write the figure shown as PNG and SVG to figures/ beside the store", "write"),
+    bind!(FIGURES, [k(K::Esc)], Action::Go(ScreenId::ANALYSIS), "back to Analysis", "back"),
     bind!(SCORES => TABLE, [k(K::Left), c('h')], Action::Left, "select the previous column"),
     bind!(SCORES => TABLE, [k(K::Right), c('l')], Action::Right, "select the next column"),
     bind!(SCORES => TABLE, [c('s')], Action::CycleSort, "sort by the selected column, best first (again: by system)", "sort"),

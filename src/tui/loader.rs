@@ -13,7 +13,9 @@ use crate::human::campaign::{self, CampaignSummary};
 use crate::human::results::{self, Disagreement, Results};
 use crate::stats::bootstrap::BootstrapSpec;
 use crate::stats::corr::CorrKind;
+use crate::analysis::bars::{bars_data, BarsData, Source};
 use crate::analysis::data::MetricKey;
+use crate::analysis::figure_list::{figure_list, FigureKind, FigureList};
 use crate::analysis::loaded::{self, Column, Loaded, Settings};
 use crate::analysis::matrix::Against;
 use crate::analysis::meta::MetaReport;
@@ -54,6 +56,19 @@ pub enum Request {
     /// each system tested against `baseline` when one is given (paired bootstrap, sacreBLEU's
     /// defaults).
     ScoreTable { dataset: Option<String>, bleu: Option<String>, ppl_pooling: Option<PplPooling>, baseline: Option<String> },
+    /// The Figures view's list for a dataset (`None`: the first with outputs).
+    Figures { dataset: Option<String> },
+    /// One figure's bars (a metric or an aspect over systems), in a direction or all.
+    Bars(Box<BarsQuery>),
+}
+
+/// The bars a `Request::Bars` asks for (echoed in the reply).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BarsQuery {
+    pub dataset: String,
+    pub figure: FigureKind,
+    /// `None`: every direction pooled.
+    pub direction: Option<i64>,
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -79,9 +94,11 @@ pub enum Topic {
     Cell,
     Tradeoff,
     ScoreTable,
+    Figures,
+    Bars,
 }
 
-const TOPICS: usize = 10;
+const TOPICS: usize = 12;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -96,6 +113,8 @@ impl Request {
             Request::Cell(_) => Topic::Cell,
             Request::Tradeoff { .. } => Topic::Tradeoff,
             Request::ScoreTable { .. } => Topic::ScoreTable,
+            Request::Figures { .. } => Topic::Figures,
+            Request::Bars(_) => Topic::Bars,
         }
     }
 }
@@ -115,6 +134,8 @@ pub enum Reply {
     Tradeoff(Box<(TradeoffData, JointTable)>),
     /// The datasets with outputs, the dataset shown, its tables (one per direction).
     ScoreTable(Box<(Vec<String>, String, Vec<crate::score::table::Table>)>),
+    Figures(Box<FigureList>),
+    Bars(Box<(BarsQuery, BarsData)>),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -163,8 +184,24 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
         Request::Tradeoff { dataset, x, y } => {
             return loaded::tradeoff(store, dataset, x, y).map(|t| Reply::Tradeoff(Box::new(t))).map_err(|e| e.to_string());
         }
+        Request::Figures { dataset } => {
+            return figure_list(store, dataset.as_deref()).map(|l| Reply::Figures(Box::new(l))).map_err(|e| e.to_string());
+        }
+        Request::Bars(q) => return bars(store, q).map(|d| Reply::Bars(Box::new((*q.clone(), d)))).map_err(|e| e.to_string()),
     };
     r.map_err(|e| e.to_string())
+}
+
+/// A figure's bars: 1000 resamples, seed 0, human systems left out (as `tstlab plot bars`).
+fn bars(store: &Store, q: &BarsQuery) -> crate::analysis::data::Result<BarsData> {
+    let names = crate::analysis::data::Names::load(store, &q.dataset)?;
+    let spec = BootstrapSpec::new(crate::stats::bootstrap::DEFAULT_RESAMPLES, 0);
+    let source = match &q.figure {
+        FigureKind::MetricBars(k) => Source::Metric(k, crate::analysis::orient::known(&k.metric)),
+        FigureKind::AspectBars(a) => Source::Human { aspect: a, campaign: None },
+        FigureKind::Map { .. } => return Err(crate::analysis::data::Error::Invalid("a map has no bars".into())),
+    };
+    bars_data(store, &names, source, q.direction, spec, false)
 }
 
 fn score_tables(store: &Store, dataset: Option<&str>, bleu: Option<&str>, ppl_pooling: Option<PplPooling>, baseline: Option<&str>) -> anyhow::Result<Reply> {

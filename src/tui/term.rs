@@ -22,7 +22,7 @@ static UI_THREAD: OnceLock<ThreadId> = OnceLock::new();
 static HOOK: Once = Once::new();
 /// `--no-mouse`: the TUI starts without mouse capture.
 static NO_MOUSE: AtomicBool = AtomicBool::new(false);
-/// Panic messages from other threads while the TUI was up, printed once it is gone.
+/// Panic messages from other threads and device lines (`hold`) while the TUI was up, printed once it is gone.
 static HELD: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// The TUI starts without mouse capture (`--no-mouse`).
@@ -58,6 +58,7 @@ impl Term {
 
     pub fn enter() -> io::Result<Term> {
         install_panic_hook();
+        crate::models::device::set_notes(hold);
         let _ = UI_THREAD.set(thread::current().id());
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
@@ -88,6 +89,15 @@ pub fn restore() {
         for text in held {
             eprintln!("{text}");
         }
+    }
+}
+
+/// A line for stderr: held while the TUI is up (printed when it is gone), printed otherwise.
+fn hold(text: &str) {
+    if ACTIVE.load(Ordering::SeqCst) {
+        HELD.lock().unwrap_or_else(|e| e.into_inner()).push(text.to_owned());
+    } else {
+        eprintln!("{text}");
     }
 }
 

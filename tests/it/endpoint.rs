@@ -246,7 +246,7 @@ impl Drop for Proxy {
 }
 
 /// The request line and headers (without the final blank line), and the body.
-fn read_request(conn: &mut TcpStream) -> Option<(String, Vec<u8>)> {
+pub fn read_request(conn: &mut TcpStream) -> Option<(String, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut byte = [0u8; 1];
     while !buf.ends_with(b"\r\n\r\n") {

@@ -114,7 +114,16 @@ fn real_model_text_convention() {
     let (good, bad) = (nll[0].unwrap().ppl().unwrap(), nll[1].unwrap().ppl().unwrap());
     assert!(good < bad, "a sentence ({good}) is likelier than a stutter ({bad})");
     assert_eq!(nll[0].unwrap().tokens, lm.text_tokens(texts[0]).unwrap().len());
-    // As a continuation of [start] it is the same computation.
-    let after = lm.nll_after(&[vec![0]], &[texts[0]]).unwrap();
+    // As a continuation of an empty context it is the same computation.
+    let after = lm.nll_continuations(&[(String::new(), texts[0].to_owned())]).unwrap();
     assert!((after[0].unwrap().nll - nll[0].unwrap().nll).abs() < 1e-4);
+    // nll-app's format (LMStyle's ###Speaker/###Response): exactly the response's tokens, space
+    // included, are scored.
+    let (context, response) = tstlab::metrics::ppl::dialogue("Do you have any hobbies ?", "Yes , I like collecting things .");
+    assert_eq!((context.as_str(), response.as_str()), ("###Speaker: Do you have any hobbies ? ###Response:", " Yes , I like collecting things ."));
+    let joint = lm.text_tokens(&format!("{context}{response}")).unwrap();
+    let alone = lm.text_tokens(&response).unwrap();
+    assert_eq!(joint[joint.len() - alone.len()..], alone[..], "the boundary falls between tokens");
+    let app = lm.nll_continuations(&[(context, response)]).unwrap()[0].unwrap();
+    assert_eq!(app.tokens, alone.len());
 }

@@ -154,25 +154,73 @@ fn rouge_prints_rouge_score_means() {
     let home = tempfile::tempdir().unwrap();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/rouge.json");
     let want: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let rows = want["sets"]["eval-formality-transfer/data/xformal/fr.input.80"].as_array().unwrap();
     let mut args = vec!["metric".to_owned(), "rouge".into(), "--json".into(), "--type".into(), "rouge1,rouge2,rougeL,rougeLsum".into()];
     args.extend(["--hyp".into(), root.join("fr.input.80").display().to_string()]);
     for i in 0..4 {
         args.extend(["--ref".into(), root.join(format!("fr.80.ref{i}")).display().to_string()]);
     }
-    let out = tstlab(home.path()).args(&args).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let got = bin::json(&out.stdout);
-    for t in ["rouge1", "rouge2", "rougeL", "rougeLsum"] {
-        for (i, field) in ["precision", "recall", "fmeasure"].iter().enumerate() {
-            let mean = rows.iter().map(|r| r[t][i].as_f64().unwrap()).sum::<f64>() / rows.len() as f64;
-            let g = got[t][field].as_f64().unwrap();
-            assert!((g - mean).abs() < 1e-12, "{t} {field}: {g} vs {mean}");
+    for (stem, key) in [(false, "sets"), (true, "stem_sets")] {
+        let rows = want[key]["eval-formality-transfer/data/xformal/fr.input.80"].as_array().unwrap();
+        let out = tstlab(home.path()).args(&args).args(stem.then_some("--stem")).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let got = bin::json(&out.stdout);
+        assert_eq!(got["convention"], if stem { "stem" } else { "rouge-score" });
+        for t in ["rouge1", "rouge2", "rougeL", "rougeLsum"] {
+            for (i, field) in ["precision", "recall", "fmeasure"].iter().enumerate() {
+                let mean = rows.iter().map(|r| r[t][i].as_f64().unwrap()).sum::<f64>() / rows.len() as f64;
+                let g = got[t][field].as_f64().unwrap();
+                assert!((g - mean).abs() < 1e-12, "{key} {t} {field}: {g} vs {mean}");
+            }
         }
     }
     let out = tstlab(home.path()).args(["metric", "rouge", "--type", "rougeX"]).args(&args[5..]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--type \"rougeX\""));
+    // efst has no ROUGE-Lsum; with the types it has, its per-line values are the library's.
+    let out = tstlab(home.path()).args(["metric", "rouge", "--convention", "efst"]).args(&args[3..]).output().unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("efst has no rougeLsum form"), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tstlab(home.path()).args(["metric", "rouge", "--convention", "efst", "--sentence", "--json"]).args(&args[5..]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = bin::json(&out.stdout);
+    let x = root.to_path_buf();
+    let line = |f: &str| tstlab::import::text::TextFile::read(&x.join(f)).unwrap().lines;
+    let (hyps, refs): (Vec<String>, Vec<Vec<String>>) = (line("fr.input.80"), (0..4).map(|i| line(&format!("fr.80.ref{i}"))).collect());
+    use tstlab::metrics::rouge_conv::RougeConvention;
+    for (i, h) in hyps.iter().enumerate() {
+        let r: Vec<&str> = refs.iter().map(|s| s[i].as_str()).collect();
+        let want = RougeConvention::Efst.score_multi(tstlab::metrics::rouge::Kind::L, &r, h).unwrap();
+        assert_eq!(got["rougeL"][i]["fmeasure"].as_f64(), Some(want.fmeasure), "line {}", i + 1);
+    }
+}
+
+/// `tstlab metric bleu --convention efst` on xformal's inputs and four references: the
+/// library's corpus and sentence BLEU (NLTK, method1 smoothing, NLTK 3.4 tokens) and its signature.
+#[test]
+fn bleu_efst_convention_from_files() {
+    use tstlab::metrics::family::Convention;
+    let Some(root) = anchor::dir("eval-formality-transfer/data/xformal") else { return };
+    let home = tempfile::tempdir().unwrap();
+    let mut args = vec!["metric".to_owned(), "bleu".into(), "--convention".into(), "efst".into(), "--json".into()];
+    args.extend(["--hyp".into(), root.join("fr.input.80").display().to_string()]);
+    for i in 0..4 {
+        args.extend(["--ref".into(), root.join(format!("fr.80.ref{i}")).display().to_string()]);
+    }
+    let line = |f: &str| tstlab::import::text::TextFile::read(&root.join(f)).unwrap().lines;
+    let hyps = line("fr.input.80");
+    let streams: Vec<Vec<String>> = (0..4).map(|i| line(&format!("fr.80.ref{i}"))).collect();
+    let refs = tstlab::metrics::segments_from_streams(&streams);
+    let conv = Convention::parse("efst").unwrap();
+    let out = tstlab(home.path()).args(&args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = bin::json(&out.stdout);
+    assert_eq!(got["score"].as_f64(), Some(conv.corpus(&hyps, &refs).unwrap()));
+    assert!(got["signature"].as_str().unwrap().contains("|case:mixed|tok:nltk34-word|punkt:untrained|smooth:method1|"), "{got}");
+    let out = tstlab(home.path()).args(&args).arg("--sentence").output().unwrap();
+    let got = bin::json(&out.stdout);
+    for (i, (h, r)) in hyps.iter().zip(&refs).enumerate() {
+        assert_eq!(got[i]["score"].as_f64(), Some(conv.sentence(h, r).unwrap()), "line {}", i + 1);
+    }
 }
 
 /// `metric --list` names every metric `score --metrics` takes, and `score` takes each of them
@@ -202,7 +250,8 @@ fn every_listed_metric_is_accepted_by_score() {
     assert!(text.contains("follows: Google rouge-score 0.1.2, no stemmer") && text.contains("METEOR, CIDEr-D"), "{text}");
 
     // The model-free ones, scored for real; cola without --cola-model is absent with the option named.
-    let cheap: Vec<&str> = names.iter().map(String::as_str).filter(|n| n.contains("rouge") || n.contains("hamming") || n.starts_with("chrf")).collect();
+    let cheap: Vec<&str> =
+        names.iter().map(String::as_str).filter(|n| n.contains("rouge") || n.contains("hamming") || n.starts_with("chrf") || n.contains("bleu")).collect();
     let out = tstlab(home.path())
         .args(["score", "--dataset", "demo-sentiment", "--json", "--metrics"])
         .arg(format!("{},cola", cheap.join(",")))
@@ -212,7 +261,7 @@ fn every_listed_metric_is_accepted_by_score() {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = report.to_string();
     assert!(text.contains("--cola-model DIR"), "{text}");
-    assert!(text.contains("multi-rougeLsum") && text.contains("chrf++.sacre"), "{text}");
+    assert!(text.contains("multi-rougeLsum") && text.contains("chrf++.sacre") && text.contains("g-bleu.sacre13a") && text.contains("r-bleu3.nlgeval"), "{text}");
     let bad = tstlab(home.path()).args(["score", "--dataset", "demo-sentiment", "--metrics", "meteor"]).output().unwrap();
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("tstlab metric --list"));

@@ -89,15 +89,63 @@ fn catalogue_names_score_what_they_say() {
     for out in &d.outputs {
         let value = |metric: &str| out.scores.iter().find(|x| x.metric == metric).and_then(|x| x.value);
         let t = out.text.as_str();
-        assert_eq!(value("s-rouge1"), Some(rouge::score(rouge::Kind::N(1), &d.source, t).fmeasure));
-        assert_eq!(value("r-rouge2"), Some(rouge::score(rouge::Kind::N(2), &d.references[0], t).fmeasure));
-        assert_eq!(value("multi-rougeL"), Some(rouge::score_multi(rouge::Kind::L, &d.references, t).fmeasure));
-        assert_eq!(value("multi-rougeLsum"), Some(rouge::score_multi(rouge::Kind::Lsum, &d.references, t).fmeasure));
+        assert_eq!(value("s-rouge1"), Some(rouge::score(rouge::Kind::N(1), false, &d.source, t).fmeasure));
+        assert_eq!(value("r-rouge2"), Some(rouge::score(rouge::Kind::N(2), false, &d.references[0], t).fmeasure));
+        assert_eq!(value("multi-rougeL"), Some(rouge::score_multi(rouge::Kind::L, false, &d.references, t).fmeasure));
+        assert_eq!(value("multi-rougeLsum"), Some(rouge::score_multi(rouge::Kind::Lsum, false, &d.references, t).fmeasure));
         assert_eq!(value("s-hamming"), Some(hamming::token_hamming(t, &d.source) as f64));
         let fewest = d.references.iter().map(|r| hamming::token_hamming(t, r)).min().unwrap();
         assert_eq!(value("multi-hamming"), Some(fewest as f64));
         let want = chrf::sentence_chrf(t, &d.references, &ChrfConfig::chrf()).unwrap().score;
         assert_eq!(value("chrf.sacre"), Some(want));
+    }
+}
+
+/// g-BLEU, BLEU-1..4 and the ROUGE conventions: the stored values are the library functions'
+/// (sentence BLEU in the `--bleu` convention, nlg-eval's per-sentence BLEU-n, ROUGE with the
+/// stemmer or as eval-formality-transfer), under ids that name the convention.
+#[test]
+fn bleu_orders_g_bleu_and_rouge_conventions_reach_the_store() {
+    use tstlab::metrics::nlgeval;
+    use tstlab::metrics::rouge::Kind;
+    use tstlab::metrics::rouge_conv::RougeConvention;
+    use tstlab::score::plan::{self, Options};
+    let mut s = demo();
+    let metrics = plan::parse("g-bleu,s-bleu1,multi-bleu4,r-rouge1,multi-rougeL,s-rougeLsum").unwrap();
+    let mut ids = Vec::new();
+    for (bleu, rouge) in [("nltk", RougeConvention::Stem), ("efst", RougeConvention::Efst)] {
+        let opts = Options { bleu: Convention::parse(bleu).unwrap(), rouge, ..Options::default() };
+        let report = plan::run(&mut s, &Selection::default(), &metrics, &opts, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        ids.extend(report.done.iter().map(|o| o.metric.clone()));
+        // rougeLsum has no efst form: absent, said why.
+        let absent: Vec<&str> = report.absent.iter().map(|(m, _)| m.as_str()).collect();
+        assert_eq!(absent, if rouge == RougeConvention::Efst { vec!["s-rougeLsum"] } else { vec![] }, "{:?}", report.absent);
+    }
+    assert_eq!(
+        ids,
+        [
+            "g-bleu.nltk", "s-bleu1.nlgeval", "multi-bleu4.nlgeval", "r-rouge1.stem", "multi-rougeL.stem", "s-rougeLsum.stem",
+            "g-bleu.efst", "s-bleu1.nlgeval", "multi-bleu4.nlgeval", "r-rouge1.efst", "multi-rougeL.efst",
+        ]
+    );
+    let item = s.find_item("demo-sentiment/negative->positive/1").unwrap();
+    let d = s.item_detail(item).unwrap();
+    for out in &d.outputs {
+        let value = |metric: &str| out.scores.iter().find(|x| x.metric == metric).and_then(|x| x.value);
+        let t = out.text.as_str();
+        for name in ["nltk", "efst"] {
+            let c = Convention::parse(name).unwrap();
+            let g = (c.sentence(t, &[d.source.as_str()]).unwrap() * c.sentence(t, &[d.references[0].as_str()]).unwrap()).sqrt();
+            assert_eq!(value(&format!("g-bleu.{name}")), Some(g));
+        }
+        assert_eq!(value("s-bleu1.nlgeval"), Some(nlgeval::sentence_bleu_1_to_4(t, &[d.source.as_str()]).unwrap()[0]));
+        assert_eq!(value("multi-bleu4.nlgeval"), Some(nlgeval::sentence_bleu_1_to_4(t, &d.references).unwrap()[3]));
+        for conv in [RougeConvention::Stem, RougeConvention::Efst] {
+            let f = |k: Kind, refs: &[String]| conv.score_multi(k, refs, t).map(|s| s.fmeasure);
+            assert_eq!(value(&format!("r-rouge1{}", conv.id_suffix())), f(Kind::N(1), &d.references[..1]));
+            assert_eq!(value(&format!("multi-rougeL{}", conv.id_suffix())), f(Kind::L, &d.references));
+        }
+        assert_eq!(value("s-rougeLsum.stem"), Some(tstlab::metrics::rouge::score(Kind::Lsum, true, &d.source, t).fmeasure));
     }
 }
 

@@ -22,7 +22,7 @@ fn write_gguf(path: &Path, arch: &str) {
         ("general.architecture", &arch_v),
         ("llama.block_count", &n),
         ("llama.embedding_length", &emb),
-        ("gpt2.block_count", &n),
+        ("falcon.block_count", &n),
     ];
     gguf_file::write(&mut f, &md, &[("token_embd.weight", &t)]).unwrap();
 }
@@ -73,11 +73,11 @@ fn gguf_errors_are_clear() {
         assert!(Generator::load(&p).is_err());
     }
 
-    let other = dir.path().join("gpt2.gguf");
-    write_gguf(&other, "gpt2");
+    let other = dir.path().join("falcon.gguf");
+    write_gguf(&other, "falcon");
     let e = GgufFile::open(&other).unwrap().llama_config().unwrap_err();
     assert!(matches!(e, ModelError::UnsupportedArchitecture { .. }), "{e}");
-    assert!(e.to_string().contains("unsupported architecture `gpt2`"), "{e}");
+    assert!(e.to_string().contains("unsupported architecture `falcon` (supported: llama, qwen2, gpt2)"), "{e}");
     let e = Generator::load(&other).err().unwrap();
     assert!(matches!(e, ModelError::UnsupportedArchitecture { .. }), "{e}");
 
@@ -179,7 +179,7 @@ fn huggingface_folder_loads() {
     assert_eq!(ids[0], 1);
     assert_eq!(g.tokenizer().stop_ids(), &[2]);
     // The loaded model computes what the reference forward computes on the same weights.
-    let logits = g.model().forward_reference(&ids).unwrap();
+    let logits = g.llama().unwrap().forward_reference(&ids).unwrap();
     assert_eq!(logits.dims(), &[ids.len(), v]);
     let mut got = None;
     let params = GenParams { max_new_tokens: 5, ..GenParams::default() };
@@ -192,9 +192,10 @@ fn huggingface_folder_loads() {
     assert_eq!(got.prompt_tokens, ids.len());
 
     // An unsupported architecture in config.json.
-    std::fs::write(dir.path().join("config.json"), serde_json::json!({"architectures": ["GPT2LMHeadModel"]}).to_string()).unwrap();
+    std::fs::write(dir.path().join("config.json"), serde_json::json!({"architectures": ["PhiForCausalLM"]}).to_string()).unwrap();
     let e = Generator::load_on(dir.path(), &Device::Cpu).err().unwrap();
     assert!(matches!(e, ModelError::UnsupportedArchitecture { .. }), "{e}");
+    assert!(e.to_string().contains("`PhiForCausalLM` (supported: LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, GPT2LMHeadModel)"), "{e}");
 }
 
 /// `tstlab bench transfer` reports a missing model clearly (and needs no store).

@@ -149,7 +149,7 @@ fn quantized_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
     use tstlab::models::{GenParams, Generator, llama::Step};
     let Some(path) = model_path() else { return };
     let mut g = Generator::load_on(&path, &Device::Cpu).unwrap();
-    let rows = g.model().quant_rows();
+    let rows = g.llama().unwrap().quant_rows();
     if rows == 0 || !g.model().kernels().is_some_and(|k| k.contains("blocks")) {
         eprintln!("skipped: the model keeps no quantized blocks here ({:?})", g.model().kernels());
         return;
@@ -162,9 +162,9 @@ fn quantized_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
         g.generate(&prompts, &params, &cancel, |i, r| out[i] = r.tokens).unwrap();
         out
     };
-    g.model_mut().set_quant_rows(0);
+    g.llama_mut().unwrap().set_quant_rows(0);
     let dense = run(&g, 50);
-    g.model_mut().set_quant_rows(rows);
+    g.llama_mut().unwrap().set_quant_rows(rows);
     // Batches of `rows` sequences: every decode step on the blocks, each row as it would be
     // alone (rows are independent in both matmuls); and one by one: the fused batch-1 step.
     for batch in [rows, 1] {
@@ -181,7 +181,7 @@ fn quantized_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
             prefix.extend_from_slice(&d[..at]);
             let (td, tq) = (d.get(at).copied(), q.get(at).copied());
             let lp = |p: &[f32], t: Option<u32>| t.map_or(f32::NAN, |t| p[t as usize]);
-            let f16 = last_log_probs(&g.model().forward_reference(&prefix).unwrap());
+            let f16 = last_log_probs(&g.llama().unwrap().forward_reference(&prefix).unwrap());
             let model = g.model();
             let mut cache = model.new_cache(1, prefix.len()).unwrap();
             let (head, last) = prefix.split_at(prefix.len() - 1);

@@ -2,6 +2,7 @@
 //! app holds. Adding a screen: its file here, its `mod` line, and one line in [`all`]. Keys of
 //! its own (and a tab key) go in the one key table, `keys.rs`, under `Context::Screen(id)`.
 //! `analysis_chart`, `launch`, `regen` and `score_menu` are parts of screens, not screens.
+//! Annotate, Results and Figures are reached from other screens, not tabs.
 
 pub mod analysis;
 pub mod analysis_chart;
@@ -9,6 +10,7 @@ pub mod annotate;
 pub mod browse;
 pub mod campaigns;
 pub mod compare;
+pub mod figures;
 pub mod import;
 pub mod jobs;
 pub mod launch;
@@ -32,6 +34,7 @@ pub fn all() -> Vec<Box<dyn Screen>> {
         Box::new(scores::Scores::default()),
         Box::new(annotate::Annotate::default()),
         Box::new(results::ResultsView::default()),
+        Box::new(figures::Figures::default()),
     ]
 }
 

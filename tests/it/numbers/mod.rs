@@ -4,7 +4,9 @@
 
 
 mod bleu;
+mod bleu_orders;
 mod correlation;
+mod efst;
 mod joint;
 mod rouge;
 mod judgments;

@@ -721,13 +721,13 @@ fn broken_model_files_are_one_line_naming_the_file() {
         (broken(root, "enc-empty", &roberta, |d| cut(&d.join("model.safetensors"), 0)), "model.safetensors", ""),
         (broken(root, "enc-noweights", &roberta, |d| std::fs::remove_file(d.join("model.safetensors")).unwrap()), "", "pytorch_model.bin"),
         (
-            broken(root, "enc-gpt2", &roberta, |d| {
+            broken(root, "enc-mamba", &roberta, |d| {
                 let mut c: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("config.json")).unwrap()).unwrap();
-                c["model_type"] = "gpt2".into();
+                c["model_type"] = "mamba".into();
                 std::fs::write(d.join("config.json"), c.to_string()).unwrap();
             }),
             "config.json",
-            "gpt2",
+            "mamba",
         ),
         (broken(root, "enc-fifocfg", &roberta, |d| { std::fs::remove_file(d.join("config.json")).unwrap(); mkfifo(&d.join("config.json")) }), "config.json", "is a FIFO"),
         (broken(root, "enc-fifost", &roberta, |d| { std::fs::remove_file(d.join("model.safetensors")).unwrap(); mkfifo(&d.join("model.safetensors")) }), "model.safetensors", "is a FIFO"),
@@ -755,8 +755,13 @@ fn broken_model_files_are_one_line_naming_the_file() {
             (d.clone(), d.join("config.json"), "JSON")
         },
         {
-            let d = broken(root, "gen-gpt2", &qwen, |d| std::fs::write(d.join("config.json"), r#"{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"}"#).unwrap());
+            let d = broken(root, "gen-mamba", &qwen, |d| std::fs::write(d.join("config.json"), r#"{"architectures": ["MambaForCausalLM"], "model_type": "mamba"}"#).unwrap());
             (d.clone(), d.join("config.json"), "unsupported architecture")
+        },
+        {
+            // A GPT-2 config without its sizes: the GPT-2 loader names the missing key.
+            let d = broken(root, "gen-gpt2", &qwen, |d| std::fs::write(d.join("config.json"), r#"{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"}"#).unwrap());
+            (d.clone(), d.join("config.json"), "n_embd is missing")
         },
         {
             let d = broken(root, "gen-cut", &qwen, |d| cut(&d.join("model.safetensors"), 500));
@@ -784,9 +789,14 @@ fn broken_model_files_are_one_line_naming_the_file() {
             (p.clone(), p, "GGUF")
         },
         {
+            let p = root.join("mamba.gguf");
+            tiny_gguf(&p, "mamba", true);
+            (p.clone(), p, "unsupported architecture `mamba`")
+        },
+        {
             let p = root.join("gpt2.gguf");
             tiny_gguf(&p, "gpt2", true);
-            (p.clone(), p, "unsupported architecture `gpt2`")
+            (p.clone(), p, "metadata gpt2.embedding_length is missing")
         },
         {
             let p = root.join("fifo.gguf");
@@ -807,12 +817,12 @@ fn broken_model_files_are_one_line_naming_the_file() {
     for (p, reason) in [
         (root.join("cut.gguf"), "truncated"),
         (root.join("empty.gguf"), "not a valid GGUF file: the file has only 0 bytes"),
-        (root.join("gpt2.gguf"), "unsupported architecture `gpt2`"),
+        (root.join("mamba.gguf"), "unsupported architecture `mamba`"),
         (root.join("fifo.gguf"), "is a FIFO"),
         (notok, "no tokenizer"),
     ] {
         refused(&run(root, &[], args!["models", "info", &p]), &p, reason, &format!("models info {}", p.display()));
         cases += 1;
     }
-    assert_eq!(cases, 45);
+    assert_eq!(cases, 49);
 }

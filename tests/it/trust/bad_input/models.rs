@@ -123,7 +123,7 @@ pub(super) fn all(t: &mut Table, s: &Setup) {
         FOLDER_FAULTS[4],
         FOLDER_FAULTS[6],
         FOLDER_FAULTS[10],
-        ("an unsupported architecture", |d| std::fs::write(d.join("config.json"), r#"{"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2"}"#).unwrap(), "config.json", "unsupported architecture"),
+        ("an unsupported architecture", |d| std::fs::write(d.join("config.json"), r#"{"architectures": ["MambaForCausalLM"], "model_type": "mamba"}"#).unwrap(), "config.json", "unsupported architecture"),
         ("no hidden size", |d| {
             let mut c: serde_json::Value = serde_json::from_slice(&std::fs::read(d.join("config.json")).unwrap()).unwrap();
             c.as_object_mut().unwrap().remove("hidden_size");
@@ -137,7 +137,7 @@ pub(super) fn all(t: &mut Table, s: &Setup) {
         ("GGUF cut short", Box::new(move |d: &Path| { let p = d.join("m.gguf"); std::fs::copy(&gguf, &p).unwrap(); cut(&p, gguf_len - 100); p }), "truncated"),
         ("GGUF empty", Box::new(|d: &Path| { let p = d.join("m.gguf"); std::fs::write(&p, b"").unwrap(); p }), "the file has only 0 bytes"),
         ("GGUF of text", Box::new(|d: &Path| { let p = d.join("m.gguf"); std::fs::write(&p, "not a model at all\n").unwrap(); p }), "not a … GGUF file"),
-        ("GGUF of gpt2", Box::new(|d: &Path| { let p = d.join("m.gguf"); tiny_gguf(&p, "gpt2", true); p }), "unsupported architecture `gpt2`"),
+        ("GGUF of mamba", Box::new(|d: &Path| { let p = d.join("m.gguf"); tiny_gguf(&p, "mamba", true); p }), "unsupported architecture `mamba`"),
         ("GGUF without a tokenizer", Box::new(|d: &Path| { let p = d.join("m.gguf"); tiny_gguf(&p, "llama", false); p }), "no tokenizer"),
         ("GGUF a FIFO", Box::new(|d: &Path| { let p = d.join("m.gguf"); mkfifo(&p); p }), "is a FIFO"),
     ];

@@ -1,0 +1,227 @@
+//! Dataset statistics (docs/METHODS.md, Dataset statistics): per direction and split, the
+//! sources (in the source style) and the references (in the target style): sentences, mean and
+//! median tokens, vocabulary, type-token ratio; for references also references per item and
+//! their token overlap with the sources.
+//!
+//! Tokens come from the chosen tokenizer (whitespace split, or NLTK's `word_tokenize` as
+//! `crate::metrics::treebank` ports it); vocabulary, type-token ratio and overlap compare
+//! lowercased tokens. The overlap of a reference is the share of its tokens that occur in its
+//! item's source; the row's overlap pools all its references' tokens (micro average).
+
+use super::data::{Names, Result};
+use super::tables::Table;
+use crate::metrics::treebank::word_tokenize;
+use crate::store::Store;
+use serde::Serialize;
+use std::collections::{BTreeMap, HashSet};
+
+/// How sentences are cut into tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tokenizer {
+    /// Split on Unicode white space.
+    Whitespace,
+    /// NLTK's `word_tokenize` (Treebank rules after Punkt sentence splitting).
+    Nltk,
+}
+
+impl Tokenizer {
+    pub const NAMES: [&str; 2] = ["whitespace", "nltk"];
+
+    pub fn parse(s: &str) -> Option<Tokenizer> {
+        match s {
+            "whitespace" => Some(Tokenizer::Whitespace),
+            "nltk" | "word_tokenize" => Some(Tokenizer::Nltk),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::Whitespace => "whitespace",
+            Tokenizer::Nltk => "nltk",
+        }
+    }
+
+    pub fn tokens(self, s: &str) -> Vec<String> {
+        match self {
+            Tokenizer::Whitespace => s.split_whitespace().map(str::to_owned).collect(),
+            Tokenizer::Nltk => word_tokenize(s),
+        }
+    }
+}
+
+/// One row: the sources or the references of one direction and split.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatsRow {
+    pub direction: String,
+    pub split: String,
+    /// `sources` or `references`.
+    pub text: String,
+    /// The style the texts are in (the source style for sources, the target style for
+    /// references).
+    pub style: String,
+    pub sentences: usize,
+    pub tokens: usize,
+    pub mean_tokens: Option<f64>,
+    pub median_tokens: Option<f64>,
+    pub vocabulary: usize,
+    pub type_token_ratio: Option<f64>,
+    /// References rows: references per item (over every item of the direction and split,
+    /// those without a reference included) and items with at least one.
+    pub refs_per_item: Option<f64>,
+    pub items_with_refs: Option<usize>,
+    /// References rows: share of reference tokens found in their item's source.
+    pub overlap: Option<f64>,
+}
+
+/// The statistics of a dataset.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DatasetStats {
+    pub dataset: String,
+    pub tokenizer: Tokenizer,
+    pub rows: Vec<StatsRow>,
+}
+
+/// Median as numpy computes it: the middle value, or the mean of the two middle ones.
+pub fn median(values: &mut [usize]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let m = values.len() / 2;
+    Some(if values.len() % 2 == 1 { values[m] as f64 } else { (values[m - 1] + values[m]) as f64 / 2.0 })
+}
+
+/// Counts over a set of tokenized sentences.
+#[derive(Default)]
+struct Counts {
+    lengths: Vec<usize>,
+    types: HashSet<String>,
+}
+
+impl Counts {
+    fn add(&mut self, tokens: &[String]) {
+        self.lengths.push(tokens.len());
+        self.types.extend(tokens.iter().map(|t| t.to_lowercase()));
+    }
+
+    fn row(mut self, direction: &str, split: &str, text: &str, style: &str) -> StatsRow {
+        let tokens: usize = self.lengths.iter().sum();
+        let n = self.lengths.len();
+        StatsRow {
+            direction: direction.to_owned(),
+            split: split.to_owned(),
+            text: text.to_owned(),
+            style: style.to_owned(),
+            sentences: n,
+            tokens,
+            mean_tokens: (n > 0).then(|| tokens as f64 / n as f64),
+            median_tokens: median(&mut self.lengths),
+            vocabulary: self.types.len(),
+            type_token_ratio: (tokens > 0).then(|| self.types.len() as f64 / tokens as f64),
+            refs_per_item: None,
+            items_with_refs: None,
+            overlap: None,
+        }
+    }
+}
+
+/// Reads every item and reference of the dataset (optionally one direction) and counts.
+pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, tokenizer: Tokenizer) -> Result<DatasetStats> {
+    let styles: BTreeMap<i64, (String, String)> =
+        store.directions(names.dataset_id)?.into_iter().map(|d| (d.id, (d.source_style, d.target_style))).collect();
+    let mut items = store.conn().prepare(
+        "SELECT i.id, i.direction_id, i.split, i.source FROM items i JOIN directions x ON x.id = i.direction_id
+         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) ORDER BY i.direction_id, i.split, i.idx",
+    )?;
+    let mut refs = store.conn().prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
+    // (direction, split) -> sources, references, item count, and overlap (found, of).
+    type Part = (Counts, Counts, usize, usize, usize, usize);
+    let mut parts: BTreeMap<(i64, String), Part> = BTreeMap::new();
+    let rows = items.query_map(rusqlite::params![names.dataset_id, direction], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
+    })?;
+    for row in rows {
+        let (item, dir, split, source) = row?;
+        let part = parts.entry((dir, split)).or_default();
+        let src = tokenizer.tokens(&source);
+        part.0.add(&src);
+        part.2 += 1;
+        let src_types: HashSet<String> = src.iter().map(|t| t.to_lowercase()).collect();
+        let texts: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<std::result::Result<_, _>>()?;
+        if !texts.is_empty() {
+            part.3 += 1;
+        }
+        for t in texts {
+            let toks = tokenizer.tokens(&t);
+            part.4 += toks.iter().filter(|w| src_types.contains(&w.to_lowercase())).count();
+            part.5 += toks.len();
+            part.1.add(&toks);
+        }
+    }
+    let mut out = Vec::new();
+    for ((dir, split), (sources, references, items, with_refs, found, of)) in parts {
+        let (s, t) = styles.get(&dir).cloned().unwrap_or_default();
+        let label = names.direction(dir);
+        out.push(sources.row(&label, &split, "sources", &s));
+        let n_refs = references.lengths.len();
+        let mut r = references.row(&label, &split, "references", &t);
+        r.refs_per_item = (items > 0).then(|| n_refs as f64 / items as f64);
+        r.items_with_refs = Some(with_refs);
+        r.overlap = (of > 0).then(|| found as f64 / of as f64);
+        out.push(r);
+    }
+    Ok(DatasetStats { dataset: names.dataset.clone(), tokenizer, rows: out })
+}
+
+impl DatasetStats {
+    /// The statistics as a plain table (for text, CSV, Markdown and LaTeX).
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(
+            format!(
+                "{}: dataset statistics ({} tokens; vocabulary, TTR and overlap on lowercased tokens; overlap = share of reference tokens found in the item's source)",
+                self.dataset,
+                self.tokenizer.name()
+            ),
+            &["direction", "split", "text", "style", "sentences", "mean tokens", "median tokens", "vocabulary", "TTR", "refs/item", "overlap"],
+        );
+        t.numeric = vec![false, false, false, false, true, true, true, true, true, true, true];
+        let f = |v: Option<f64>, d: usize| v.map_or("—".to_owned(), |x| format!("{x:.d$}"));
+        for r in &self.rows {
+            t.rows.push(vec![
+                r.direction.clone(),
+                r.split.clone(),
+                r.text.clone(),
+                r.style.clone(),
+                r.sentences.to_string(),
+                f(r.mean_tokens, 2),
+                f(r.median_tokens, 1),
+                r.vocabulary.to_string(),
+                f(r.type_token_ratio, 3),
+                f(r.refs_per_item, 2),
+                f(r.overlap, 3),
+            ]);
+        }
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_as_numpy() {
+        assert_eq!(median(&mut [3, 1, 2]), Some(2.0));
+        assert_eq!(median(&mut [4, 1, 3, 2]), Some(2.5));
+        assert_eq!(median(&mut []), None);
+    }
+
+    #[test]
+    fn tokenizers_split_as_named() {
+        assert_eq!(Tokenizer::Whitespace.tokens(" it's  good. "), ["it's", "good."]);
+        assert_eq!(Tokenizer::Nltk.tokens("it's good."), ["it", "'s", "good", "."]);
+        assert_eq!(Tokenizer::parse("nltk"), Some(Tokenizer::Nltk));
+    }
+}

@@ -1,0 +1,54 @@
+//! `tstlab stats`: the dataset statistics table (sentences, tokens, vocabulary, type-token
+//! ratio, references per item, source-reference overlap) per direction and style.
+
+use super::correlate::pick_dataset;
+use crate::analysis::dataset_stats::{dataset_stats, Tokenizer};
+use crate::printable::{for_stdout, text};
+use crate::store::Store;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct StatsArgs {
+    /// The dataset (may be left out when the store has one dataset).
+    #[arg(long)]
+    pub dataset: Option<String>,
+    /// Only this direction (SOURCE->TARGET); default: every direction.
+    #[arg(long)]
+    pub direction: Option<String>,
+    /// whitespace (split on white space) or nltk (NLTK's word_tokenize rules).
+    #[arg(long, default_value = "whitespace", value_parser = Tokenizer::NAMES)]
+    pub tokenizer: String,
+    /// text, csv, md, latex or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "csv", "md", "markdown", "latex", "tex", "json"])]
+    pub format: String,
+    /// Write to this file instead of standard output.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+}
+
+pub fn run(store: &Store, a: StatsArgs) -> anyhow::Result<()> {
+    let names = pick_dataset(store, a.dataset.as_deref())?;
+    let direction = a.direction.as_deref().map(|d| names.find_direction(d)).transpose()?;
+    let tokenizer = Tokenizer::parse(&a.tokenizer).unwrap_or(Tokenizer::Whitespace);
+    let stats = dataset_stats(store, &names, direction, tokenizer)?;
+    if stats.rows.is_empty() {
+        anyhow::bail!("{} has no items{}", names.dataset, a.direction.map_or(String::new(), |d| format!(" in {d}")));
+    }
+    let t = stats.table();
+    let out = match a.format.as_str() {
+        "json" => crate::printable::json::to_string_pretty(&stats)? + "\n",
+        "csv" => t.csv(),
+        "md" | "markdown" => t.markdown(),
+        "latex" | "tex" => t.latex(),
+        _ => t.text(),
+    };
+    match a.output {
+        Some(p) => {
+            std::fs::write(&p, out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            crate::errln!("wrote {}", p.display());
+        }
+        None if a.format == "text" => print!("{}", text(&out)),
+        None => print!("{}", for_stdout(&out)),
+    }
+    Ok(())
+}
