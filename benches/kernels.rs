@@ -114,6 +114,74 @@ fn main() {
         }
     }
 
+    // Batch-1 decode: the quantized matmul at one row against candle's quantized matmul (its
+    // own kernels, 8-bit inputs) on the same blocks; one query's attention against the general
+    // step's kernel; a team run of 150 phases (the fused step's) against 150 rayon
+    // parallel calls (the general step's hand-offs), with next to no work in either.
+    for (what, n, k, ty) in [("qkv", 960, 576, GgmlDType::Q4_1), ("gate_up", 3072, 576, GgmlDType::Q4_1), ("down", 576, 1536, GgmlDType::Q4_1), ("lm_head", 49152, 576, GgmlDType::Q8_0)] {
+        let w = tensor(n * k, 1, &[n, k]);
+        let blocks = QTensor::quantize(&w, ty).unwrap();
+        let qt = quant::QuantType::from_ggml(ty).unwrap();
+        let q = quant::QuantMatrix::from_blocks(qt, n, k, &blocks.data().unwrap()).unwrap();
+        let qmm = candle_core::quantized::QMatMul::from_qtensor(blocks).unwrap();
+        let xv = kernels::test_values(k, 2);
+        let x = Tensor::from_slice(&xv, (1, k), &Device::Cpu).unwrap();
+        b.row(&format!("quant1 {what}"), &format!("[1,{k}]x[{k},{n}] {qt:?}"), "QMatMul (candle)", || drop(q.matmul(&xv, 1)), || {
+            drop(candle_core::Module::forward(&qmm, &x).unwrap())
+        });
+    }
+    {
+        let (kv, group, hd, t_end) = (3, 3, 64, 100);
+        let (cap, len) = (128, t_end - 1);
+        let q = kernels::test_values(kv * group * hd, 3);
+        let k = kernels::test_values(kv * cap * hd, 4);
+        let v = kernels::test_values(kv * cap * hd, 5);
+        let valid = vec![true; len];
+        let mut scores = Vec::new();
+        let mut out = vec![0f32; kv * group * hd];
+        let qt = Tensor::from_slice(&q, (1, kv, group, hd), &Device::Cpu).unwrap();
+        let (kt, vt) = (Tensor::from_slice(&k, (1, kv, cap, hd), &Device::Cpu).unwrap(), Tensor::from_slice(&v, (1, kv, cap, hd), &Device::Cpu).unwrap());
+        let mask = attention::Mask::new(vec![0f32; group * t_end], 1, group, t_end, &Device::Cpu).unwrap();
+        let scale = 1.0 / (hd as f64).sqrt();
+        b.row(
+            "attention one",
+            &format!("1x{kv}x{group}x{hd} over {t_end}"),
+            "padded (general step)",
+            || {
+                for j in 0..kv {
+                    let (keys, vals) = (&k[j * cap * hd..], &v[j * cap * hd..]);
+                    let (k_new, v_new) = (&keys[len * hd..t_end * hd], &vals[len * hd..t_end * hd]);
+                    for h in j * group..(j + 1) * group {
+                        let o = &mut out[h * hd..(h + 1) * hd];
+                        attention::one_query(&q[h * hd..(h + 1) * hd], keys, vals, &valid, k_new, v_new, scale as f32, &mut scores, o);
+                    }
+                }
+            },
+            || drop(attention::padded(&qt, &kt, &vt, t_end, &mask, scale).unwrap()),
+        );
+    }
+    {
+        use rayon::prelude::*;
+        let team = kernels::team::Team::new(rayon::current_num_threads()).unwrap();
+        let phases = 150;
+        let mut data = vec![0f32; 1024];
+        b.row(
+            "team phases",
+            &format!("{phases} phases, {} threads", team.threads()),
+            "rayon par_chunks_mut",
+            || {
+                team.run(|m| {
+                    for _ in 0..phases {
+                        m.split(16, |u, _| {
+                            std::hint::black_box(u);
+                        });
+                    }
+                })
+            },
+            || (0..phases).for_each(|_| data.par_chunks_mut(64).for_each(|c| c[0] += 1.0)),
+        );
+    }
+
     // Llama attention over the KV cache: decoding (3 queries per kv head) and a prefill.
     for (what, rows, width, t_end) in [("decode", 50, 1, 60), ("prefill", 8, 30, 30)] {
         let (kv, group, hd, cap) = (3, 3, 64, 128);
@@ -170,8 +238,8 @@ fn main() {
         );
     }
 
-    if kernels::avx512() {
-        for m in [50, 400] {
+    {
+        for m in [1, 50, 400] {
             let gu = tensor(m * 2 * 1536, 7, &[m, 2 * 1536]);
             b.row(
                 "silu_mul",

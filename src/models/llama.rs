@@ -21,7 +21,9 @@ use super::kernels::{self, activation, attention, layout::{self, PadLayout}, mat
 use super::{ModelError, Result};
 use candle_core::{D, DType, Device, Tensor};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+
+mod decode;
 
 /// Llama-3 style RoPE frequency scaling (`rope_scaling.rope_type = "llama3"`).
 #[derive(Debug, Clone, PartialEq)]
@@ -104,6 +106,10 @@ pub struct Llama {
     candle_layout: bool,
     /// See [`Llama::set_quant_rows`].
     quant_rows: usize,
+    /// See [`Llama::set_fused_decode`].
+    fused_decode: bool,
+    /// The fused batch-1 decode step's parts, made at its first use (`None`: it cannot run).
+    fused: OnceLock<Option<decode::Fused>>,
 }
 
 /// Per-layer key/value caches for `rows` sequences, `capacity` slots each, with a validity map
@@ -240,6 +246,8 @@ pub struct Step {
     last: Vec<Option<usize>>,
     /// Number of tokens of each row.
     counts: Vec<usize>,
+    /// (token, position) of each packed token, on the host.
+    host: Vec<(u32, usize)>,
 }
 
 impl Step {
@@ -324,6 +332,7 @@ impl Step {
             mask: attention::Mask::new(mask, cache.rows, group * width, t_end, dev)?,
             last,
             counts: rows.iter().map(|(t, _)| t.len()).collect(),
+            host: tokens.iter().zip(&positions).map(|(&t, &p)| (t, p as usize)).collect(),
         })
     }
 
@@ -528,6 +537,8 @@ impl Llama {
             parameters,
             candle_layout: false,
             quant_rows: quant::max_rows(),
+            fused_decode: true,
+            fused: OnceLock::new(),
         })
     }
 
@@ -540,8 +551,8 @@ impl Llama {
     /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul and
     /// the CPU kernels), or `AVX-512` (the attention and MLP-gate kernels only, weights unpacked
     /// with `TSTLAB_CANDLE_MATMUL`), followed by the quantized blocks kept for steps of a few
-    /// tokens (`; Q4_1, Q8_0 blocks at <= 4 rows (AVX-512 VNNI)`). Greedy outputs can differ
-    /// between paths in the last bits.
+    /// tokens (`; Q4_1, Q8_0 blocks at <= 4 rows (AVX-512 VNNI), one-token steps fused`: see
+    /// [`Llama::set_fused_decode`]). Greedy outputs can differ between paths in the last bits.
     pub fn kernels(&self) -> Option<String> {
         let dense = if self.lm_head.is_packed() {
             Some("AVX-512, f16 weights")
@@ -566,7 +577,8 @@ impl Llama {
                 quant::Simd::Avx2 => "AVX2",
                 quant::Simd::Portable => "portable",
             };
-            format!("{} blocks at <= {rows} rows ({simd})", types.join(", "))
+            let fused = if self.fused_decode { ", one-token steps fused" } else { "" };
+            format!("{} blocks at <= {rows} rows ({simd}){fused}", types.join(", "))
         });
         match (dense, blocks) {
             (Some(d), Some(b)) => Some(format!("{d}; {b}")),
@@ -597,6 +609,13 @@ impl Llama {
         self.quant_rows
     }
 
+    /// Steps of one token in a one-row cache (batch-1 decode) run fused, one team run through
+    /// every layer on the quantized blocks, where the CPU has them at one row (the default);
+    /// off: the general step (for tests and comparisons).
+    pub fn set_fused_decode(&mut self, on: bool) {
+        self.fused_decode = on;
+    }
+
     /// Use candle ops for the padded attention layout on the CPU too (what other devices do);
     /// for tests.
     pub fn set_candle_layout(&mut self, on: bool) {
@@ -617,6 +636,11 @@ impl Llama {
     /// Runs one step; returns the hidden states `[step.len(), hidden]` of the packed tokens
     /// (before the final norm) and advances the cache by `step.width` slots.
     pub fn forward(&self, step: &Step, cache: &mut KvCache) -> Result<Tensor> {
+        if let ([(token, pos)], 1) = (step.host.as_slice(), cache.rows)
+            && let Some(x) = self.forward_one(*token, *pos, cache)?
+        {
+            return Ok(x);
+        }
         let c = &self.cfg;
         let (n, w, rows) = (step.n, step.width, cache.rows);
         let (h, kv, hd) = (c.num_heads, c.num_kv_heads, c.head_dim);
@@ -709,6 +733,9 @@ impl Llama {
 
     /// Logits `[rows, vocab]` of hidden states `[rows, hidden]` (final norm, then the head).
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
+        if let Some(l) = self.logits_one(hidden)? {
+            return Ok(l);
+        }
         let x = candle_nn::ops::rms_norm(hidden, &self.norm, self.cfg.rms_norm_eps as f32)?;
         Ok(self.lm_head.forward(&x)?)
     }

@@ -33,6 +33,7 @@ mod metric_cli;
 mod metric_scorers;
 mod metrics_published;
 mod models_files;
+mod models_fused_decode;
 mod models_install;
 mod models_real;
 mod models_tiny;

@@ -9,7 +9,7 @@ use tstlab::models::llama::{Llama, LlamaConfig, Step};
 use crate::tiny_llama;
 
 /// `head_dim` 32 takes the AVX-512 attention kernel where the CPU has it, 8 the portable one.
-fn config(qkv_bias: bool, interleaved: bool, head_dim: usize) -> LlamaConfig {
+pub(crate) fn config(qkv_bias: bool, interleaved: bool, head_dim: usize) -> LlamaConfig {
     LlamaConfig {
         architecture: "llama".into(),
         hidden_size: 32,

@@ -1,15 +1,15 @@
 //! Element-wise kernels: the llama MLP's SiLU-gated product in one pass and `exp` for the
-//! attention softmax with AVX-512 (used where [`super::avx512`]), and BERT's bias + GELU (erf)
-//! in one pass on the CPU. A vector `exp` (Cody-Waite reduction, degree-7 polynomial, relative
-//! error below 2e-7) replaces libm's scalar one, which took a tenth of a decode step.
+//! attention softmax, with AVX-512 or AVX2 (portable code elsewhere), and BERT's bias + GELU
+//! (erf) in one pass on the CPU. A vector `exp` (Cody-Waite reduction, degree-7 polynomial,
+//! relative error below 2e-7) replaces libm's scalar one, which took a tenth of a decode step.
 
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, Layout, Shape, Tensor};
 use rayon::prelude::*;
 
-/// `silu(gate) * up` of `gu [n, 2 * inter]` (gate, then up): `[n, inter]`. The AVX-512 kernel
-/// on a CPU that has it, candle ops elsewhere.
+/// `silu(gate) * up` of `gu [n, 2 * inter]` (gate, then up): `[n, inter]`. One pass on the
+/// CPU ([`silu_mul_into`]), candle ops elsewhere.
 pub fn silu_mul(gu: &Tensor, inter: usize) -> candle_core::Result<Tensor> {
-    if gu.device().is_cpu() && super::avx512() {
+    if gu.device().is_cpu() {
         gu.apply_op1_no_bwd(&SiluMul)
     } else {
         candle_nn::ops::silu(&gu.narrow(1, 0, inter)?)? * gu.narrow(1, inter, inter)?
@@ -33,26 +33,54 @@ impl CustomOp1 for SiluMul {
         let CpuStorage::F32(x) = s else { candle_core::bail!("silu-mul: f32 input only") };
         let (n, two_inter) = l.shape().dims2()?;
         let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("silu-mul: input must be contiguous") };
-        if !two_inter.is_multiple_of(2) || !super::avx512() {
-            candle_core::bail!("silu-mul: needs an even width and AVX-512F")
+        if !two_inter.is_multiple_of(2) {
+            candle_core::bail!("silu-mul: needs an even width")
         }
         let inter = two_inter / 2;
         let x = &x[a..b];
         let mut out = vec![0f32; n * inter];
         out.par_chunks_mut(inter).zip(x.par_chunks(two_inter)).for_each(|(o, row)| {
             let (g, u) = row.split_at(inter);
-            // SAFETY: AVX-512F is available (checked above).
-            unsafe { avx512::silu_mul(g, u, o) };
+            silu_mul_into(g, u, o);
         });
         Ok((CpuStorage::F32(out), Shape::from((n, inter))))
     }
 }
 
-/// `x ← exp(x)` (`-inf` gives 0). Needs AVX-512F ([`super::avx512`]).
+/// `out = silu(g) * u = g / (1 + exp(-g)) * u`, element by element (AVX-512, AVX2 or portable).
+pub fn silu_mul_into(g: &[f32], u: &[f32], out: &mut [f32]) {
+    assert!(g.len() >= out.len() && u.len() >= out.len(), "silu-mul: inputs shorter than the output");
+    #[cfg(target_arch = "x86_64")]
+    {
+        if super::avx512() {
+            // SAFETY: AVX-512F is available.
+            return unsafe { avx512::silu_mul(g, u, out) };
+        }
+        if super::avx2_fma() {
+            // SAFETY: AVX2 and FMA are available.
+            return unsafe { avx2::silu_mul(g, u, out) };
+        }
+    }
+    for ((o, &g), &u) in out.iter_mut().zip(g).zip(u) {
+        *o = g / (1.0 + (-g).exp()) * u;
+    }
+}
+
+/// `x ← exp(x)` (`-inf` gives 0, or with AVX2 a value below 1.2e-38), with AVX-512, AVX2 or
+/// libm.
 pub fn exp_in_place(x: &mut [f32]) {
-    assert!(super::avx512(), "exp_in_place needs AVX-512F");
-    // SAFETY: checked just above.
-    unsafe { avx512::exp_in_place(x) }
+    #[cfg(target_arch = "x86_64")]
+    {
+        if super::avx512() {
+            // SAFETY: AVX-512F is available.
+            return unsafe { avx512::exp_in_place(x) };
+        }
+        if super::avx2_fma() {
+            // SAFETY: AVX2 and FMA are available.
+            return unsafe { avx2::exp_in_place(x) };
+        }
+    }
+    x.iter_mut().for_each(|v| *v = v.exp());
 }
 
 /// `gelu(mm + bias)` with the erf form (Hugging Face's "gelu"), one pass in parallel.
@@ -162,13 +190,71 @@ mod avx512 {
     }
 }
 
-#[cfg(not(target_arch = "x86_64"))]
-mod avx512 {
-    pub unsafe fn exp_in_place(_: &mut [f32]) {
-        unreachable!("needs AVX-512F")
+/// The AVX-512 code with 8 lanes: 2^n is put in the exponent bits, so inputs are clamped to
+/// [-87.3, 88.3] (n within the normal range).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn exp(x: __m256) -> __m256 {
+        let x = _mm256_max_ps(_mm256_min_ps(x, _mm256_set1_ps(88.3)), _mm256_set1_ps(-87.3));
+        let n = _mm256_round_ps::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(_mm256_mul_ps(
+            x,
+            _mm256_set1_ps(std::f32::consts::LOG2_E),
+        ));
+        let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693_145_75), x);
+        let r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428_606_8e-6), r);
+        let mut p = _mm256_set1_ps(1.0 / 5040.0);
+        for c in [1.0 / 720.0, 1.0 / 120.0, 1.0 / 24.0, 1.0 / 6.0, 0.5, 1.0, 1.0] {
+            p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c));
+        }
+        let two_n = _mm256_slli_epi32::<23>(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)));
+        _mm256_mul_ps(p, _mm256_castsi256_ps(two_n))
     }
-    pub unsafe fn silu_mul(_: &[f32], _: &[f32], _: &mut [f32]) {
-        unreachable!("needs AVX-512F")
+
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn exp_in_place(x: &mut [f32]) {
+        let mut chunks = x.chunks_exact_mut(8);
+        for c in &mut chunks {
+            // SAFETY: 8 values.
+            unsafe { _mm256_storeu_ps(c.as_mut_ptr(), exp(_mm256_loadu_ps(c.as_ptr()))) };
+        }
+        let rest = chunks.into_remainder();
+        if !rest.is_empty() {
+            let mut buf = [f32::NEG_INFINITY; 8];
+            buf[..rest.len()].copy_from_slice(rest);
+            // SAFETY: 8 values.
+            unsafe { _mm256_storeu_ps(buf.as_mut_ptr(), exp(_mm256_loadu_ps(buf.as_ptr()))) };
+            rest.copy_from_slice(&buf[..rest.len()]);
+        }
+    }
+
+    /// `out = g / (1 + exp(-g)) * u`.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn silu_mul(g: &[f32], u: &[f32], out: &mut [f32]) {
+        let len = out.len();
+        let one = _mm256_set1_ps(1.0);
+        let mut i = 0;
+        while i + 8 <= len {
+            // SAFETY: i + 8 <= len <= the three slices' lengths (the caller's check).
+            unsafe {
+                let gv = _mm256_loadu_ps(g.as_ptr().add(i));
+                let uv = _mm256_loadu_ps(u.as_ptr().add(i));
+                let e = exp(_mm256_sub_ps(_mm256_setzero_ps(), gv));
+                _mm256_storeu_ps(out.as_mut_ptr().add(i), _mm256_mul_ps(_mm256_div_ps(gv, _mm256_add_ps(one, e)), uv));
+            }
+            i += 8;
+        }
+        if i < len {
+            let (mut gb, mut ub, mut ob) = ([0f32; 8], [0f32; 8], [0f32; 8]);
+            gb[..len - i].copy_from_slice(&g[i..len]);
+            ub[..len - i].copy_from_slice(&u[i..len]);
+            // SAFETY: 8 values each.
+            unsafe { silu_mul(&gb, &ub, &mut ob) };
+            out[i..].copy_from_slice(&ob[..len - i]);
+        }
     }
 }
 
@@ -177,32 +263,45 @@ mod tests {
     use super::*;
     use candle_core::{Device, Tensor};
 
-    #[test]
-    fn exp_matches_libm() {
-        if !crate::models::kernels::avx512() {
-            eprintln!("skipped: no AVX-512F on this CPU");
-            return;
-        }
+    /// `exp` of a kernel against f64: relative error 2e-7, tiny values (below 1e-37) tiny.
+    fn check_exp(exp: impl Fn(&mut [f32]), kernel: &str) {
         let mut xs: Vec<f32> = (-2000..=1000).map(|i| i as f32 * 0.0877).collect();
         xs.extend([f32::NEG_INFINITY, -87.0, 0.0, -0.0, 1e-8, 88.0]);
         let mut got = xs.clone();
-        exp_in_place(&mut got);
+        exp(&mut got);
         for (x, g) in xs.iter().zip(&got) {
             let want = (*x as f64).exp();
             if want < 1e-37 {
-                assert!(g.abs() < 1e-37, "exp({x}) = {g}, want {want}");
+                assert!(g.abs() < 1e-37, "{kernel}: exp({x}) = {g}, want {want}");
             } else {
-                assert!(((*g as f64) - want).abs() <= 2e-7 * want, "exp({x}) = {g}, want {want}");
+                assert!(((*g as f64) - want).abs() <= 2e-7 * want, "{kernel}: exp({x}) = {g}, want {want}");
+            }
+        }
+    }
+
+    /// The best kernel of this CPU, and the AVX2 one where the CPU has AVX2 (as well as
+    /// AVX-512).
+    #[test]
+    fn exp_matches_libm() {
+        check_exp(exp_in_place, "best");
+        #[cfg(target_arch = "x86_64")]
+        if crate::models::kernels::avx2_fma() {
+            // SAFETY: AVX2 and FMA are available.
+            check_exp(|x| unsafe { avx2::exp_in_place(x) }, "AVX2");
+            let (g, u) = (crate::models::kernels::test_values(45, 3), crate::models::kernels::test_values(45, 4));
+            let g: Vec<f32> = g.iter().map(|v| v * 12.0).collect();
+            let mut out = vec![0f32; 45];
+            // SAFETY: as above; three slices of 45.
+            unsafe { avx2::silu_mul(&g, &u, &mut out) };
+            for i in 0..45 {
+                let want = g[i] as f64 / (1.0 + (-g[i] as f64).exp()) * u[i] as f64;
+                assert!((out[i] as f64 - want).abs() <= 1e-6 * (1.0 + want.abs()), "AVX2 silu-mul {i}: {} vs {want}", out[i]);
             }
         }
     }
 
     #[test]
     fn silu_mul_matches_the_formula() {
-        if !crate::models::kernels::avx512() {
-            eprintln!("skipped: no AVX-512F on this CPU");
-            return;
-        }
         let (n, inter) = (3, 37);
         let v: Vec<f32> = (0..n * 2 * inter).map(|i| ((i * 37 % 101) as f32 - 50.0) / 7.0).collect();
         let t = Tensor::from_vec(v.clone(), (n, 2 * inter), &Device::Cpu).unwrap();

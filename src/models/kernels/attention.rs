@@ -209,9 +209,15 @@ fn attend(job: &AttendJob, out: &mut [f32]) {
             *s = dot(qi, &job.k[t * hd..(t + 1) * hd]) * job.scale + mrow[t];
             max = max.max(*s);
         }
-        let mut sum = 0f32;
         for s in scores.iter_mut() {
-            *s = if *s == f32::NEG_INFINITY { 0.0 } else { (*s - max).exp() };
+            *s -= max;
+        }
+        activation::exp_in_place(&mut scores);
+        let mut sum = 0f32;
+        for (s, &m) in scores.iter_mut().zip(mrow) {
+            if m == f32::NEG_INFINITY {
+                *s = 0.0;
+            }
             sum += *s;
         }
         let o = &mut out[i * hd..(i + 1) * hd];
@@ -224,6 +230,68 @@ fn attend(job: &AttendJob, out: &mut [f32]) {
                         *o += w * x;
                     }
                 }
+            }
+        }
+    }
+}
+
+/// The attention of one query `q` (`hd` values) over a row's cache slots `0..valid.len()`
+/// (`keys`, `values`: `hd` values per slot; slots not `valid` are skipped) and one new slot
+/// (`k_new`, `v_new`) into `out`: a head of the batch-1 decode step (CPU). `scores` is scratch.
+/// The same sums as [`padded`]'s CPU kernel, with the vector `exp` of [`activation`].
+#[allow(clippy::too_many_arguments)]
+pub fn one_query(q: &[f32], keys: &[f32], values: &[f32], valid: &[bool], k_new: &[f32], v_new: &[f32], scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
+    let (hd, len) = (q.len(), valid.len());
+    assert!(keys.len() >= len * hd && values.len() >= len * hd && k_new.len() == hd && v_new.len() == hd && out.len() == hd, "attention: slices do not fit {len} slots of {hd}");
+    #[cfg(target_arch = "x86_64")]
+    if super::avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA.
+        return unsafe { one_query_avx2(q, keys, values, valid, k_new, v_new, scale, scores, out) };
+    }
+    one_query_plain(q, keys, values, valid, k_new, v_new, scale, scores, out)
+}
+
+/// [`one_query_plain`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn one_query_avx2(q: &[f32], keys: &[f32], values: &[f32], valid: &[bool], k_new: &[f32], v_new: &[f32], scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
+    one_query_plain(q, keys, values, valid, k_new, v_new, scale, scores, out)
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn one_query_plain(q: &[f32], keys: &[f32], values: &[f32], valid: &[bool], k_new: &[f32], v_new: &[f32], scale: f32, scores: &mut Vec<f32>, out: &mut [f32]) {
+    let (hd, len) = (q.len(), valid.len());
+    let key = |t: usize| if t < len { &keys[t * hd..(t + 1) * hd] } else { k_new };
+    scores.clear();
+    scores.resize(len + 1, 0.0);
+    let mut max = f32::NEG_INFINITY;
+    for (t, s) in scores.iter_mut().enumerate() {
+        if t == len || valid[t] {
+            *s = dot(q, key(t)) * scale;
+            max = max.max(*s);
+        }
+    }
+    for s in scores.iter_mut() {
+        *s -= max;
+    }
+    activation::exp_in_place(scores);
+    let mut sum = 0f32;
+    for (t, s) in scores.iter_mut().enumerate() {
+        if t < len && !valid[t] {
+            *s = 0.0;
+        }
+        sum += *s;
+    }
+    out.fill(0.0);
+    let inv = 1.0 / sum;
+    for (t, &p) in scores.iter().enumerate() {
+        if p != 0.0 {
+            let w = p * inv;
+            let v = if t < len { &values[t * hd..(t + 1) * hd] } else { v_new };
+            for (o, &x) in out.iter_mut().zip(v) {
+                *o += w * x;
             }
         }
     }
@@ -330,6 +398,26 @@ mod tests {
         let e: Vec<f64> = s.iter().map(|s| s.map_or(0.0, |s| (s - max).exp())).collect();
         let z: f64 = e.iter().sum();
         (0..q.len()).map(|d| e.iter().zip(vals).map(|(p, v)| p / z * v[d] as f64).sum()).collect()
+    }
+
+    #[test]
+    fn one_query_equals_plain_softmax_attention_with_skipped_slots() {
+        for (hd, len) in [(8, 0), (64, 1), (64, 37), (24, 130)] {
+            let q = values(hd, 1);
+            let keys = values(len * hd, 2);
+            let vals = values(len * hd, 3);
+            let (k_new, v_new) = (values(hd, 4), values(hd, 5));
+            let valid: Vec<bool> = (0..len).map(|t| t == 0 || t % 7 != 3).collect();
+            let scale = 1.0 / (hd as f64).sqrt();
+            let mut out = vec![0f32; hd];
+            one_query(&q, &keys, &vals, &valid, &k_new, &v_new, scale as f32, &mut Vec::new(), &mut out);
+            let k_all: Vec<&[f32]> = keys.chunks(hd).chain([k_new.as_slice()]).collect();
+            let v_all: Vec<&[f32]> = vals.chunks(hd).chain([v_new.as_slice()]).collect();
+            let want = plain(&q, &k_all, &v_all, |t| t == len || valid[t], scale);
+            for (d, (g, w)) in out.iter().zip(&want).enumerate() {
+                assert!((*g as f64 - w).abs() < 1e-5, "hd {hd} len {len} at {d}: {g} vs {w}");
+            }
+        }
     }
 
     /// Queries `[rows, kv, gw, hd]`, caches of `cap` slots, a mask hiding some slots of each

@@ -93,6 +93,11 @@ impl Linear {
         matches!(self.dense, Dense::Packed(_))
     }
 
+    /// The quantized blocks, if kept and used for calls of `rows` rows.
+    pub fn quant_at(&self, rows: usize) -> Option<&QuantMatrix> {
+        self.quant.as_ref().filter(|_| rows <= self.quant_rows)
+    }
+
     /// The type of the quantized blocks kept, if any.
     pub fn quant_type(&self) -> Option<QuantType> {
         self.quant.as_ref().map(|q| q.quant_type())

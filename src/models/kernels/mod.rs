@@ -10,13 +10,15 @@
 //!   the attention reuses (a panel product, plain dot products). A `Linear` loaded from a GGUF
 //!   also keeps the file's quantized blocks, used for calls of at most [`quant::max_rows`] rows.
 //! - `quant.rs`: [`quant::QuantMatrix`], `x · Wᵀ` on Q4_0/Q4_1/Q8_0 blocks with the input
-//!   quantized to 8 bits (AVX-512 VNNI, AVX2 or portable): batch-1 decode.
+//!   quantized to 16 bits (AVX-512 VNNI, AVX2 or portable): batch-1 decode.
+//! - `team.rs`: [`team::Team`], threads that run one closure together, meeting at barriers
+//!   (the batch-1 decode step, one hand-off per token).
 //! - `attention.rs`: the llama forward's masked attention of padded queries over the KV cache
 //!   (on the CPU one parallel kernel: AVX-512 where the head size is a multiple of 32, AVX2+FMA,
 //!   or portable; candle ops on other devices), and the BERT encoder's self-attention on the
 //!   fused `q k v` product (CPU, when the encoder's fused kernels are on).
-//! - `activation.rs`: the SiLU-gated product of the llama MLP (AVX-512, candle ops elsewhere),
-//!   a vector `exp` (AVX-512, for the attention softmax), and BERT's bias + GELU (erf) in one
+//! - `activation.rs`: the SiLU-gated product of the llama MLP and a vector `exp` (for the
+//!   attention softmax), AVX-512 or AVX2 (portable code elsewhere), and BERT's bias + GELU (erf) in one
 //!   pass (CPU, fused kernels on).
 //! - `norm.rs`: BERT's bias + residual + LayerNorm in one pass (CPU, fused kernels on).
 //! - `layout.rs`: moves between the llama forward's packed tokens and the padded attention
@@ -31,6 +33,7 @@ pub mod layout;
 pub mod matmul;
 pub mod norm;
 pub mod quant;
+pub mod team;
 
 use candle_core::{CpuStorage, Layout};
 

@@ -15,7 +15,10 @@
 //! form a pair, the 4-bit values of a pair interleaved so that one 32-byte load gives both
 //! blocks' 32 values (low nibbles: the first block, high: the second), the scales apart. The dot
 //! products widen the weights to 16 bits and use AVX-512 VNNI (`vpdpwssd`), else AVX2
-//! (`vpmaddwd`), else portable code; output rows are split across rayon threads.
+//! (`vpmaddwd`, the weights taken out of their 16-bit lanes by shifts and masks, the inputs in
+//! the matching even/odd order), else portable code; output rows are split across rayon threads
+//! ([`QuantMatrix::matmul`]) or by the caller ([`QuantMatrix::rows_into`], the batch-1 decode
+//! step of `models::llama`, which quantizes its inputs itself with [`quantize_block`]).
 //!
 //! [`max_rows`] is the row count up to which [`super::matmul::Linear`] takes this path.
 
@@ -234,6 +237,12 @@ impl QuantMatrix {
         (self.n, self.k)
     }
 
+    /// Pairs of blocks per row: an input row for [`QuantMatrix::rows_into`] has `64 * pairs`
+    /// quantized values.
+    pub fn pairs(&self) -> usize {
+        self.pairs
+    }
+
     /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`, with the best kernel of this CPU.
     pub fn matmul(&self, x: &[f32], m: usize) -> Vec<f32> {
         self.matmul_with(x, m, simd())
@@ -244,7 +253,7 @@ impl QuantMatrix {
     pub fn matmul_with(&self, x: &[f32], m: usize, kernel: Simd) -> Vec<f32> {
         let (n, k) = (self.n, self.k);
         assert_eq!(x.len(), m * k, "input of {} values is not {m} x {k}", x.len());
-        let kernel = if kernel == Simd::Portable || simd() == kernel || simd() == Simd::Vnni512 { kernel } else { Simd::Portable };
+        let kernel = kernel.available();
         let mut y = vec![0f32; m * n];
         if m == 0 || n == 0 {
             return y;
@@ -253,12 +262,12 @@ impl QuantMatrix {
         let chunk = n.div_ceil(threads * 4).clamp(16, 1024);
         for r0 in (0..m).step_by(PASS_ROWS) {
             let rows = PASS_ROWS.min(m - r0);
-            let xq = QuantRows::new(&x[r0 * k..(r0 + rows) * k], rows, k);
+            let xq = QuantRows::new(&x[r0 * k..(r0 + rows) * k], rows, k, kernel);
             // Outputs by weight row (`[n][rows]`), then into `y`.
             let mut t = vec![0f32; n * rows];
             t.par_chunks_mut(chunk * rows).enumerate().for_each(|(c, out)| {
                 let j0 = c * chunk;
-                self.rows_into(&xq, j0, out, kernel);
+                self.rows_into(&xq.input(), j0, out, kernel);
             });
             for j in 0..n {
                 for r in 0..rows {
@@ -269,27 +278,39 @@ impl QuantMatrix {
         y
     }
 
-    /// Weight rows `j0..` (as many as `out` holds) times the quantized inputs into `out`
-    /// (`[j][row]`).
-    fn rows_into(&self, xq: &QuantRows, j0: usize, out: &mut [f32], kernel: Simd) {
-        match kernel {
-            // SAFETY: `matmul_with` picks a SIMD kernel only where the CPU has its features.
+    /// Weight rows `j0..` (as many as `out` holds, `x.m` outputs each) times the quantized
+    /// inputs `x` into `out` (`[j][row]`); `x` quantized for `kernel` ([`quantize_block`]).
+    pub fn rows_into(&self, x: &Input, j0: usize, out: &mut [f32], kernel: Simd) {
+        assert!((1..=PASS_ROWS).contains(&x.m) && out.len().is_multiple_of(x.m), "{} outputs for {} input rows", out.len(), x.m);
+        assert!(j0 + out.len() / x.m <= self.n, "weight rows {j0}.. beyond {}", self.n);
+        let values = x.m * self.pairs * 64;
+        assert!(x.q.len() >= values && x.d.len() >= values / BLOCK && x.s.len() >= values / BLOCK, "input shorter than {} rows of {} pairs", x.m, self.pairs);
+        match kernel.available() {
+            // SAFETY (both): the CPU has the kernel's features (`available`); the weight rows and
+            // the inputs are inside their buffers (asserted above).
             #[cfg(target_arch = "x86_64")]
             Simd::Vnni512 => unsafe {
-                match xq.m {
-                    1 => x86::rows_vnni::<1>(self, xq, j0, out),
-                    2 => x86::rows_vnni::<2>(self, xq, j0, out),
-                    3 => x86::rows_vnni::<3>(self, xq, j0, out),
-                    _ => x86::rows_vnni::<4>(self, xq, j0, out),
+                match x.m {
+                    1 => x86::rows_vnni::<1>(self, x, j0, out),
+                    2 => x86::rows_vnni::<2>(self, x, j0, out),
+                    3 => x86::rows_vnni::<3>(self, x, j0, out),
+                    _ => x86::rows_vnni::<4>(self, x, j0, out),
                 }
             },
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => unsafe { x86::rows_avx2(self, xq, j0, out) },
-            _ => self.rows_portable(xq, j0, out),
+            Simd::Avx2 => unsafe {
+                match x.m {
+                    1 => x86::rows_avx2::<1>(self, x, j0, out),
+                    2 => x86::rows_avx2::<2>(self, x, j0, out),
+                    3 => x86::rows_avx2::<3>(self, x, j0, out),
+                    _ => x86::rows_avx2::<4>(self, x, j0, out),
+                }
+            },
+            _ => self.rows_portable(x, j0, out),
         }
     }
 
-    fn rows_portable(&self, xq: &QuantRows, j0: usize, out: &mut [f32]) {
+    fn rows_portable(&self, xq: &Input, j0: usize, out: &mut [f32]) {
         let (m, pairs, pb) = (xq.m, self.pairs, self.ty.pair_bytes());
         let off = self.ty.offset();
         for (jj, o) in out.chunks_mut(m).enumerate() {
@@ -307,7 +328,7 @@ impl QuantMatrix {
                                 QuantType::Q8_0 => w[h * 32 + t] as i8 as i32,
                                 _ => ((w[t] >> (4 * h)) & 0x0F) as i32,
                             };
-                            isum += (wq - off) * qx[t] as i32;
+                            isum += (wq - off) * qx[Simd::Portable.position(t)] as i32;
                         }
                         let wb = (j * pairs + p) * 2 + h;
                         sum += self.d[wb].to_f32() * xq.d[xb] * isum as f32;
@@ -322,8 +343,62 @@ impl QuantMatrix {
     }
 }
 
+impl Simd {
+    /// This kernel if the CPU has it, else the portable one.
+    pub fn available(self) -> Simd {
+        let best = simd();
+        if self == Simd::Portable || self == best || best == Simd::Vnni512 { self } else { Simd::Portable }
+    }
+
+    /// Where value `t` of a block of 32 sits in the kernel's quantized input: in order for the
+    /// VNNI kernel; even values, then odd ones, for the others (the AVX2 kernel reads each
+    /// 16-bit lane of the weights as two values, one an even position, one the odd after it).
+    fn position(self, t: usize) -> usize {
+        match self {
+            Simd::Vnni512 => t,
+            _ => (t % 2) * 16 + t / 2,
+        }
+    }
+}
+
 /// The input's integer range per block (16 bits).
 const RANGE: f32 = 32767.0;
+
+/// Quantizes a block of 32 inputs for `kernel` into `q`: returns the block's scale `dx` and
+/// `dx · Σ q` (for Q4_1's offsets). `dx = max|x| / 32767`, `q = round(x / dx)` (ties to even).
+pub fn quantize_block(x: &[f32], q: &mut [i16], kernel: Simd) -> (f32, f32) {
+    assert!(x.len() == BLOCK && q.len() == BLOCK, "a block is {BLOCK} values");
+    let kernel = kernel.available();
+    #[cfg(target_arch = "x86_64")]
+    if kernel == Simd::Avx2 {
+        // SAFETY: the CPU has AVX2 (`available`); 32 values each (asserted).
+        return unsafe { x86::quantize_avx2(x, q) };
+    }
+    quantize_plain(x, q, kernel)
+}
+
+/// [`quantize_block`] in scalar code.
+fn quantize_plain(x: &[f32], q: &mut [i16], kernel: Simd) -> (f32, f32) {
+    let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+    let dx = amax / RANGE;
+    let id = if dx != 0.0 { 1.0 / dx } else { 0.0 };
+    let mut sum = 0i32;
+    for (t, &v) in x.iter().enumerate() {
+        let qv = ((v * id).round_ties_even() as i32).clamp(-32767, 32767);
+        q[kernel.position(t)] = qv as i16;
+        sum += qv;
+    }
+    (dx, dx * sum as f32)
+}
+
+/// Quantized input rows as the kernels read them: `m` rows of `64 * pairs` values, a scale and
+/// a scaled sum per block of 32 ([`quantize_block`]).
+pub struct Input<'a> {
+    pub m: usize,
+    pub q: &'a [i16],
+    pub d: &'a [f32],
+    pub s: &'a [f32],
+}
 
 /// Input rows quantized to 16 bits per 32 values, padded to the weight's pairs of blocks.
 struct QuantRows {
@@ -337,7 +412,7 @@ struct QuantRows {
 }
 
 impl QuantRows {
-    fn new(x: &[f32], m: usize, k: usize) -> QuantRows {
+    fn new(x: &[f32], m: usize, k: usize, kernel: Simd) -> QuantRows {
         let pairs = (k / BLOCK).div_ceil(2);
         let mut q = vec![0i16; m * pairs * 64];
         let mut d = vec![0f32; m * pairs * 2];
@@ -345,27 +420,58 @@ impl QuantRows {
         for r in 0..m {
             for (b, xb) in x[r * k..(r + 1) * k].chunks_exact(BLOCK).enumerate() {
                 let i = r * pairs * 2 + b;
-                let amax = xb.iter().fold(0f32, |a, v| a.max(v.abs()));
-                let dx = amax / RANGE;
-                let id = if dx != 0.0 { 1.0 / dx } else { 0.0 };
-                let mut sum = 0i32;
-                for (t, &v) in xb.iter().enumerate() {
-                    let qv = ((v * id).round() as i32).clamp(-32767, 32767);
-                    q[i * BLOCK + t] = qv as i16;
-                    sum += qv;
-                }
-                d[i] = dx;
-                s[i] = dx * sum as f32;
+                (d[i], s[i]) = quantize_block(xb, &mut q[i * BLOCK..(i + 1) * BLOCK], kernel);
             }
         }
         QuantRows { m, q, d, s }
+    }
+
+    fn input(&self) -> Input<'_> {
+        Input { m: self.m, q: &self.q, d: &self.d, s: &self.s }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{QuantMatrix, QuantRows, QuantType};
+    use super::{Input, QuantMatrix, QuantType};
     use std::arch::x86_64::*;
+
+    /// [`super::quantize_block`] for the AVX2 kernel (even values, then odd ones), the same
+    /// operations as the scalar code (`vcvtps2dq` rounds ties to even; `|x / dx| <= 32767`).
+    ///
+    /// # Safety
+    /// AVX2; `x` and `q` hold 32 values.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn quantize_avx2(x: &[f32], q: &mut [i16]) -> (f32, f32) {
+        // SAFETY: 32 values in each slice (the caller's guarantee).
+        unsafe {
+            let p = x.as_ptr();
+            let v = [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)), _mm256_loadu_ps(p.add(16)), _mm256_loadu_ps(p.add(24))];
+            let sign = _mm256_set1_ps(-0.0);
+            let abs = v.map(|v| _mm256_andnot_ps(sign, v));
+            let m = _mm256_max_ps(_mm256_max_ps(abs[0], abs[1]), _mm256_max_ps(abs[2], abs[3]));
+            let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+            let amax = _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+            let dx = amax / super::RANGE;
+            let id = _mm256_set1_ps(if dx != 0.0 { 1.0 / dx } else { 0.0 });
+            let i = v.map(|v| _mm256_castsi256_ps(_mm256_cvtps_epi32(_mm256_mul_ps(v, id))));
+            // Even and odd values of each half (x0..15, x16..31), in order after the permute.
+            let even = |a, b| _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b));
+            let odd = |a, b| _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(a, b));
+            let order = |v| _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
+            let evens = order(_mm256_packs_epi32(order(even(i[0], i[1])), order(even(i[2], i[3]))));
+            let odds = order(_mm256_packs_epi32(order(odd(i[0], i[1])), order(odd(i[2], i[3]))));
+            _mm256_storeu_si256(q.as_mut_ptr() as *mut __m256i, evens);
+            _mm256_storeu_si256(q.as_mut_ptr().add(16) as *mut __m256i, odds);
+            let i = i.map(|v| _mm256_castps_si256(v));
+            let s = _mm256_add_epi32(_mm256_add_epi32(i[0], i[1]), _mm256_add_epi32(i[2], i[3]));
+            let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+            let sum = _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01)));
+            (dx, dx * sum as f32)
+        }
+    }
 
     /// Pairs of blocks ahead that the VNNI kernel prefetches (1-2 KB: a few cache lines).
     const PREFETCH: usize = 16;
@@ -405,7 +511,7 @@ mod x86 {
     /// # Safety
     /// AVX-512F, BW, VNNI, FMA and F16C; `xq.m == M`; the weight rows inside `w`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma,f16c")]
-    pub unsafe fn rows_vnni<const M: usize>(w: &QuantMatrix, xq: &QuantRows, j0: usize, out: &mut [f32]) {
+    pub unsafe fn rows_vnni<const M: usize>(w: &QuantMatrix, xq: &Input, j0: usize, out: &mut [f32]) {
         debug_assert_eq!(xq.m, M);
         let pairs = w.pairs;
         let pb = w.ty.pair_bytes();
@@ -468,54 +574,141 @@ mod x86 {
         }
     }
 
-    /// The AVX2 kernel: one block per step, the weights widened to 16 bits, `vpmaddwd`.
+    /// A pair of blocks' weights as 16-bit values: block 0's even and odd values, block 1's
+    /// even and odd values. A 16-bit lane holds values `2l` and `2l + 1` of a block (Q4: of both
+    /// blocks, as nibbles), taken out by shifts and masks, no widening shuffles.
     ///
     /// # Safety
-    /// AVX2, FMA and F16C; the weight rows inside `w`.
+    /// AVX2 (inlined into the AVX2 kernel); pair `wp` inside `w`.
+    #[inline(always)]
+    unsafe fn pair_weights(w: &QuantMatrix, wp: usize) -> [__m256i; 4] {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let src = w.qs.as_ptr().add(wp * w.ty.pair_bytes()) as *const __m256i;
+            if w.ty == QuantType::Q8_0 {
+                let (u, v) = (_mm256_loadu_si256(src), _mm256_loadu_si256(src.add(1)));
+                let even = |t: __m256i| _mm256_srai_epi16(_mm256_slli_epi16(t, 8), 8);
+                return [even(u), _mm256_srai_epi16(u, 8), even(v), _mm256_srai_epi16(v, 8)];
+            }
+            let nib = _mm256_set1_epi16(0x0F);
+            let v = _mm256_loadu_si256(src);
+            let q = [
+                _mm256_and_si256(v, nib),
+                _mm256_and_si256(_mm256_srli_epi16(v, 8), nib),
+                _mm256_and_si256(_mm256_srli_epi16(v, 4), nib),
+                _mm256_srli_epi16(v, 12),
+            ];
+            if w.ty == QuantType::Q4_0 { q.map(|q| _mm256_sub_epi16(q, _mm256_set1_epi16(8))) } else { q }
+        }
+    }
+
+    /// The integer dot products of a pair's two blocks with the inputs at `xb` (64 values in
+    /// even/odd order), reduced to four lanes each and interleaved: lane sums of block 0 in
+    /// lanes 0, 2, 4, 6 and of block 1 in 1, 3, 5, 7... (see [`rows_avx2`]).
+    ///
+    /// # Safety
+    /// AVX2; 64 readable inputs at `xb`.
+    #[inline(always)]
+    unsafe fn pair_dot(wv: &[__m256i; 4], xb: *const i16) -> __m256i {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            let xb = xb as *const __m256i;
+            let i0 = _mm256_add_epi32(_mm256_madd_epi16(wv[0], _mm256_loadu_si256(xb)), _mm256_madd_epi16(wv[1], _mm256_loadu_si256(xb.add(1))));
+            let i1 = _mm256_add_epi32(_mm256_madd_epi16(wv[2], _mm256_loadu_si256(xb.add(2))), _mm256_madd_epi16(wv[3], _mm256_loadu_si256(xb.add(3))));
+            _mm256_add_epi32(_mm256_unpacklo_epi32(i0, i1), _mm256_unpackhi_epi32(i0, i1))
+        }
+    }
+
+    /// The AVX2 kernel: `M` input rows per weight row, four pairs of blocks (256 values) per
+    /// step. The eight blocks' integer sums are gathered into one vector by a transposing
+    /// reduction (unpacks and adds), so that their scales are converted from f16 and applied
+    /// eight at a time; pairs left over (fewer than four) go one at a time. Each row's sums are
+    /// the same operations whatever `M`, so a row gives the same bits alone or with others.
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C; `x.m == M`; the weight rows and the inputs inside their buffers.
     #[target_feature(enable = "avx2,fma,f16c")]
-    pub unsafe fn rows_avx2(w: &QuantMatrix, xq: &QuantRows, j0: usize, out: &mut [f32]) {
-        let (m, pairs, pb) = (xq.m, w.pairs, w.ty.pair_bytes());
-        let nib = _mm256_set1_epi8(0x0F);
-        let eight = _mm256_set1_epi16(8);
-        for (jj, o) in out.chunks_exact_mut(m).enumerate() {
+    pub unsafe fn rows_avx2<const M: usize>(w: &QuantMatrix, x: &Input, j0: usize, out: &mut [f32]) {
+        debug_assert_eq!(x.m, M);
+        let pairs = w.pairs;
+        let q41 = w.ty == QuantType::Q4_1;
+        for (jj, o) in out.chunks_exact_mut(M).enumerate() {
             let j = j0 + jj;
-            for (r, o) in o.iter_mut().enumerate() {
-                let mut acc = _mm256_setzero_ps();
-                let mut mins = 0f32;
-                for p in 0..pairs {
-                    let wp = j * pairs + p;
-                    let xp = r * pairs + p;
-                    // SAFETY (whole loop): as in `rows_vnni`.
-                    unsafe {
-                        let src = w.qs.as_ptr().add(wp * pb);
-                        for h in 0..2 {
-                            let (lo, hi) = if w.ty == QuantType::Q8_0 {
-                                let v = _mm256_loadu_si256(src.add(h * 32) as *const __m256i);
-                                (_mm256_cvtepi8_epi16(_mm256_castsi256_si128(v)), _mm256_cvtepi8_epi16(_mm256_extracti128_si256(v, 1)))
-                            } else {
-                                let v = _mm256_loadu_si256(src as *const __m256i);
-                                let q = if h == 0 { _mm256_and_si256(v, nib) } else { _mm256_and_si256(_mm256_srli_epi16(v, 4), nib) };
-                                let (a, b) = (_mm256_cvtepu8_epi16(_mm256_castsi256_si128(q)), _mm256_cvtepu8_epi16(_mm256_extracti128_si256(q, 1)));
-                                if w.ty == QuantType::Q4_0 { (_mm256_sub_epi16(a, eight), _mm256_sub_epi16(b, eight)) } else { (a, b) }
-                            };
-                            let xb = xq.q.as_ptr().add((xp * 2 + h) * 32);
-                            let isum = _mm256_add_epi32(
-                                _mm256_madd_epi16(lo, _mm256_loadu_si256(xb as *const __m256i)),
-                                _mm256_madd_epi16(hi, _mm256_loadu_si256(xb.add(16) as *const __m256i)),
-                            );
-                            let wb = wp * 2 + h;
-                            let scale = w.d[wb].to_f32() * xq.d[xp * 2 + h];
-                            acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(isum), _mm256_set1_ps(scale), acc);
-                            if w.ty == QuantType::Q4_1 {
-                                mins += w.m[wb].to_f32() * xq.s[xp * 2 + h];
+            // Per row: scaled sums and Q4_1 offsets, eight blocks a step; pairs left over.
+            let mut acc = [_mm256_setzero_ps(); M];
+            let mut accm = [_mm256_setzero_ps(); M];
+            let mut tail = [_mm_setzero_ps(); M];
+            let mut p = 0;
+            // SAFETY (both loops): pair wp + 3 < (j + 1) * pairs, so its values and scales are
+            // inside w; the inputs hold M rows of `pairs` pairs (the caller's guarantee).
+            while p + 4 <= pairs {
+                let wp = j * pairs + p;
+                unsafe {
+                    // Per row: blocks (0, 1) and (2, 3) of the step, each in interleaved lanes.
+                    let mut b01 = [_mm256_setzero_si256(); M];
+                    let mut sums = [_mm256_setzero_si256(); M];
+                    for q in 0..4 {
+                        let wv = pair_weights(w, wp + q);
+                        for r in 0..M {
+                            let a = pair_dot(&wv, x.q.as_ptr().add((r * pairs + p + q) * 64));
+                            match q {
+                                0 | 2 => b01[r] = a,
+                                _ => {
+                                    // Pairs (q - 1, q): blocks 2q-2 .. 2q+1 in lanes 0..3 and
+                                    // 4..7 (two halves of each sum).
+                                    let b = _mm256_add_epi32(_mm256_unpacklo_epi64(b01[r], a), _mm256_unpackhi_epi64(b01[r], a));
+                                    if q == 1 {
+                                        sums[r] = b;
+                                    } else {
+                                        let lo = _mm256_permute2x128_si256(sums[r], b, 0x20);
+                                        let hi = _mm256_permute2x128_si256(sums[r], b, 0x31);
+                                        sums[r] = _mm256_add_epi32(lo, hi);
+                                    }
+                                }
                             }
                         }
                     }
+                    let dw = _mm256_cvtph_ps(_mm_loadu_si128(w.d.as_ptr().add(wp * 2) as *const __m128i));
+                    let mw = if q41 { _mm256_cvtph_ps(_mm_loadu_si128(w.m.as_ptr().add(wp * 2) as *const __m128i)) } else { _mm256_setzero_ps() };
+                    for r in 0..M {
+                        let xp = r * pairs + p;
+                        let sc = _mm256_mul_ps(dw, _mm256_loadu_ps(x.d.as_ptr().add(xp * 2)));
+                        acc[r] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums[r]), sc, acc[r]);
+                        if q41 {
+                            accm[r] = _mm256_fmadd_ps(mw, _mm256_loadu_ps(x.s.as_ptr().add(xp * 2)), accm[r]);
+                        }
+                    }
                 }
-                let mut lanes = [0f32; 8];
-                // SAFETY: eight f32 lanes into eight floats.
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), acc) };
-                *o = lanes.iter().sum::<f32>() + mins;
+                p += 4;
+            }
+            while p < pairs {
+                let wp = j * pairs + p;
+                unsafe {
+                    let wv = pair_weights(w, wp);
+                    let dw = two_f16(w.d.as_ptr().add(wp * 2));
+                    let mw = if q41 { two_f16(w.m.as_ptr().add(wp * 2)) } else { _mm_setzero_ps() };
+                    for (r, t) in tail.iter_mut().enumerate() {
+                        let xp = r * pairs + p;
+                        let a = pair_dot(&wv, x.q.as_ptr().add(xp * 64));
+                        // The two blocks' sums into lanes 0 and 1.
+                        let a = _mm256_add_epi32(a, _mm256_unpackhi_epi64(a, a));
+                        let a = _mm_add_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));
+                        let dx = _mm_castpd_ps(_mm_load_sd(x.d.as_ptr().add(xp * 2) as *const f64));
+                        *t = _mm_fmadd_ps(_mm_cvtepi32_ps(a), _mm_mul_ps(dw, dx), *t);
+                        if q41 {
+                            let sx = _mm_castpd_ps(_mm_load_sd(x.s.as_ptr().add(xp * 2) as *const f64));
+                            *t = _mm_fmadd_ps(mw, sx, *t);
+                        }
+                    }
+                }
+                p += 1;
+            }
+            for r in 0..M {
+                // Lanes 2 and 3 of `tail` are zero (the scales' are).
+                let s = _mm256_add_ps(acc[r], accm[r]);
+                let s = _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1)), tail[r]);
+                let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+                o[r] = _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
             }
         }
     }
@@ -580,7 +773,7 @@ mod tests {
         for b in x.chunks(BLOCK) {
             let dx = b.iter().fold(0f32, |a, v| a.max(v.abs())) / RANGE;
             let id = if dx != 0.0 { 1.0 / dx } else { 0.0 };
-            out.extend(b.iter().map(|v| (v * id).round() * dx));
+            out.extend(b.iter().map(|v| (v * id).round_ties_even() * dx));
         }
         out
     }
@@ -629,6 +822,24 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn the_avx2_quantization_equals_the_scalar_one() {
+        if simd() == Simd::Portable {
+            eprintln!("skipped: no AVX2 on this CPU");
+            return;
+        }
+        let mut blocks: Vec<Vec<f32>> = (0..200).map(|i| values(BLOCK, i).iter().map(|v| v * (i as f32 + 0.5)).collect()).collect();
+        blocks.push(vec![0.0; BLOCK]);
+        blocks.push((0..BLOCK).map(|t| if t == 7 { -3.0 } else { 1.5 }).collect());
+        blocks.push((0..BLOCK).map(|t| t as f32 - 15.5).collect());
+        for (i, x) in blocks.iter().enumerate() {
+            let (mut a, mut b) = (vec![0i16; BLOCK], vec![0i16; BLOCK]);
+            let got = quantize_block(x, &mut a, Simd::Avx2);
+            let want = quantize_plain(x, &mut b, Simd::Avx2);
+            assert_eq!((got, &a), (want, &b), "block {i}");
         }
     }
 

@@ -1,0 +1,106 @@
+//! The fused batch-1 decode step (`Llama::set_fused_decode`) on a tiny random-weight model with
+//! quantized blocks: the same logits as the general step on the same blocks, and as the plain
+//! reference on the dequantized weights; the same greedy outputs.
+
+use candle_core::quantized::{GgmlDType, QTensor};
+use candle_core::{Device, Tensor};
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use tstlab::models::generate::{GenParams, PrefixCache, run};
+use tstlab::models::kernels::quant::{QuantMatrix, QuantType};
+use tstlab::models::llama::{Llama, LlamaConfig, Step};
+
+use crate::tiny_llama;
+
+/// `models_tiny`'s model, wider (the matmuls' inputs whole blocks of 32).
+fn config(qkv_bias: bool, interleaved: bool) -> LlamaConfig {
+    LlamaConfig { hidden_size: 64, intermediate_size: 96, ..crate::models_tiny::config(qkv_bias, interleaved, 16) }
+}
+
+/// The tiny model with its linear layers in Q4_1 blocks (the head in Q8_0, as SmolLM2's GGUF),
+/// the dense weights being the blocks dequantized (so every path holds the same weights).
+fn quantized(qkv_bias: bool, interleaved: bool) -> Llama {
+    let cfg = config(qkv_bias, interleaved);
+    let mut dense = HashMap::new();
+    let mut quant = HashMap::new();
+    for (name, w) in tiny_llama::tensors(&cfg, 5, false) {
+        let linear = name.ends_with("proj.weight") || name == "lm_head.weight";
+        if !linear {
+            dense.insert(name, w);
+            continue;
+        }
+        let ty = if name == "lm_head.weight" { GgmlDType::Q8_0 } else { GgmlDType::Q4_1 };
+        let (n, k) = w.dims2().unwrap();
+        let blocks = QTensor::quantize(&w, ty).unwrap();
+        let qm = QuantMatrix::from_blocks(QuantType::from_ggml(ty).unwrap(), n, k, &blocks.data().unwrap()).unwrap();
+        dense.insert(name.clone(), blocks.dequantize(&Device::Cpu).unwrap());
+        quant.insert(name, qm);
+    }
+    Llama::from_tensors_quant(cfg, dense, quant, &Device::Cpu).unwrap()
+}
+
+fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
+    (a - b).unwrap().abs().unwrap().flatten_all().unwrap().max(0).unwrap().to_scalar::<f32>().unwrap()
+}
+
+/// Prefills `prompt`, then feeds `feed` one token at a time (slot `hole` of the cache marked
+/// as not holding a token, as a rejected draft is): the logits of each step.
+fn decode(model: &Llama, prompt: &[u32], feed: &[u32], hole: usize) -> Vec<Tensor> {
+    let mut cache = model.new_cache(1, prompt.len() + feed.len()).unwrap();
+    let step = Step::new(model, &cache, &[(prompt, 0)]).unwrap();
+    model.forward(&step, &mut cache).unwrap();
+    cache.invalidate(0, hole);
+    let mut out = Vec::new();
+    for (i, t) in feed.iter().enumerate() {
+        let step = Step::new(model, &cache, &[(std::slice::from_ref(t), prompt.len() + i)]).unwrap();
+        out.push(model.logits(&model.forward(&step, &mut cache).unwrap()).unwrap());
+    }
+    assert_eq!(cache.len(), prompt.len() + feed.len());
+    out
+}
+
+#[test]
+fn fused_decode_equals_the_general_step_and_the_reference() {
+    let prompt = [5u32, 9, 17, 3, 44, 2, 8, 30, 1, 7];
+    let feed = [12u32, 40, 41, 3, 9, 60, 2, 2, 13];
+    for (bias, interleaved) in [(false, true), (true, false)] {
+        let mut model = quantized(bias, interleaved);
+        assert!(model.kernels().is_some_and(|k| k.contains("fused")), "{:?}", model.kernels());
+        let fused = decode(&model, &prompt, &feed, 4);
+        model.set_fused_decode(false);
+        let general = decode(&model, &prompt, &feed, 4);
+        for (i, (f, g)) in fused.iter().zip(&general).enumerate() {
+            let scale = g.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+            // The same operations, but for the attention's sums where the CPU has AVX-512 (the
+            // general step's kernel): a last-bit difference can flip a 16-bit rounding of a
+            // matmul input, so allow a few of those (7e-5 seen).
+            assert!(max_abs_diff(f, g) <= 3e-4 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, g));
+        }
+        // Without the hole, against the plain reference on the dequantized weights (f32 inputs).
+        model.set_fused_decode(true);
+        let fused = decode(&model, &prompt, &feed, prompt.len() + feed.len());
+        let mut seq = prompt.to_vec();
+        for (i, (f, t)) in fused.iter().zip(&feed).enumerate() {
+            seq.push(*t);
+            let want = model.forward_reference(&seq).unwrap().get(seq.len() - 1).unwrap().unsqueeze(0).unwrap();
+            let scale = want.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+            assert!(max_abs_diff(f, &want) <= 2e-3 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, &want));
+        }
+    }
+}
+
+#[test]
+fn fused_decode_keeps_the_greedy_outputs() {
+    let mut model = quantized(false, true);
+    let prompts: Vec<Vec<u32>> = vec![vec![5, 9, 17, 3, 44], vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11], vec![60, 2, 2]];
+    let params = GenParams { max_new_tokens: 20, batch_size: 1, lookahead: 0, ..GenParams::default() };
+    let generate = |model: &Llama| {
+        let mut out = vec![Vec::new(); prompts.len()];
+        run(model, &prompts, &params, &[], &mut PrefixCache::new(), &AtomicBool::new(false), &mut |i, t, _| out[i] = t).unwrap();
+        out
+    };
+    let fused = generate(&model);
+    model.set_fused_decode(false);
+    assert_eq!(fused, generate(&model));
+    assert!(fused.iter().all(|o| o.len() == 20));
+}
