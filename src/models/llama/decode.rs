@@ -1,5 +1,5 @@
 //! The batch-1 decode step on the CPU: one token of a one-row cache through every layer on the
-//! quantized blocks, in one run of a [`Team`] (docs/METHODS.md, "Batch-1 decode step").
+//! quantized blocks, in one run of a [`Team`] (docs/METHODS.md, "Quantized decode").
 //!
 //! The general [`Llama::forward`] makes about 15 candle operations per layer, several of them
 //! parallel (a rayon hand-off each); here the team's threads go through the layers together in
