@@ -12,6 +12,7 @@ use super::data::{Names, Result};
 use super::tables::Table;
 use crate::metrics::treebank::word_tokenize;
 use crate::store::Store;
+use crate::stats::bootstrap::quantile;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 
@@ -83,14 +84,12 @@ pub struct DatasetStats {
     pub rows: Vec<StatsRow>,
 }
 
-/// Median as numpy computes it: the middle value, or the mean of the two middle ones.
+/// Median as numpy computes it (the middle value, or the mean of the two middle ones): the
+/// type-7 quantile at 0.5.
 pub fn median(values: &mut [usize]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
     values.sort_unstable();
-    let m = values.len() / 2;
-    Some(if values.len() % 2 == 1 { values[m] as f64 } else { (values[m - 1] + values[m]) as f64 / 2.0 })
+    let sorted: Vec<f64> = values.iter().map(|&v| v as f64).collect();
+    (!sorted.is_empty()).then(|| quantile(&sorted, 0.5))
 }
 
 /// Counts over a set of tokenized sentences.
