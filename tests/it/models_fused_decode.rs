@@ -1,6 +1,7 @@
 //! The fused batch-1 decode step (`Llama::set_fused_decode`) on a tiny random-weight model with
 //! quantized blocks: the same logits as the general step on the same blocks, and as the plain
-//! reference on the dequantized weights; the same greedy outputs.
+//! reference on the dequantized weights; the same greedy outputs. Scoring never takes the
+//! quantized blocks: a short text gets the same log-probabilities alone or in a batch.
 
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
@@ -8,7 +9,8 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use tstlab::models::generate::{GenParams, PrefixCache, run};
 use tstlab::models::kernels::quant::{QuantMatrix, QuantType};
-use tstlab::models::llama::{Llama, LlamaConfig, Step};
+use tstlab::models::lm_score::{Batching, Seq, token_logprobs};
+use tstlab::models::llama::{Llama, LlamaConfig, Path, Step};
 
 use crate::tiny_llama;
 
@@ -103,4 +105,32 @@ fn fused_decode_keeps_the_greedy_outputs() {
     model.set_fused_decode(false);
     assert_eq!(fused, generate(&model));
     assert!(fused.iter().all(|o| o.len() == 20));
+}
+
+/// A step of two tokens takes the quantized blocks in generation, so a text scored alone would
+/// differ from the same text in a larger batch; scoring keeps to the dense weights.
+#[test]
+fn scoring_takes_the_dense_weights_whatever_the_batch() {
+    let mut model = quantized(true, false);
+    let short = [5u32, 9];
+    let long: Vec<u32> = (0..14).map(|i| (i * 7 + 3) % 64).collect();
+    // The two paths really differ at two rows (else this test could not fail).
+    let step_logits = |path: Path| {
+        let mut cache = model.new_cache(1, 2).unwrap();
+        let step = Step::new(&model, &cache, &[(&short[..], 0)]).unwrap().on(path);
+        model.logits_on(&model.forward(&step, &mut cache).unwrap(), path).unwrap()
+    };
+    let (fast, dense) = (step_logits(Path::Fastest), step_logits(Path::Dense));
+    assert!(max_abs_diff(&fast, &dense) > 0.0, "the quantized blocks gave the dense values");
+
+    let seqs = [Seq { tokens: &short, first: 1 }, Seq { tokens: &long, first: 1 }];
+    let alone = token_logprobs(&model, &seqs[..1], Batching { rows: 1, slots: 1 << 20 }).unwrap();
+    let batched = token_logprobs(&model, &seqs, Batching::default()).unwrap();
+    // The blocks switched off altogether: the values scoring must give.
+    model.set_quant_rows(0);
+    model.set_fused_decode(false);
+    let dense_only = token_logprobs(&model, &seqs[..1], Batching { rows: 1, slots: 1 << 20 }).unwrap();
+    assert_eq!(alone, dense_only, "a short text alone was scored on the quantized blocks");
+    let diff = alone[0].iter().zip(&batched[0]).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    assert!(diff < 1e-5, "alone and batched differ by {diff}");
 }
