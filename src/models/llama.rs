@@ -573,17 +573,18 @@ impl Llama {
             None
         };
         let mut types: Vec<String> = Vec::new();
-        let first = self.layers.first().map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]);
-        for l in first.into_iter().flatten().chain([&self.lm_head]) {
-            if let Some(t) = l.quant_type().map(|t| format!("{t:?}"))
-                && !types.contains(&t)
-            {
-                types.push(t);
+        for l in self.linears() {
+            for t in l.quant_types().iter().map(|t| t.label()) {
+                if !types.contains(&t) {
+                    types.push(t);
+                }
             }
         }
         let rows = self.quant_rows();
         let blocks = (!types.is_empty() && rows > 0).then(|| {
-            let simd = match quant::simd() {
+            // The kernel every matrix has (Q6_K's scales per 16 values: AVX2 on any x86 CPU).
+            let kernel = self.linears().filter_map(|l| l.quant_at(rows)).fold(quant::simd(), |k, q| q.kernel(k));
+            let simd = match kernel {
                 quant::Simd::Vnni512 => "AVX-512 VNNI",
                 quant::Simd::Avx2 => "AVX2",
                 quant::Simd::Portable => "portable",
@@ -596,6 +597,11 @@ impl Llama {
             (Some(d), None) => Some(d.to_owned()),
             (None, b) => b,
         }
+    }
+
+    /// Every linear layer (the head last).
+    pub(crate) fn linears(&self) -> impl Iterator<Item = &Linear> {
+        self.layers.iter().flat_map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]).chain(std::iter::once(&self.lm_head))
     }
 
     /// Every linear layer (the head last).

@@ -115,9 +115,9 @@ impl Linear {
         self.quant.as_ref().filter(|_| rows <= self.quant_rows)
     }
 
-    /// The type of the quantized blocks kept, if any.
-    pub fn quant_type(&self) -> Option<QuantType> {
-        self.quant.as_ref().map(|q| q.quant_type())
+    /// The GGUF types of the quantized blocks kept (none without).
+    pub fn quant_types(&self) -> &[QuantType] {
+        self.quant.as_ref().map_or(&[], |q| q.quant_types())
     }
 
     /// `x [n, in]` times the weight: `[n, out]` (the quantized blocks up to `quant_rows` rows).
