@@ -27,7 +27,7 @@ fn quantized(qkv_bias: bool, interleaved: bool) -> Llama {
 
 /// A tiny model wide enough for the K-quants' super-blocks of 256, its layers in the types
 /// llama.cpp's Q4_K_M gives SmolLM2 (Q5_0 where rows of 576 cannot take Q4_K, Q8_0 for v, Q4_K
-/// or Q6_K for down), and Q5_1, Q5_K, Q6_K elsewhere.
+/// or Q6_K for down), and Q5_1, Q5_K, Q6_K elsewhere, gate and up of one layer in two types.
 fn k_quantized(qkv_bias: bool, interleaved: bool) -> Llama {
     let cfg = LlamaConfig { hidden_size: 256, intermediate_size: 512, head_dim: 64, ..crate::models_tiny::config(qkv_bias, interleaved, 64) };
     quantized_as(cfg, |name| {
@@ -37,6 +37,9 @@ fn k_quantized(qkv_bias: bool, interleaved: bool) -> Llama {
             "v_proj" => GgmlDType::Q8_0,
             "down_proj" => [GgmlDType::Q4K, GgmlDType::Q6K, GgmlDType::Q5K][layer % 3],
             "gate_proj" | "up_proj" if layer == 1 => GgmlDType::Q5_1,
+            // Stacked with different types: held as bytes with offsets and scales per 16.
+            "gate_proj" if layer == 2 => GgmlDType::Q4K,
+            "up_proj" if layer == 2 => GgmlDType::Q6K,
             _ => GgmlDType::Q5_0,
         }
     })

@@ -11,14 +11,16 @@
 //! of 0.02-0.3 nats flipped); with 16 bits the input's rounding is far below the f16 weights' own
 //! (see the models_real test). The integer products cost about as much as 8-bit ones here.
 //!
-//! The other types are held as blocks of 32 the same kernels run ([`Format`]): Q5_0 and Q5_1 as
-//! signed bytes (Q5_0 with Q8_0's layout), the K-quants' super-blocks of 256 as their eight
-//! sub-blocks, each with its scale `d · sc` and offset `-dmin · m` formed in f32 as ggml's
+//! The other types are held as blocks of 32 the same kernels run ([`Format`]): Q5_0, Q5_1 and
+//! Q5_K as signed bytes (Q5_0 with Q8_0's layout), the K-quants' super-blocks of 256 as their
+//! eight sub-blocks, each with its scale `d · sc` and offset `-dmin · m` formed in f32 as ggml's
 //! dequantization forms them (exact: an f16 times a 6- or 8-bit integer): Q4_K as Q4_1's
-//! nibbles, Q5_K as bytes, Q6_K as bytes with a scale per 16 values (its own AVX2 kernel, also
-//! taken where AVX-512 VNNI is there). Every value and scale is kept; the bytes held per value
-//! are more than the file's (Q5_0 8.5 bits against 5.5, Q4_K 6 against 4.5, Q6_K 10 against
-//! 6.6) and far fewer than the dense weights' 16 or 32.
+//! nibbles, Q6_K as bytes with a scale per 16 values (its own kernel, AVX2 also where AVX-512
+//! VNNI is there). Every value and scale is kept. The bytes cost memory (Q5_0 8.5 bits a value
+//! against the file's 5.5), but a plane of fifth bits beside the nibbles, tried, was slower at
+//! batch-1 decode here (SmolLM2 Q4_K_M, 2026-11-28: 93-95 against 101-104 tok/s in alternating
+//! runs): the unpacking costs more than the bytes saved. Matrices of different types stack in
+//! one format that holds each exactly ([`QuantMatrix::stack`]).
 //!
 //! The weights are repacked once at load, keeping every quantized value and scale: two blocks
 //! form a pair, the 4-bit values of a pair interleaved so that one 32-byte load gives both
@@ -203,8 +205,8 @@ impl QuantType {
             QuantType::Q5_0 | QuantType::Q5_1 => {
                 let (m, at) = if self == QuantType::Q5_1 { (f16(2), 4) } else { (0.0, 2) };
                 let qh = u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-                let (qs, off) = (&b[at + 4..at + 20], if self == QuantType::Q5_0 { 16 } else { 0 });
-                for (t, &v) in qs.iter().enumerate() {
+                let off: i8 = if self == QuantType::Q5_0 { 16 } else { 0 };
+                for (t, &v) in b[at + 4..at + 20].iter().enumerate() {
                     blk.q[t] = ((v & 0x0F) | (((qh >> t) & 1) << 4) as u8) as i8 - off;
                     blk.q[t + 16] = ((v >> 4) | (((qh >> (t + 16)) & 1) << 4) as u8) as i8 - off;
                 }
@@ -254,7 +256,8 @@ fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
     }
 }
 
-/// 32 values of a GGUF block as integers: `d · q + m` (Q6_K: `d[0]`, `d[1]` per 16).
+/// 32 values of a GGUF block as integers: `d · (q - offset) + m` (the [`Format`]'s offset;
+/// Q6_K: `d[0]`, `d[1]` per 16).
 #[derive(Clone, Copy)]
 struct Block32 {
     q: [i8; 32],
@@ -281,6 +284,17 @@ pub struct Format {
 impl Format {
     fn pair_bytes(self) -> usize {
         if self.bytes { 64 } else { 32 }
+    }
+
+    /// A format that holds the values and scales of both exactly: this one if they are the same,
+    /// else signed bytes (every type's values minus its offset fit), with offsets if either has
+    /// them, scales per 16 values if either has, f32 scales if either has.
+    fn join(self, o: Format) -> Format {
+        if self == o {
+            return self;
+        }
+        let sub16 = self.sub16 || o.sub16;
+        Format { bytes: true, offset: 0, min: self.min || o.min, sub16, wide: sub16 || self.wide || o.wide }
     }
     /// Scales per block of 32.
     fn scales(self) -> usize {
@@ -368,20 +382,28 @@ impl QuantMatrix {
         if bytes.len() != want {
             return Err(QuantError::Bytes { ty, n, k, got: bytes.len(), want });
         }
-        let f = ty.format();
+        let row_bytes = (k / bv) * ty.block_bytes();
+        Ok(QuantMatrix::pack(vec![ty], ty.format(), n, k, |j, out| {
+            for blk in bytes[j * row_bytes..(j + 1) * row_bytes].chunks_exact(ty.block_bytes()) {
+                ty.blocks32(blk, out);
+            }
+        }))
+    }
+
+    /// Packs `n` rows of `k` values in format `f`, row `j`'s blocks of 32 given by `row(j, out)`
+    /// (values as `f` holds them: `d · (q - f.offset) + m`).
+    fn pack(types: Vec<QuantType>, f: Format, n: usize, k: usize, mut row: impl FnMut(usize, &mut Vec<Block32>)) -> QuantMatrix {
         let nb = k / BLOCK;
         let pairs = nb.div_ceil(2);
         let pb = f.pair_bytes();
         let mut qs = vec![0u8; n * pairs * pb];
         let mut d = Scales::zeros(f.wide, n * pairs * 2 * f.scales());
         let mut m = Scales::zeros(f.wide, if f.min { n * pairs * 2 } else { 0 });
-        let row_bytes = (k / bv) * ty.block_bytes();
         let mut blocks = Vec::with_capacity(nb);
         for j in 0..n {
             blocks.clear();
-            for blk in bytes[j * row_bytes..(j + 1) * row_bytes].chunks_exact(ty.block_bytes()) {
-                ty.blocks32(blk, &mut blocks);
-            }
+            row(j, &mut blocks);
+            debug_assert_eq!(blocks.len(), nb);
             for (b, blk) in blocks.iter().enumerate() {
                 let (p, half_) = (j * pairs + b / 2, b % 2);
                 for (i, &v) in blk.d[..f.scales()].iter().enumerate() {
@@ -400,16 +422,58 @@ impl QuantMatrix {
                 }
             }
         }
-        Ok(QuantMatrix { types: vec![ty], format: f, n, k, pairs, qs, d, m })
+        QuantMatrix { types, format: f, n, k, pairs, qs, d, m }
     }
 
-    /// The rows of several matrices of one [`Format`] and width, stacked (q, k and v; gate and
-    /// up; Q5_0 and Q8_0 share a format); `None` if they differ.
+    /// Block `b` of row `j` as it is held (`d · (q - format.offset) + m`).
+    fn block32(&self, j: usize, b: usize) -> Block32 {
+        let f = self.format;
+        let (p, h) = (j * self.pairs + b / 2, b % 2);
+        let bytes = &self.qs[p * f.pair_bytes()..(p + 1) * f.pair_bytes()];
+        let mut blk = Block32 { q: [0; 32], d: [0.0; 2], m: 0.0 };
+        for (t, q) in blk.q.iter_mut().enumerate() {
+            *q = if f.bytes { bytes[h * 32 + t] as i8 } else { ((bytes[t] >> (4 * h)) & 0x0F) as i8 };
+        }
+        for (i, d) in blk.d[..f.scales()].iter_mut().enumerate() {
+            *d = self.d.get((p * 2 + h) * f.scales() + i);
+        }
+        if f.min {
+            blk.m = self.m.get(p * 2 + h);
+        }
+        blk
+    }
+
+    /// The same values in format `to` ([`Format::join`] of its own and others'), exactly.
+    fn converted(&self, to: Format) -> QuantMatrix {
+        if to == self.format {
+            return QuantMatrix { types: self.types.clone(), qs: self.qs.clone(), d: self.d.clone(), m: self.m.clone(), ..*self };
+        }
+        let (from, nb) = (self.format, self.k / BLOCK);
+        QuantMatrix::pack(self.types.clone(), to, self.n, self.k, |j, out| {
+            for b in 0..nb {
+                let mut blk = self.block32(j, b);
+                for q in &mut blk.q {
+                    *q = (*q as i32 - from.offset + to.offset) as i8;
+                }
+                if to.sub16 && !from.sub16 {
+                    blk.d[1] = blk.d[0];
+                }
+                out.push(blk);
+            }
+        })
+    }
+
+    /// The rows of several matrices of one width, stacked (q, k and v; gate and up), in a format
+    /// that holds each exactly ([`Format::join`]: Q5_0 with Q8_0 as bytes); `None` if the widths
+    /// differ.
     pub fn stack(parts: &[QuantMatrix]) -> Option<QuantMatrix> {
         let first = parts.first()?;
-        if parts.iter().any(|p| p.format != first.format || p.k != first.k) {
+        if parts.iter().any(|p| p.k != first.k) {
             return None;
         }
+        let format = parts.iter().fold(first.format, |f, p| f.join(p.format));
+        let parts: Vec<QuantMatrix> = parts.iter().map(|p| p.converted(format)).collect();
+        let first = &parts[0];
         let mut types: Vec<QuantType> = Vec::new();
         for t in parts.iter().flat_map(|p| p.types.iter()) {
             if !types.contains(t) {
@@ -991,10 +1055,16 @@ mod x86 {
         debug_assert!(x.m == M && w.format.sub16 && w.pairs.is_multiple_of(2));
         let pairs = w.pairs;
         let Scales::F32(ds) = &w.d else { unreachable!("scales per 16 values are f32") };
+        // Offsets (when stacked with a type that has them): f32 too.
+        let ms: &[f32] = match &w.m {
+            Scales::F32(v) if w.format.min => v,
+            _ => &[],
+        };
         let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
         for (jj, o) in out.chunks_exact_mut(M).enumerate() {
             let j = j0 + jj;
             let mut acc = [_mm256_setzero_ps(); M];
+            let mut accm = [_mm_setzero_ps(); M];
             let mut p = 0;
             while p + 2 <= pairs {
                 let wp = j * pairs + p;
@@ -1011,12 +1081,15 @@ mod x86 {
                         // The four blocks' input scales, in both halves.
                         let dx = _mm256_broadcast_ps(&*(x.d.as_ptr().add(xp * 2) as *const __m128));
                         *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), _mm256_mul_ps(sc, dx), *acc);
+                        if !ms.is_empty() {
+                            accm[r] = _mm_fmadd_ps(_mm_loadu_ps(ms.as_ptr().add(wp * 2)), _mm_loadu_ps(x.s.as_ptr().add(xp * 2)), accm[r]);
+                        }
                     }
                 }
                 p += 2;
             }
             for (r, acc) in acc.iter().enumerate() {
-                let s = _mm_add_ps(_mm256_castps256_ps128(*acc), _mm256_extractf128_ps(*acc, 1));
+                let s = _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(*acc), _mm256_extractf128_ps(*acc, 1)), accm[r]);
                 let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
                 o[r] = _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
             }
@@ -1083,13 +1156,10 @@ mod tests {
 
     /// The value of weight `(j, t)` from the repacked blocks, as ggml's dequantization forms it.
     fn repacked_value(w: &QuantMatrix, j: usize, t: usize) -> f32 {
-        let f = w.format;
-        let (b, i) = (t / BLOCK, t % BLOCK);
-        let (p, h) = (j * w.pairs + b / 2, b % 2);
-        let bytes = &w.qs[p * f.pair_bytes()..(p + 1) * f.pair_bytes()];
-        let q = if f.bytes { bytes[h * 32 + i] as i8 as i32 } else { ((bytes[i] >> (4 * h)) & 0x0F) as i32 - f.offset };
-        let d = w.d.get((p * 2 + h) * f.scales() + i * f.scales() / BLOCK);
-        if f.min { d * q as f32 + w.m.get(p * 2 + h) } else { d * q as f32 }
+        let (blk, i) = (w.block32(j, t / BLOCK), t % BLOCK);
+        let d = blk.d[i * w.format.scales() / BLOCK];
+        let q = (blk.q[i] as i32 - w.format.offset) as f32;
+        if w.format.min { d * q + blk.m } else { d * q }
     }
 
     /// The weight dequantized by candle (an independent reading of the GGUF blocks).
@@ -1139,6 +1209,35 @@ mod tests {
             for j in 0..n {
                 for t in 0..k {
                     assert_eq!(repacked_value(&w, j, t).to_bits(), want[j * k + t].to_bits(), "{ty:?} ({j}, {t}): {}", want[j * k + t]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stacks_of_two_types_keep_every_value() {
+        let k = 512;
+        for a in TYPES {
+            for b in TYPES {
+                let (wa, wb) = (random_blocks(a, 3, k, 21), random_blocks(b, 2, k, 22));
+                let want = [dequantized(a, 3, k, &wa), dequantized(b, 2, k, &wb)].concat();
+                let parts = [QuantMatrix::from_blocks(a, 3, k, &wa).unwrap(), QuantMatrix::from_blocks(b, 2, k, &wb).unwrap()];
+                let both = QuantMatrix::stack(&parts).unwrap();
+                for j in 0..5 {
+                    for t in 0..k {
+                        // Equal values (a -0 of one type plus a zero offset of the other is +0).
+                        assert_eq!(repacked_value(&both, j, t), want[j * k + t], "{a:?} + {b:?} ({j}, {t})");
+                    }
+                }
+                let x = values(2 * k, 23);
+                for kernel in kernels() {
+                    let (y, ya, yb) = (both.matmul_with(&x, 2, kernel), parts[0].matmul_with(&x, 2, kernel), parts[1].matmul_with(&x, 2, kernel));
+                    for r in 0..2 {
+                        let split = [&ya[r * 3..r * 3 + 3], &yb[r * 2..r * 2 + 2]].concat();
+                        for (i, (u, v)) in y[r * 5..r * 5 + 5].iter().zip(&split).enumerate() {
+                            assert!((u - v).abs() <= 1e-5 * v.abs().max(1.0), "{a:?} + {b:?} {kernel:?} row {r} output {i}: {u} vs {v}");
+                        }
+                    }
                 }
             }
         }
@@ -1225,9 +1324,9 @@ mod tests {
         let both = QuantMatrix::stack(&parts).unwrap();
         assert_eq!(both.dims(), (11, k));
         assert_eq!(both.matmul(&x, 1), [ya, yb].concat());
-        let other = QuantMatrix::from_blocks(QuantType::Q4_1, 2, k, &random_blocks(QuantType::Q4_1, 2, k, 4)).unwrap();
-        assert!(QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), other]).is_none());
-        // Q5_0 and Q8_0 share a format: they stack, and the stack names both types.
+        let wider = QuantMatrix::from_blocks(QuantType::Q8_0, 2, 2 * k, &random_blocks(QuantType::Q8_0, 2, 2 * k, 4)).unwrap();
+        assert!(QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), wider]).is_none());
+        // Q5_0 and Q8_0 stack as bytes, and the stack names both types.
         let c = random_blocks(QuantType::Q5_0, 3, k, 5);
         let q5 = QuantMatrix::from_blocks(QuantType::Q5_0, 3, k, &c).unwrap();
         let yc = q5.matmul(&x, 1);
