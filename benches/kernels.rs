@@ -115,10 +115,21 @@ fn main() {
     }
 
     // Batch-1 decode: the quantized matmul at one row against candle's quantized matmul (its
-    // own kernels, 8-bit inputs) on the same blocks; one query's attention against the general
+    // own kernels, 8-bit inputs) on the same blocks, for SmolLM2's Q4_1 GGUF and the types
+    // llama.cpp's Q4_K_M gives it (Q5_0; Q4_K or Q6_K for down) and Q5_K; one query's attention
+    // against the general
     // step's kernel; a team run of 150 phases (the fused step's) against 150 rayon
     // parallel calls (the general step's hand-offs), with next to no work in either.
-    for (what, n, k, ty) in [("qkv", 960, 576, GgmlDType::Q4_1), ("gate_up", 3072, 576, GgmlDType::Q4_1), ("down", 576, 1536, GgmlDType::Q4_1), ("lm_head", 49152, 576, GgmlDType::Q8_0)] {
+    for (what, n, k, ty) in [
+        ("qkv", 960, 576, GgmlDType::Q4_1),
+        ("gate_up", 3072, 576, GgmlDType::Q4_1),
+        ("gate_up", 3072, 576, GgmlDType::Q5_0),
+        ("down", 576, 1536, GgmlDType::Q4_1),
+        ("down", 576, 1536, GgmlDType::Q4K),
+        ("down", 576, 1536, GgmlDType::Q5K),
+        ("down", 576, 1536, GgmlDType::Q6K),
+        ("lm_head", 49152, 576, GgmlDType::Q8_0),
+    ] {
         let w = tensor(n * k, 1, &[n, k]);
         let blocks = QTensor::quantize(&w, ty).unwrap();
         let qt = quant::QuantType::from_ggml(ty).unwrap();
@@ -126,7 +137,7 @@ fn main() {
         let qmm = candle_core::quantized::QMatMul::from_qtensor(blocks).unwrap();
         let xv = kernels::test_values(k, 2);
         let x = Tensor::from_slice(&xv, (1, k), &Device::Cpu).unwrap();
-        b.row(&format!("quant1 {what}"), &format!("[1,{k}]x[{k},{n}] {qt:?}"), "QMatMul (candle)", || drop(q.matmul(&xv, 1)), || {
+        b.row(&format!("quant1 {what}"), &format!("[1,{k}]x[{k},{n}] {}", qt.label()), "QMatMul (candle)", || drop(q.matmul(&xv, 1)), || {
             drop(candle_core::Module::forward(&qmm, &x).unwrap())
         });
     }

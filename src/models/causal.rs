@@ -4,7 +4,7 @@
 //! prefix sharing, batching and the stop rules are written once.
 
 use super::Result;
-use super::llama::{KvCache, Llama, Step, StepModel};
+use super::llama::{KvCache, Llama, Path, Step, StepModel};
 use candle_core::Tensor;
 
 /// What a model is, for [`super::ModelInfo`].
@@ -32,8 +32,14 @@ pub trait CausalLm: StepModel + Send + Sync {
     /// Runs one step; returns the hidden states `[step.len(), hidden]` of the packed tokens
     /// (before the final norm) and advances the cache by the step's width.
     fn forward(&self, step: &Step, cache: &mut KvCache) -> Result<Tensor>;
-    /// Logits `[rows, vocab]` of hidden states `[rows, hidden]`.
-    fn logits(&self, hidden: &Tensor) -> Result<Tensor>;
+    /// Logits `[rows, vocab]` of hidden states `[rows, hidden]`, on the fastest path.
+    fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
+        self.logits_on(hidden, Path::Fastest)
+    }
+    /// Logits on the given path ([`Path::Dense`] for scores: the same in any batch).
+    fn logits_on(&self, hidden: &Tensor, path: Path) -> Result<Tensor>;
+    /// How the dense weights are held (`f16`, `f32`): what [`Path::Dense`] values depend on.
+    fn dense_precision(&self) -> String;
     /// The compute path when it is not candle's own (shown beside the device).
     fn kernels(&self) -> Option<String>;
 }
@@ -59,8 +65,11 @@ impl CausalLm for Llama {
     fn forward(&self, step: &Step, cache: &mut KvCache) -> Result<Tensor> {
         Llama::forward(self, step, cache)
     }
-    fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
-        Llama::logits(self, hidden)
+    fn logits_on(&self, hidden: &Tensor, path: Path) -> Result<Tensor> {
+        Llama::logits_on(self, hidden, path)
+    }
+    fn dense_precision(&self) -> String {
+        Llama::dense_precision(self)
     }
     fn kernels(&self) -> Option<String> {
         Llama::kernels(self)

@@ -170,11 +170,12 @@ impl GgufFile {
         let (Some(ty), &[n, k]) = (QuantType::from_ggml(info.ggml_dtype), info.shape.dims()) else {
             return Ok(None);
         };
-        if !k.is_multiple_of(quant::BLOCK) {
-            return Err(self.invalid(format!("tensor {name}: rows of {k} values do not fill blocks of {}", quant::BLOCK)));
+        let bv = ty.block_values();
+        if !k.is_multiple_of(bv) {
+            return Err(self.invalid(format!("tensor {name}: rows of {k} values do not fill blocks of {bv}")));
         }
         let start = self.content.tensor_data_offset + info.offset;
-        let mut bytes = vec![0u8; n * k / quant::BLOCK * ty.block_bytes()];
+        let mut bytes = vec![0u8; n * k / bv * ty.block_bytes()];
         let path = self.path.clone();
         self.reader.seek(SeekFrom::Start(start)).map_err(|e| ModelError::Io { path: path.clone(), source: e })?;
         self.reader.read_exact(&mut bytes).map_err(|e| ModelError::Io { path, source: e })?;

@@ -313,8 +313,13 @@ impl CausalLm for Gpt2 {
         Ok(x)
     }
 
-    fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
+    /// No quantized blocks: every path is the dense one.
+    fn logits_on(&self, hidden: &Tensor, _path: llama::Path) -> Result<Tensor> {
         Ok(self.head.forward(&self.layer_norm(hidden, &self.output_norm)?)?)
+    }
+
+    fn dense_precision(&self) -> String {
+        self.head.dense_precision()
     }
 
     fn kernels(&self) -> Option<String> {

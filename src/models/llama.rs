@@ -18,6 +18,7 @@
 //! used by the tests.
 
 use super::kernels::{self, activation, attention, layout::{self, PadLayout}, matmul::Linear, quant::{self, QuantMatrix}};
+pub use super::kernels::matmul::Path;
 use super::{ModelError, Result};
 use candle_core::{D, DType, Device, Tensor};
 use std::collections::HashMap;
@@ -248,6 +249,8 @@ pub struct Step {
     counts: Vec<usize>,
     /// (token, position) of each packed token, on the host.
     host: Vec<(u32, usize)>,
+    /// Which weights the step's matmuls may use ([`Step::on`]).
+    path: Path,
 }
 
 impl Step {
@@ -333,7 +336,15 @@ impl Step {
             last,
             counts: rows.iter().map(|(t, _)| t.len()).collect(),
             host: tokens.iter().zip(&positions).map(|(&t, &p)| (t, p as usize)).collect(),
+            path: Path::Fastest,
         })
+    }
+
+    /// The step on `path`: [`Path::Dense`] keeps a step of a few tokens off the quantized
+    /// blocks and the fused one-token step, so that scores do not depend on the batch.
+    pub fn on(mut self, path: Path) -> Step {
+        self.path = path;
+        self
     }
 
     /// Number of (packed) tokens.
@@ -562,17 +573,18 @@ impl Llama {
             None
         };
         let mut types: Vec<String> = Vec::new();
-        let first = self.layers.first().map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]);
-        for l in first.into_iter().flatten().chain([&self.lm_head]) {
-            if let Some(t) = l.quant_type().map(|t| format!("{t:?}"))
-                && !types.contains(&t)
-            {
-                types.push(t);
+        for l in self.linears() {
+            for t in l.quant_types().iter().map(|t| t.label()) {
+                if !types.contains(&t) {
+                    types.push(t);
+                }
             }
         }
         let rows = self.quant_rows();
         let blocks = (!types.is_empty() && rows > 0).then(|| {
-            let simd = match quant::simd() {
+            // The kernel every matrix has (Q6_K's scales per 16 values: AVX2 on any x86 CPU).
+            let kernel = self.linears().filter_map(|l| l.quant_at(rows)).fold(quant::simd(), |k, q| q.kernel(k));
+            let simd = match kernel {
                 quant::Simd::Vnni512 => "AVX-512 VNNI",
                 quant::Simd::Avx2 => "AVX2",
                 quant::Simd::Portable => "portable",
@@ -585,6 +597,11 @@ impl Llama {
             (Some(d), None) => Some(d.to_owned()),
             (None, b) => b,
         }
+    }
+
+    /// Every linear layer (the head last).
+    pub(crate) fn linears(&self) -> impl Iterator<Item = &Linear> {
+        self.layers.iter().flat_map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]).chain(std::iter::once(&self.lm_head))
     }
 
     /// Every linear layer (the head last).
@@ -636,7 +653,7 @@ impl Llama {
     /// Runs one step; returns the hidden states `[step.len(), hidden]` of the packed tokens
     /// (before the final norm) and advances the cache by `step.width` slots.
     pub fn forward(&self, step: &Step, cache: &mut KvCache) -> Result<Tensor> {
-        if let ([(token, pos)], 1) = (step.host.as_slice(), cache.rows)
+        if let ([(token, pos)], 1, Path::Fastest) = (step.host.as_slice(), cache.rows, step.path)
             && let Some(x) = self.forward_one(*token, *pos, cache)?
         {
             return Ok(x);
@@ -654,7 +671,7 @@ impl Llama {
         let mut x = self.embed.index_select(&step.tokens, 0)?;
         for (li, layer) in self.layers.iter().enumerate() {
             let a = candle_nn::ops::rms_norm(&x, &layer.attn_norm, eps)?;
-            let mut qkv = layer.wqkv.forward(&a)?;
+            let mut qkv = layer.wqkv.forward_on(&a, step.path)?;
             if let Some(b) = &layer.bqkv {
                 qkv = qkv.broadcast_add(b)?;
             }
@@ -676,14 +693,14 @@ impl Llama {
                 let q_pad = layout::to_padded(&q.reshape((n, h * hd))?, &q_layout, rows, 0)?;
                 let y = attention::padded(&q_pad, &cache.k[li], &cache.v[li], t_end, &step.mask, scale)?;
                 let y = layout::from_padded(&y, &q_layout)?;
-                x = (x + layer.wo.forward(&y)?)?;
+                x = (x + layer.wo.forward_on(&y, step.path)?)?;
             } else {
                 x = self.attend_generic(&x, layer, li, step, cache, (&q, &k, &v), scale)?;
             }
             let a = candle_nn::ops::rms_norm(&x, &layer.mlp_norm, eps)?;
-            let gu = layer.w_gate_up.forward(&a)?;
+            let gu = layer.w_gate_up.forward_on(&a, step.path)?;
             let m = activation::silu_mul(&gu, c.intermediate_size)?;
-            x = (x + layer.w_down.forward(&m)?)?;
+            x = (x + layer.w_down.forward_on(&m, step.path)?)?;
         }
         cache.advance(step);
         Ok(x)
@@ -728,16 +745,29 @@ impl Llama {
             .contiguous()?
             .reshape((rows * w, h * hd))?
             .index_select(&step.to_packed, 0)?;
-        Ok((x + layer.wo.forward(&y)?)?)
+        Ok((x + layer.wo.forward_on(&y, step.path)?)?)
     }
 
     /// Logits `[rows, vocab]` of hidden states `[rows, hidden]` (final norm, then the head).
     pub fn logits(&self, hidden: &Tensor) -> Result<Tensor> {
-        if let Some(l) = self.logits_one(hidden)? {
+        self.logits_on(hidden, Path::Fastest)
+    }
+
+    /// [`Llama::logits`] on the given [`Path`].
+    pub fn logits_on(&self, hidden: &Tensor, path: Path) -> Result<Tensor> {
+        if path == Path::Fastest
+            && let Some(l) = self.logits_one(hidden)?
+        {
             return Ok(l);
         }
         let x = candle_nn::ops::rms_norm(hidden, &self.norm, self.cfg.rms_norm_eps as f32)?;
-        Ok(self.lm_head.forward(&x)?)
+        Ok(self.lm_head.forward_on(&x, path)?)
+    }
+
+    /// How the linear layers' dense weights are held (`f16` packed, or `f32`): what scores
+    /// computed on [`Path::Dense`] depend on.
+    pub fn dense_precision(&self) -> String {
+        self.lm_head.dense_precision()
     }
 
     fn rope(&self, x: &Tensor, cos: &Tensor, sin: &Tensor) -> Result<Tensor> {

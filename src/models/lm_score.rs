@@ -2,8 +2,9 @@
 //! appropriateness).
 //!
 //! [`token_logprobs`] runs whole sequences through the batched forward (packed tokens, padded
-//! attention with per-row masks, explicit positions; `llama.rs`, `gpt2.rs`), so a sequence gets
-//! the same values in any batch. For each sequence it returns ln P(token_t | tokens_<t) for the
+//! attention with per-row masks, explicit positions; `llama.rs`, `gpt2.rs`) on the dense weights
+//! only ([`Path::Dense`]: never the quantized blocks that steps of a few tokens use in
+//! generation), so a sequence gets the same values in any batch, alone or not. For each sequence it returns ln P(token_t | tokens_<t) for the
 //! tokens from `first` on; logits are computed only at those positions, a chunk at a time.
 //!
 //! Text convention ([`TextLm`]): a text is tokenized as plain text (no chat template). GPT-2
@@ -23,7 +24,7 @@
 
 use super::causal::CausalLm;
 use super::generate::Generator;
-use super::llama::Step;
+use super::llama::{Path as StepPath, Step};
 use super::{ModelError, Result};
 use candle_core::{D, Tensor};
 use serde_json::{Value, json};
@@ -96,7 +97,7 @@ fn batch_logprobs(model: &dyn CausalLm, seqs: &[Seq<'_>]) -> Result<Vec<Vec<f32>
     let width = seqs.iter().map(|s| s.tokens.len()).max().unwrap_or(0);
     let mut cache = model.new_cache(seqs.len(), width)?;
     let rows: Vec<(&[u32], usize)> = seqs.iter().map(|s| (s.tokens, 0)).collect();
-    let step = Step::new(model, &cache, &rows)?;
+    let step = Step::new(model, &cache, &rows)?.on(StepPath::Dense);
     let hidden = model.forward(&step, &mut cache)?;
     // Tokens are packed row after row: the hidden state at packed index k predicts token k+1.
     let mut at = Vec::new();
@@ -113,7 +114,7 @@ fn batch_logprobs(model: &dyn CausalLm, seqs: &[Seq<'_>]) -> Result<Vec<Vec<f32>
     let mut flat = Vec::with_capacity(at.len());
     for (a, t) in at.chunks(LOGIT_CHUNK).zip(targets.chunks(LOGIT_CHUNK)) {
         let h = hidden.index_select(&Tensor::new(a, dev)?, 0)?;
-        let logp = candle_nn::ops::log_softmax(&model.logits(&h)?, D::Minus1)?;
+        let logp = candle_nn::ops::log_softmax(&model.logits_on(&h, StepPath::Dense)?, D::Minus1)?;
         let picked = logp.gather(&Tensor::new(t, dev)?.unsqueeze(1)?, 1)?.squeeze(1)?;
         flat.extend(picked.to_vec1::<f32>()?);
     }
@@ -253,7 +254,8 @@ impl TextLm {
     pub fn config(&self) -> Result<Value> {
         let info = self.generator.info();
         Ok(json!({
-            "implementation": format!("tstlab lm_score 1 (f32 {} forward, natural log)", self.generator.family()),
+            "implementation": format!("tstlab lm_score 2 (f32 {} forward, dense weights at any batch, natural log)", self.generator.family()),
+            "weights": self.generator.model().dense_precision(),
             "model": info.path.file_name().map(|n| n.to_string_lossy().into_owned()),
             "model_sha256": self.generator.sha256()?,
             "start_token": self.start_label,

@@ -172,7 +172,9 @@ fn g_ppl_nll_counts_as_llm_tst_code() {
         let lm = TextLm::new(Arc::new(load(&path)));
         assert_eq!(lm.start().0, None);
         assert!(lm.start().1.contains("GPT-2"), "{}", lm.start().1);
-        assert_eq!(lm.config().unwrap()["implementation"], "tstlab lm_score 1 (f32 gpt2 forward, natural log)");
+        let config = lm.config().unwrap();
+        assert_eq!(config["implementation"], "tstlab lm_score 2 (f32 gpt2 forward, dense weights at any batch, natural log)");
+        assert_eq!(config["weights"], "f32");
         let got = lm.nll_texts(&texts).unwrap();
         for (g, w) in got.iter().zip(e["nll"].as_array().unwrap()) {
             let g = g.unwrap();

@@ -1,6 +1,7 @@
 //! The fused batch-1 decode step (`Llama::set_fused_decode`) on a tiny random-weight model with
 //! quantized blocks: the same logits as the general step on the same blocks, and as the plain
-//! reference on the dequantized weights; the same greedy outputs.
+//! reference on the dequantized weights; the same greedy outputs. Scoring never takes the
+//! quantized blocks: a short text gets the same log-probabilities alone or in a batch.
 
 use candle_core::quantized::{GgmlDType, QTensor};
 use candle_core::{Device, Tensor};
@@ -8,7 +9,8 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use tstlab::models::generate::{GenParams, PrefixCache, run};
 use tstlab::models::kernels::quant::{QuantMatrix, QuantType};
-use tstlab::models::llama::{Llama, LlamaConfig, Step};
+use tstlab::models::lm_score::{Batching, Seq, token_logprobs};
+use tstlab::models::llama::{Llama, LlamaConfig, Path, Step};
 
 use crate::tiny_llama;
 
@@ -20,7 +22,31 @@ fn config(qkv_bias: bool, interleaved: bool) -> LlamaConfig {
 /// The tiny model with its linear layers in Q4_1 blocks (the head in Q8_0, as SmolLM2's GGUF),
 /// the dense weights being the blocks dequantized (so every path holds the same weights).
 fn quantized(qkv_bias: bool, interleaved: bool) -> Llama {
-    let cfg = config(qkv_bias, interleaved);
+    quantized_as(config(qkv_bias, interleaved), |name| if name == "lm_head.weight" { GgmlDType::Q8_0 } else { GgmlDType::Q4_1 })
+}
+
+/// A tiny model wide enough for the K-quants' super-blocks of 256, its layers in the types
+/// llama.cpp's Q4_K_M gives SmolLM2 (Q5_0 where rows of 576 cannot take Q4_K, Q8_0 for v, Q4_K
+/// or Q6_K for down), and Q5_1, Q5_K, Q6_K elsewhere, gate and up of one layer in two types.
+fn k_quantized(qkv_bias: bool, interleaved: bool) -> Llama {
+    let cfg = LlamaConfig { hidden_size: 256, intermediate_size: 512, head_dim: 64, ..crate::models_tiny::config(qkv_bias, interleaved, 64) };
+    quantized_as(cfg, |name| {
+        let layer = name.split('.').nth(2).and_then(|l| l.parse::<usize>().ok()).unwrap_or(0);
+        match name.rsplit('.').nth(1).unwrap_or("") {
+            "lm_head" => GgmlDType::Q6K,
+            "v_proj" => GgmlDType::Q8_0,
+            "down_proj" => [GgmlDType::Q4K, GgmlDType::Q6K, GgmlDType::Q5K][layer % 3],
+            "gate_proj" | "up_proj" if layer == 1 => GgmlDType::Q5_1,
+            // Stacked with different types: held as bytes with offsets and scales per 16.
+            "gate_proj" if layer == 2 => GgmlDType::Q4K,
+            "up_proj" if layer == 2 => GgmlDType::Q6K,
+            _ => GgmlDType::Q5_0,
+        }
+    })
+}
+
+/// The tiny model of `cfg` with each linear layer in the blocks `ty` names for it.
+fn quantized_as(cfg: LlamaConfig, ty: impl Fn(&str) -> GgmlDType) -> Llama {
     let mut dense = HashMap::new();
     let mut quant = HashMap::new();
     for (name, w) in tiny_llama::tensors(&cfg, 5, false) {
@@ -29,7 +55,7 @@ fn quantized(qkv_bias: bool, interleaved: bool) -> Llama {
             dense.insert(name, w);
             continue;
         }
-        let ty = if name == "lm_head.weight" { GgmlDType::Q8_0 } else { GgmlDType::Q4_1 };
+        let ty = ty(&name);
         let (n, k) = w.dims2().unwrap();
         let blocks = QTensor::quantize(&w, ty).unwrap();
         let qm = QuantMatrix::from_blocks(QuantType::from_ggml(ty).unwrap(), n, k, &blocks.data().unwrap()).unwrap();
@@ -61,31 +87,47 @@ fn decode(model: &Llama, prompt: &[u32], feed: &[u32], hole: usize) -> Vec<Tenso
 
 #[test]
 fn fused_decode_equals_the_general_step_and_the_reference() {
+    for (bias, interleaved) in [(false, true), (true, false)] {
+        check_fused(quantized(bias, interleaved), bias);
+    }
+}
+
+#[test]
+fn fused_decode_with_k_quants_and_q5_equals_the_general_step_and_the_reference() {
+    for (bias, interleaved) in [(false, true), (true, false)] {
+        let model = k_quantized(bias, interleaved);
+        let label = model.kernels().unwrap_or_default();
+        for ty in ["Q5_0", "Q8_0", "Q4_K", "Q6_K", "Q5_K", "Q5_1"] {
+            assert!(label.contains(ty), "{label}");
+        }
+        check_fused(model, bias);
+    }
+}
+
+/// The fused step against the general step (same blocks) and the reference (dequantized).
+fn check_fused(mut model: Llama, bias: bool) {
     let prompt = [5u32, 9, 17, 3, 44, 2, 8, 30, 1, 7];
     let feed = [12u32, 40, 41, 3, 9, 60, 2, 2, 13];
-    for (bias, interleaved) in [(false, true), (true, false)] {
-        let mut model = quantized(bias, interleaved);
-        assert!(model.kernels().is_some_and(|k| k.contains("fused")), "{:?}", model.kernels());
-        let fused = decode(&model, &prompt, &feed, 4);
-        model.set_fused_decode(false);
-        let general = decode(&model, &prompt, &feed, 4);
-        for (i, (f, g)) in fused.iter().zip(&general).enumerate() {
-            let scale = g.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
-            // The same operations, but for the attention's sums where the CPU has AVX-512 (the
-            // general step's kernel): a last-bit difference can flip a 16-bit rounding of a
-            // matmul input, so allow a few of those (7e-5 seen).
-            assert!(max_abs_diff(f, g) <= 3e-4 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, g));
-        }
-        // Without the hole, against the plain reference on the dequantized weights (f32 inputs).
-        model.set_fused_decode(true);
-        let fused = decode(&model, &prompt, &feed, prompt.len() + feed.len());
-        let mut seq = prompt.to_vec();
-        for (i, (f, t)) in fused.iter().zip(&feed).enumerate() {
-            seq.push(*t);
-            let want = model.forward_reference(&seq).unwrap().get(seq.len() - 1).unwrap().unsqueeze(0).unwrap();
-            let scale = want.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
-            assert!(max_abs_diff(f, &want) <= 2e-3 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, &want));
-        }
+    assert!(model.kernels().is_some_and(|k| k.contains("fused")), "{:?}", model.kernels());
+    let fused = decode(&model, &prompt, &feed, 4);
+    model.set_fused_decode(false);
+    let general = decode(&model, &prompt, &feed, 4);
+    for (i, (f, g)) in fused.iter().zip(&general).enumerate() {
+        let scale = g.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        // The same operations, but for the attention's sums where the CPU has AVX-512 (the
+        // general step's kernel): a last-bit difference can flip a 16-bit rounding of a
+        // matmul input, so allow a few of those (7e-5 seen).
+        assert!(max_abs_diff(f, g) <= 3e-4 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, g));
+    }
+    // Without the hole, against the plain reference on the dequantized weights (f32 inputs).
+    model.set_fused_decode(true);
+    let fused = decode(&model, &prompt, &feed, prompt.len() + feed.len());
+    let mut seq = prompt.to_vec();
+    for (i, (f, t)) in fused.iter().zip(&feed).enumerate() {
+        seq.push(*t);
+        let want = model.forward_reference(&seq).unwrap().get(seq.len() - 1).unwrap().unsqueeze(0).unwrap();
+        let scale = want.abs().unwrap().max_all().unwrap().to_scalar::<f32>().unwrap();
+        assert!(max_abs_diff(f, &want) <= 2e-3 * scale, "bias {bias} step {i}: {} (logits up to {scale})", max_abs_diff(f, &want));
     }
 }
 
@@ -103,4 +145,32 @@ fn fused_decode_keeps_the_greedy_outputs() {
     model.set_fused_decode(false);
     assert_eq!(fused, generate(&model));
     assert!(fused.iter().all(|o| o.len() == 20));
+}
+
+/// A step of two tokens takes the quantized blocks in generation, so a text scored alone would
+/// differ from the same text in a larger batch; scoring keeps to the dense weights.
+#[test]
+fn scoring_takes_the_dense_weights_whatever_the_batch() {
+    let mut model = quantized(true, false);
+    let short = [5u32, 9];
+    let long: Vec<u32> = (0..14).map(|i| (i * 7 + 3) % 64).collect();
+    // The two paths really differ at two rows (else this test could not fail).
+    let step_logits = |path: Path| {
+        let mut cache = model.new_cache(1, 2).unwrap();
+        let step = Step::new(&model, &cache, &[(&short[..], 0)]).unwrap().on(path);
+        model.logits_on(&model.forward(&step, &mut cache).unwrap(), path).unwrap()
+    };
+    let (fast, dense) = (step_logits(Path::Fastest), step_logits(Path::Dense));
+    assert!(max_abs_diff(&fast, &dense) > 0.0, "the quantized blocks gave the dense values");
+
+    let seqs = [Seq { tokens: &short, first: 1 }, Seq { tokens: &long, first: 1 }];
+    let alone = token_logprobs(&model, &seqs[..1], Batching { rows: 1, slots: 1 << 20 }).unwrap();
+    let batched = token_logprobs(&model, &seqs, Batching::default()).unwrap();
+    // The blocks switched off altogether: the values scoring must give.
+    model.set_quant_rows(0);
+    model.set_fused_decode(false);
+    let dense_only = token_logprobs(&model, &seqs[..1], Batching { rows: 1, slots: 1 << 20 }).unwrap();
+    assert_eq!(alone, dense_only, "a short text alone was scored on the quantized blocks");
+    let diff = alone[0].iter().zip(&batched[0]).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    assert!(diff < 1e-5, "alone and batched differ by {diff}");
 }

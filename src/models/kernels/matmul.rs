@@ -29,6 +29,15 @@ pub fn enabled() -> bool {
     super::avx512() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
 }
 
+/// Which weights a call may use: the quantized blocks for calls of a few rows (generation's
+/// steps: fastest), or always the dense layout (scoring: the same values whatever the batch).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Path {
+    #[default]
+    Fastest,
+    Dense,
+}
+
 /// A weight matrix in the layout its matmul is fastest with ([`Dense`]), and, when it came
 /// from a GGUF file in blocks [`quant`](super::quant) has a kernel for, those blocks too: calls
 /// of at most `quant_rows` rows (batch-1 decode, [`super::quant::max_rows`] by default) use them,
@@ -93,19 +102,33 @@ impl Linear {
         matches!(self.dense, Dense::Packed(_))
     }
 
+    /// How the dense layout holds the values: `f16` (packed) or the tensor's type (`f32`, ...).
+    pub fn dense_precision(&self) -> String {
+        match &self.dense {
+            Dense::Packed(_) => "f16".into(),
+            Dense::OutIn(w) | Dense::InOut(w) => format!("{:?}", w.dtype()).to_lowercase(),
+        }
+    }
+
     /// The quantized blocks, if kept and used for calls of `rows` rows.
     pub fn quant_at(&self, rows: usize) -> Option<&QuantMatrix> {
         self.quant.as_ref().filter(|_| rows <= self.quant_rows)
     }
 
-    /// The type of the quantized blocks kept, if any.
-    pub fn quant_type(&self) -> Option<QuantType> {
-        self.quant.as_ref().map(|q| q.quant_type())
+    /// The GGUF types of the quantized blocks kept (none without).
+    pub fn quant_types(&self) -> &[QuantType] {
+        self.quant.as_ref().map_or(&[], |q| q.quant_types())
     }
 
-    /// `x [n, in]` times the weight: `[n, out]`.
+    /// `x [n, in]` times the weight: `[n, out]` (the quantized blocks up to `quant_rows` rows).
     pub fn forward(&self, x: &Tensor) -> candle_core::Result<Tensor> {
+        self.forward_on(x, Path::Fastest)
+    }
+
+    /// [`Linear::forward`] on the given [`Path`].
+    pub fn forward_on(&self, x: &Tensor, path: Path) -> candle_core::Result<Tensor> {
         if let Some(q) = &self.quant
+            && path == Path::Fastest
             && x.dim(0)? <= self.quant_rows
             && x.device().is_cpu()
         {

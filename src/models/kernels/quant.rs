@@ -11,6 +11,17 @@
 //! of 0.02-0.3 nats flipped); with 16 bits the input's rounding is far below the f16 weights' own
 //! (see the models_real test). The integer products cost about as much as 8-bit ones here.
 //!
+//! The other types are held as blocks of 32 the same kernels run ([`Format`]): Q5_0, Q5_1 and
+//! Q5_K as signed bytes (Q5_0 with Q8_0's layout), the K-quants' super-blocks of 256 as their
+//! eight sub-blocks, each with its scale `d · sc` and offset `-dmin · m` formed in f32 as ggml's
+//! dequantization forms them (exact: an f16 times a 6- or 8-bit integer): Q4_K as Q4_1's
+//! nibbles, Q6_K as bytes with a scale per 16 values (its own kernel, AVX2 also where AVX-512
+//! VNNI is there). Every value and scale is kept. The bytes cost memory (Q5_0 8.5 bits a value
+//! against the file's 5.5), but a plane of fifth bits beside the nibbles, tried, was slower at
+//! batch-1 decode here (SmolLM2 Q4_K_M, 2026-11-28: 93-95 against 101-104 tok/s in alternating
+//! runs): the unpacking costs more than the bytes saved. Matrices of different types stack in
+//! one format that holds each exactly ([`QuantMatrix::stack`]).
+//!
 //! The weights are repacked once at load, keeping every quantized value and scale: two blocks
 //! form a pair, the 4-bit values of a pair interleaved so that one 32-byte load gives both
 //! blocks' 32 values (low nibbles: the first block, high: the second), the scales apart. The dot
@@ -82,56 +93,212 @@ pub fn simd() -> Simd {
     Simd::Portable
 }
 
-/// The block types with a kernel here.
+/// The GGUF block types with a kernel here. Each is repacked at load into blocks of 32 values
+/// that keep every value and scale exactly ([`Format`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuantType {
     Q4_0,
     Q4_1,
+    Q5_0,
+    Q5_1,
     Q8_0,
+    Q4K,
+    Q5K,
+    Q6K,
 }
 
 impl QuantType {
     /// The type of a GGUF tensor, if it has a kernel here.
     pub fn from_ggml(t: GgmlDType) -> Option<QuantType> {
-        match t {
-            GgmlDType::Q4_0 => Some(QuantType::Q4_0),
-            GgmlDType::Q4_1 => Some(QuantType::Q4_1),
-            GgmlDType::Q8_0 => Some(QuantType::Q8_0),
-            _ => None,
-        }
+        Some(match t {
+            GgmlDType::Q4_0 => QuantType::Q4_0,
+            GgmlDType::Q4_1 => QuantType::Q4_1,
+            GgmlDType::Q5_0 => QuantType::Q5_0,
+            GgmlDType::Q5_1 => QuantType::Q5_1,
+            GgmlDType::Q8_0 => QuantType::Q8_0,
+            GgmlDType::Q4K => QuantType::Q4K,
+            GgmlDType::Q5K => QuantType::Q5K,
+            GgmlDType::Q6K => QuantType::Q6K,
+            _ => return None,
+        })
     }
 
     pub fn ggml(self) -> GgmlDType {
         match self {
             QuantType::Q4_0 => GgmlDType::Q4_0,
             QuantType::Q4_1 => GgmlDType::Q4_1,
+            QuantType::Q5_0 => GgmlDType::Q5_0,
+            QuantType::Q5_1 => GgmlDType::Q5_1,
             QuantType::Q8_0 => GgmlDType::Q8_0,
+            QuantType::Q4K => GgmlDType::Q4K,
+            QuantType::Q5K => GgmlDType::Q5K,
+            QuantType::Q6K => GgmlDType::Q6K,
         }
     }
 
-    /// Bytes of one 32-value block in a GGUF file.
+    /// As GGUF tools write it (`Q4_1`, `Q4_K`).
+    pub fn label(self) -> String {
+        match self {
+            QuantType::Q4K => "Q4_K".into(),
+            QuantType::Q5K => "Q5_K".into(),
+            QuantType::Q6K => "Q6_K".into(),
+            t => format!("{t:?}"),
+        }
+    }
+
+    /// Values per GGUF block (32; the K-quants' super-blocks 256).
+    pub fn block_values(self) -> usize {
+        match self {
+            QuantType::Q4K | QuantType::Q5K | QuantType::Q6K => 256,
+            _ => BLOCK,
+        }
+    }
+
+    /// Bytes of one block in a GGUF file.
     pub fn block_bytes(self) -> usize {
         match self {
             QuantType::Q4_0 => 18,
             QuantType::Q4_1 => 20,
+            QuantType::Q5_0 => 22,
+            QuantType::Q5_1 => 24,
             QuantType::Q8_0 => 34,
+            QuantType::Q4K => 144,
+            QuantType::Q5K => 176,
+            QuantType::Q6K => 210,
         }
     }
 
-    /// Bytes of quantized values per repacked pair of blocks.
+    /// How the kernels hold it.
+    pub fn format(self) -> Format {
+        let f = Format { bytes: false, offset: 0, min: false, sub16: false, wide: false };
+        match self {
+            QuantType::Q4_0 => Format { offset: 8, ..f },
+            QuantType::Q4_1 => Format { min: true, ..f },
+            QuantType::Q5_0 | QuantType::Q8_0 => Format { bytes: true, ..f },
+            QuantType::Q5_1 => Format { bytes: true, min: true, ..f },
+            QuantType::Q4K => Format { min: true, wide: true, ..f },
+            QuantType::Q5K => Format { bytes: true, min: true, wide: true, ..f },
+            QuantType::Q6K => Format { bytes: true, sub16: true, wide: true, ..f },
+        }
+    }
+
+    /// A GGUF block's blocks of 32 as integers with their scales (`value = d · q + m`; Q6_K:
+    /// `d[0]` for values 0..16, `d[1]` for 16..32). The products the K-quants' dequantization
+    /// forms (super-block scale times sub-block scale) are exact in f32.
+    fn blocks32(self, b: &[u8], out: &mut Vec<Block32>) {
+        let f16 = |i: usize| half::f16::from_le_bytes([b[i], b[i + 1]]).to_f32();
+        let mut blk = Block32 { q: [0; 32], d: [0.0; 2], m: 0.0 };
+        match self {
+            QuantType::Q4_0 | QuantType::Q4_1 => {
+                let (m, qs) = if self == QuantType::Q4_1 { (f16(2), &b[4..20]) } else { (0.0, &b[2..18]) };
+                for (t, &v) in qs.iter().enumerate() {
+                    (blk.q[t], blk.q[t + 16]) = ((v & 0x0F) as i8, (v >> 4) as i8);
+                }
+                out.push(Block32 { d: [f16(0), 0.0], m, ..blk });
+            }
+            QuantType::Q8_0 => {
+                for t in 0..32 {
+                    blk.q[t] = b[2 + t] as i8;
+                }
+                out.push(Block32 { d: [f16(0), 0.0], ..blk });
+            }
+            QuantType::Q5_0 | QuantType::Q5_1 => {
+                let (m, at) = if self == QuantType::Q5_1 { (f16(2), 4) } else { (0.0, 2) };
+                let qh = u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+                let off: i8 = if self == QuantType::Q5_0 { 16 } else { 0 };
+                for (t, &v) in b[at + 4..at + 20].iter().enumerate() {
+                    blk.q[t] = ((v & 0x0F) | (((qh >> t) & 1) << 4) as u8) as i8 - off;
+                    blk.q[t + 16] = ((v >> 4) | (((qh >> (t + 16)) & 1) << 4) as u8) as i8 - off;
+                }
+                out.push(Block32 { d: [f16(0), 0.0], m, ..blk });
+            }
+            QuantType::Q4K | QuantType::Q5K => {
+                let (d, dmin, sc) = (f16(0), f16(2), &b[4..16]);
+                let (qh, qs) = if self == QuantType::Q5K { (&b[16..48], &b[48..176]) } else { (&b[0..0], &b[16..144]) };
+                for s in 0..8 {
+                    let (scale, min) = scale_min_k4(s, sc);
+                    let chunk = &qs[32 * (s / 2)..32 * (s / 2) + 32];
+                    for (t, &v) in chunk.iter().enumerate() {
+                        let lo = if s % 2 == 0 { v & 0x0F } else { v >> 4 };
+                        let hi = if qh.is_empty() { 0 } else { ((qh[t] >> s) & 1) << 4 };
+                        blk.q[t] = (lo | hi) as i8;
+                    }
+                    out.push(Block32 { d: [d * f32::from(scale), 0.0], m: -(dmin * f32::from(min)), ..blk });
+                }
+            }
+            QuantType::Q6K => {
+                let (ql, qh, sc, d) = (&b[0..128], &b[128..192], &b[192..208], f16(208));
+                for s in 0..8 {
+                    // Half `n` of the super-block; `which` of its four runs of 32 values.
+                    let (n, which) = (s / 4, s % 4);
+                    let (ql, qh, sc) = (&ql[64 * n..], &qh[32 * n..], &sc[8 * n..]);
+                    for t in 0..32 {
+                        let v = ql[t + 32 * (which % 2)];
+                        let lo = if which < 2 { v & 0x0F } else { v >> 4 };
+                        let hi = (qh[t] >> (2 * which)) & 3;
+                        blk.q[t] = (lo | (hi << 4)) as i8 - 32;
+                    }
+                    let sub = |i: usize| d * f32::from(sc[2 * which + i] as i8);
+                    out.push(Block32 { d: [sub(0), sub(1)], m: 0.0, ..blk });
+                }
+            }
+        }
+    }
+}
+
+/// The 6-bit scale and min of sub-block `j` of a Q4_K/Q5_K super-block (ggml's
+/// `get_scale_min_k4`).
+fn scale_min_k4(j: usize, q: &[u8]) -> (u8, u8) {
+    if j < 4 {
+        (q[j] & 63, q[j + 4] & 63)
+    } else {
+        ((q[j + 4] & 0x0F) | ((q[j - 4] >> 6) << 4), (q[j + 4] >> 4) | ((q[j] >> 6) << 4))
+    }
+}
+
+/// 32 values of a GGUF block as integers: `d · (q - offset) + m` (the [`Format`]'s offset;
+/// Q6_K: `d[0]`, `d[1]` per 16).
+#[derive(Clone, Copy)]
+struct Block32 {
+    q: [i8; 32],
+    d: [f32; 2],
+    m: f32,
+}
+
+/// How the kernels hold a type's blocks of 32 (two blocks form a pair).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Format {
+    /// Values as signed bytes (64 bytes a pair), else 4-bit, the pair's two blocks interleaved
+    /// (32 bytes: low nibbles the first block, high the second).
+    bytes: bool,
+    /// What a stored 4-bit value exceeds the signed one by (Q4_0: 8).
+    offset: i32,
+    /// An offset `m` per block.
+    min: bool,
+    /// A scale per 16 values (Q6_K), else per 32.
+    sub16: bool,
+    /// Scales (and offsets) in f32 (the K-quants' products), else the f16 of the file.
+    wide: bool,
+}
+
+impl Format {
     fn pair_bytes(self) -> usize {
-        match self {
-            QuantType::Q8_0 => 64,
-            _ => 32,
-        }
+        if self.bytes { 64 } else { 32 }
     }
 
-    /// What a stored 4-bit value exceeds the signed one by.
-    fn offset(self) -> i32 {
-        match self {
-            QuantType::Q4_0 => 8,
-            _ => 0,
+    /// A format that holds the values and scales of both exactly: this one if they are the same,
+    /// else signed bytes (every type's values minus its offset fit), with offsets if either has
+    /// them, scales per 16 values if either has, f32 scales if either has.
+    fn join(self, o: Format) -> Format {
+        if self == o {
+            return self;
         }
+        let sub16 = self.sub16 || o.sub16;
+        Format { bytes: true, offset: 0, min: self.min || o.min, sub16, wide: sub16 || self.wide || o.wide }
+    }
+    /// Scales per block of 32.
+    fn scales(self) -> usize {
+        if self.sub16 { 2 } else { 1 }
     }
 }
 
@@ -141,96 +308,203 @@ pub const BLOCK: usize = 32;
 /// A bad quantized weight (the loader turns it into a model error naming the file).
 #[derive(Debug, thiserror::Error)]
 pub enum QuantError {
-    #[error("{n} x {k} values do not fit blocks of {BLOCK} per row")]
-    Shape { n: usize, k: usize },
+    #[error("{n} x {k} values do not fit blocks of {block} per row")]
+    Shape { n: usize, k: usize, block: usize },
     #[error("{got} bytes of {ty:?} blocks, {n} x {k} values need {want}")]
     Bytes { ty: QuantType, n: usize, k: usize, got: usize, want: usize },
 }
 
+/// Block scales or offsets: the file's f16, or the K-quants' f32 products.
+#[derive(Clone)]
+enum Scales {
+    F16(Vec<half::f16>),
+    F32(Vec<f32>),
+}
+
+impl Scales {
+    fn zeros(wide: bool, len: usize) -> Scales {
+        if wide { Scales::F32(vec![0.0; len]) } else { Scales::F16(vec![half::f16::ZERO; len]) }
+    }
+    fn set(&mut self, i: usize, v: f32) {
+        match self {
+            // Exact: the value came from the file's f16.
+            Scales::F16(s) => s[i] = half::f16::from_f32(v),
+            Scales::F32(s) => s[i] = v,
+        }
+    }
+    fn get(&self, i: usize) -> f32 {
+        match self {
+            Scales::F16(s) => s[i].to_f32(),
+            Scales::F32(s) => s[i],
+        }
+    }
+    /// Parts of one [`Format`] (all f16 or all f32) end to end.
+    fn concat(parts: &[&Scales]) -> Scales {
+        let all = || parts.iter().flat_map(|p| (0..p.len()).map(|i| p.get(i)));
+        match parts.first() {
+            Some(Scales::F32(_)) => Scales::F32(all().collect()),
+            _ => Scales::F16(all().map(half::f16::from_f32).collect()),
+        }
+    }
+    fn len(&self) -> usize {
+        match self {
+            Scales::F16(s) => s.len(),
+            Scales::F32(s) => s.len(),
+        }
+    }
+}
+
 /// An `[n, k]` weight (`n` outputs of `k` inputs) in quantized blocks, repacked in pairs.
 pub struct QuantMatrix {
-    ty: QuantType,
+    /// The GGUF types it came from (several when stacked).
+    types: Vec<QuantType>,
+    format: Format,
     n: usize,
     k: usize,
     /// Pairs of blocks per row (the last pair of an odd row padded with a zero block).
     pairs: usize,
-    /// `n * pairs * pair_bytes`: Q4: pair-interleaved nibbles; Q8_0: the signed bytes.
+    /// `n * pairs * pair_bytes`: 4-bit: pair-interleaved nibbles; bytes: the signed values.
     qs: Vec<u8>,
-    /// `n * pairs * 2` block scales.
-    d: Vec<half::f16>,
-    /// Q4_1: `n * pairs * 2` block offsets; empty otherwise.
-    m: Vec<half::f16>,
+    /// `n * pairs * 2` block scales (Q6_K: `n * pairs * 4`, one per 16 values).
+    d: Scales,
+    /// With offsets: `n * pairs * 2` block offsets; empty otherwise.
+    m: Scales,
 }
 
 impl QuantMatrix {
     /// From the row-major GGUF blocks of an `[n, k]` tensor of type `ty`.
     pub fn from_blocks(ty: QuantType, n: usize, k: usize, bytes: &[u8]) -> Result<QuantMatrix, QuantError> {
-        if !k.is_multiple_of(BLOCK) || k == 0 {
-            return Err(QuantError::Shape { n, k });
+        let bv = ty.block_values();
+        if !k.is_multiple_of(bv) || k == 0 {
+            return Err(QuantError::Shape { n, k, block: bv });
         }
-        let nb = k / BLOCK;
-        let want = n * nb * ty.block_bytes();
+        let want = n * (k / bv) * ty.block_bytes();
         if bytes.len() != want {
             return Err(QuantError::Bytes { ty, n, k, got: bytes.len(), want });
         }
+        let row_bytes = (k / bv) * ty.block_bytes();
+        Ok(QuantMatrix::pack(vec![ty], ty.format(), n, k, |j, out| {
+            for blk in bytes[j * row_bytes..(j + 1) * row_bytes].chunks_exact(ty.block_bytes()) {
+                ty.blocks32(blk, out);
+            }
+        }))
+    }
+
+    /// Packs `n` rows of `k` values in format `f`, row `j`'s blocks of 32 given by `row(j, out)`
+    /// (values as `f` holds them: `d · (q - f.offset) + m`).
+    fn pack(types: Vec<QuantType>, f: Format, n: usize, k: usize, mut row: impl FnMut(usize, &mut Vec<Block32>)) -> QuantMatrix {
+        let nb = k / BLOCK;
         let pairs = nb.div_ceil(2);
-        let pb = ty.pair_bytes();
+        let pb = f.pair_bytes();
         let mut qs = vec![0u8; n * pairs * pb];
-        let mut d = vec![half::f16::ZERO; n * pairs * 2];
-        let mut m = if ty == QuantType::Q4_1 { vec![half::f16::ZERO; n * pairs * 2] } else { Vec::new() };
-        let f16_at = |b: &[u8], i: usize| half::f16::from_le_bytes([b[i], b[i + 1]]);
-        let row_bytes = nb * ty.block_bytes();
+        let mut d = Scales::zeros(f.wide, n * pairs * 2 * f.scales());
+        let mut m = Scales::zeros(f.wide, if f.min { n * pairs * 2 } else { 0 });
+        let mut blocks = Vec::with_capacity(nb);
         for j in 0..n {
-            let row = &bytes[j * row_bytes..(j + 1) * row_bytes];
-            for b in 0..nb {
-                let blk = &row[b * ty.block_bytes()..(b + 1) * ty.block_bytes()];
+            blocks.clear();
+            row(j, &mut blocks);
+            debug_assert_eq!(blocks.len(), nb);
+            for (b, blk) in blocks.iter().enumerate() {
                 let (p, half_) = (j * pairs + b / 2, b % 2);
-                d[p * 2 + half_] = f16_at(blk, 0);
+                for (i, &v) in blk.d[..f.scales()].iter().enumerate() {
+                    d.set((p * 2 + half_) * f.scales() + i, v);
+                }
+                if f.min {
+                    m.set(p * 2 + half_, blk.m);
+                }
                 let dst = &mut qs[p * pb..(p + 1) * pb];
-                match ty {
-                    QuantType::Q8_0 => {
-                        for (t, &q) in blk[2..34].iter().enumerate() {
-                            dst[half_ * 32 + t] = q;
-                        }
-                    }
-                    QuantType::Q4_0 | QuantType::Q4_1 => {
-                        let q = if ty == QuantType::Q4_1 {
-                            m[p * 2 + half_] = f16_at(blk, 2);
-                            &blk[4..20]
-                        } else {
-                            &blk[2..18]
-                        };
-                        for t in 0..32 {
-                            let v = if t < 16 { q[t] & 0x0F } else { q[t - 16] >> 4 };
-                            dst[t] |= v << (4 * half_);
-                        }
+                for (t, &q) in blk.q.iter().enumerate() {
+                    if f.bytes {
+                        dst[half_ * 32 + t] = q as u8;
+                    } else {
+                        dst[t] |= (q as u8) << (4 * half_);
                     }
                 }
             }
         }
-        Ok(QuantMatrix { ty, n, k, pairs, qs, d, m })
+        QuantMatrix { types, format: f, n, k, pairs, qs, d, m }
     }
 
-    /// The rows of several matrices of one type and width, stacked (q, k and v; gate and up);
-    /// `None` if they differ.
+    /// Block `b` of row `j` as it is held (`d · (q - format.offset) + m`).
+    fn block32(&self, j: usize, b: usize) -> Block32 {
+        let f = self.format;
+        let (p, h) = (j * self.pairs + b / 2, b % 2);
+        let bytes = &self.qs[p * f.pair_bytes()..(p + 1) * f.pair_bytes()];
+        let mut blk = Block32 { q: [0; 32], d: [0.0; 2], m: 0.0 };
+        for (t, q) in blk.q.iter_mut().enumerate() {
+            *q = if f.bytes { bytes[h * 32 + t] as i8 } else { ((bytes[t] >> (4 * h)) & 0x0F) as i8 };
+        }
+        for (i, d) in blk.d[..f.scales()].iter_mut().enumerate() {
+            *d = self.d.get((p * 2 + h) * f.scales() + i);
+        }
+        if f.min {
+            blk.m = self.m.get(p * 2 + h);
+        }
+        blk
+    }
+
+    /// The same values in format `to` ([`Format::join`] of its own and others'), exactly.
+    fn converted(&self, to: Format) -> QuantMatrix {
+        if to == self.format {
+            return QuantMatrix { types: self.types.clone(), qs: self.qs.clone(), d: self.d.clone(), m: self.m.clone(), ..*self };
+        }
+        let (from, nb) = (self.format, self.k / BLOCK);
+        QuantMatrix::pack(self.types.clone(), to, self.n, self.k, |j, out| {
+            for b in 0..nb {
+                let mut blk = self.block32(j, b);
+                for q in &mut blk.q {
+                    *q = (*q as i32 - from.offset + to.offset) as i8;
+                }
+                if to.sub16 && !from.sub16 {
+                    blk.d[1] = blk.d[0];
+                }
+                out.push(blk);
+            }
+        })
+    }
+
+    /// The rows of several matrices of one width, stacked (q, k and v; gate and up), in a format
+    /// that holds each exactly ([`Format::join`]: Q5_0 with Q8_0 as bytes); `None` if the widths
+    /// differ.
     pub fn stack(parts: &[QuantMatrix]) -> Option<QuantMatrix> {
         let first = parts.first()?;
-        if parts.iter().any(|p| p.ty != first.ty || p.k != first.k) {
+        if parts.iter().any(|p| p.k != first.k) {
             return None;
         }
+        let format = parts.iter().fold(first.format, |f, p| f.join(p.format));
+        let parts: Vec<QuantMatrix> = parts.iter().map(|p| p.converted(format)).collect();
+        let first = &parts[0];
+        let mut types: Vec<QuantType> = Vec::new();
+        for t in parts.iter().flat_map(|p| p.types.iter()) {
+            if !types.contains(t) {
+                types.push(*t);
+            }
+        }
         Some(QuantMatrix {
-            ty: first.ty,
+            types,
+            format: first.format,
             n: parts.iter().map(|p| p.n).sum(),
             k: first.k,
             pairs: first.pairs,
             qs: parts.iter().flat_map(|p| p.qs.iter().copied()).collect(),
-            d: parts.iter().flat_map(|p| p.d.iter().copied()).collect(),
-            m: parts.iter().flat_map(|p| p.m.iter().copied()).collect(),
+            d: Scales::concat(&parts.iter().map(|p| &p.d).collect::<Vec<_>>()),
+            m: Scales::concat(&parts.iter().map(|p| &p.m).collect::<Vec<_>>()),
         })
     }
 
-    pub fn quant_type(&self) -> QuantType {
-        self.ty
+    /// The GGUF types of its blocks (several when stacked).
+    pub fn quant_types(&self) -> &[QuantType] {
+        &self.types
+    }
+
+    /// The kernel to quantize inputs for and run, given the wanted one: the CPU's if it has it
+    /// (else portable), but AVX2 for Q6_K's scales per 16 values where AVX-512 VNNI is wanted
+    /// (that kernel has no such scales).
+    pub fn kernel(&self, want: Simd) -> Simd {
+        match want.available() {
+            Simd::Vnni512 if self.format.sub16 => Simd::Avx2,
+            k => k,
+        }
     }
     /// (outputs, inputs)
     pub fn dims(&self) -> (usize, usize) {
@@ -253,7 +527,7 @@ impl QuantMatrix {
     pub fn matmul_with(&self, x: &[f32], m: usize, kernel: Simd) -> Vec<f32> {
         let (n, k) = (self.n, self.k);
         assert_eq!(x.len(), m * k, "input of {} values is not {m} x {k}", x.len());
-        let kernel = kernel.available();
+        let kernel = self.kernel(kernel);
         let mut y = vec![0f32; m * n];
         if m == 0 || n == 0 {
             return y;
@@ -285,7 +559,9 @@ impl QuantMatrix {
         assert!(j0 + out.len() / x.m <= self.n, "weight rows {j0}.. beyond {}", self.n);
         let values = x.m * self.pairs * 64;
         assert!(x.q.len() >= values && x.d.len() >= values / BLOCK && x.s.len() >= values / BLOCK, "input shorter than {} rows of {} pairs", x.m, self.pairs);
-        match kernel.available() {
+        let kernel = kernel.available();
+        assert_eq!(kernel, self.kernel(kernel), "inputs quantized for {kernel:?}, which has no kernel for {:?}", self.types);
+        match kernel {
             // SAFETY (both): the CPU has the kernel's features (`available`); the weight rows and
             // the inputs are inside their buffers (asserted above).
             #[cfg(target_arch = "x86_64")]
@@ -295,6 +571,15 @@ impl QuantMatrix {
                     2 => x86::rows_vnni::<2>(self, x, j0, out),
                     3 => x86::rows_vnni::<3>(self, x, j0, out),
                     _ => x86::rows_vnni::<4>(self, x, j0, out),
+                }
+            },
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 if self.format.sub16 => unsafe {
+                match x.m {
+                    1 => x86::rows_avx2_sub16::<1>(self, x, j0, out),
+                    2 => x86::rows_avx2_sub16::<2>(self, x, j0, out),
+                    3 => x86::rows_avx2_sub16::<3>(self, x, j0, out),
+                    _ => x86::rows_avx2_sub16::<4>(self, x, j0, out),
                 }
             },
             #[cfg(target_arch = "x86_64")]
@@ -311,8 +596,8 @@ impl QuantMatrix {
     }
 
     fn rows_portable(&self, xq: &Input, j0: usize, out: &mut [f32]) {
-        let (m, pairs, pb) = (xq.m, self.pairs, self.ty.pair_bytes());
-        let off = self.ty.offset();
+        let f = self.format;
+        let (m, pairs, pb, per) = (xq.m, self.pairs, f.pair_bytes(), f.scales());
         for (jj, o) in out.chunks_mut(m).enumerate() {
             let j = j0 + jj;
             for (r, o) in o.iter_mut().enumerate() {
@@ -322,18 +607,18 @@ impl QuantMatrix {
                     for h in 0..2 {
                         let xb = (r * pairs + p) * 2 + h;
                         let qx = &xq.q[xb * BLOCK..(xb + 1) * BLOCK];
-                        let mut isum = 0i32;
-                        for t in 0..BLOCK {
-                            let wq = match self.ty {
-                                QuantType::Q8_0 => w[h * 32 + t] as i8 as i32,
-                                _ => ((w[t] >> (4 * h)) & 0x0F) as i32,
-                            };
-                            isum += (wq - off) * qx[Simd::Portable.position(t)] as i32;
-                        }
                         let wb = (j * pairs + p) * 2 + h;
-                        sum += self.d[wb].to_f32() * xq.d[xb] * isum as f32;
-                        if self.ty == QuantType::Q4_1 {
-                            sum += self.m[wb].to_f32() * xq.s[xb];
+                        // Integer sums per scale (one, or two of 16 values).
+                        let mut isum = [0i32; 2];
+                        for t in 0..BLOCK {
+                            let wq = if f.bytes { w[h * 32 + t] as i8 as i32 } else { ((w[t] >> (4 * h)) & 0x0F) as i32 - f.offset };
+                            isum[t * per / BLOCK] += wq * qx[Simd::Portable.position(t)] as i32;
+                        }
+                        for (i, &v) in isum[..per].iter().enumerate() {
+                            sum += self.d.get(wb * per + i) * xq.d[xb] * v as f32;
+                        }
+                        if f.min {
+                            sum += self.m.get(wb) * xq.s[xb];
                         }
                     }
                 }
@@ -433,7 +718,7 @@ impl QuantRows {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Input, QuantMatrix, QuantType};
+    use super::{Format, Input, QuantMatrix, Scales};
     use std::arch::x86_64::*;
 
     /// [`super::quantize_block`] for the AVX2 kernel (even values, then odd ones), the same
@@ -483,24 +768,52 @@ mod x86 {
         unsafe { _mm_cvtph_ps(_mm_cvtsi32_si128(std::ptr::read_unaligned(p as *const i32))) }
     }
 
+    /// Scales `at`, `at + 1` as the low lanes of an f32 vector.
+    ///
+    /// # Safety
+    /// F16C; two scales readable at `at`.
+    #[inline(always)]
+    unsafe fn scales2(s: &Scales, at: usize) -> __m128 {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            match s {
+                Scales::F16(v) => two_f16(v.as_ptr().add(at)),
+                Scales::F32(v) => _mm_castpd_ps(_mm_load_sd(v.as_ptr().add(at) as *const f64)),
+            }
+        }
+    }
+
+    /// Scales `at..at + 8` as f32.
+    ///
+    /// # Safety
+    /// AVX and F16C; eight scales readable at `at`.
+    #[inline(always)]
+    unsafe fn scales8(s: &Scales, at: usize) -> __m256 {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            match s {
+                Scales::F16(v) => _mm256_cvtph_ps(_mm_loadu_si128(v.as_ptr().add(at) as *const __m128i)),
+                Scales::F32(v) => _mm256_loadu_ps(v.as_ptr().add(at)),
+            }
+        }
+    }
+
     /// A block's 32 weights widened to 16 bits (signed values), from 32 bytes of nibbles
     /// (`hi`: the high ones) or of Q8_0 values.
     ///
     /// # Safety
     /// AVX-512F and BW (inlined into [`rows_vnni`]).
     #[inline(always)]
-    unsafe fn widen512(ty: QuantType, v: __m256i, hi: bool) -> __m512i {
+    unsafe fn widen512(f: Format, v: __m256i, hi: bool) -> __m512i {
         // SAFETY: the caller's guarantee (AVX-512F and BW).
         unsafe {
             let nib = _mm256_set1_epi8(0x0F);
-            match ty {
-                QuantType::Q8_0 => _mm512_cvtepi8_epi16(v),
-                _ => {
-                    let q = if hi { _mm256_and_si256(_mm256_srli_epi16(v, 4), nib) } else { _mm256_and_si256(v, nib) };
-                    let w = _mm512_cvtepu8_epi16(q);
-                    if ty == QuantType::Q4_0 { _mm512_sub_epi16(w, _mm512_set1_epi16(8)) } else { w }
-                }
+            if f.bytes {
+                return _mm512_cvtepi8_epi16(v);
             }
+            let q = if hi { _mm256_and_si256(_mm256_srli_epi16(v, 4), nib) } else { _mm256_and_si256(v, nib) };
+            let w = _mm512_cvtepu8_epi16(q);
+            if f.offset != 0 { _mm512_sub_epi16(w, _mm512_set1_epi16(f.offset as i16)) } else { w }
         }
     }
 
@@ -514,8 +827,8 @@ mod x86 {
     pub unsafe fn rows_vnni<const M: usize>(w: &QuantMatrix, xq: &Input, j0: usize, out: &mut [f32]) {
         debug_assert_eq!(xq.m, M);
         let pairs = w.pairs;
-        let pb = w.ty.pair_bytes();
-        let q41 = w.ty == QuantType::Q4_1;
+        let pb = w.format.pair_bytes();
+        let q41 = w.format.min;
         for (jj, o) in out.chunks_exact_mut(M).enumerate() {
             let j = j0 + jj;
             // Four accumulators per row (block parity, pair parity) and two for the Q4_1
@@ -532,17 +845,17 @@ mod x86 {
                 // the inputs hold M rows of `pairs` pairs.
                 let (w0, w1) = unsafe {
                     let src = w.qs.as_ptr().add(wp * pb);
-                    if w.ty == QuantType::Q8_0 {
+                    if w.format.bytes {
                         let a = _mm256_loadu_si256(src as *const __m256i);
                         let b = _mm256_loadu_si256(src.add(32) as *const __m256i);
-                        (widen512(w.ty, a, false), widen512(w.ty, b, false))
+                        (widen512(w.format, a, false), widen512(w.format, b, false))
                     } else {
                         let v = _mm256_loadu_si256(src as *const __m256i);
-                        (widen512(w.ty, v, false), widen512(w.ty, v, true))
+                        (widen512(w.format, v, false), widen512(w.format, v, true))
                     }
                 };
-                let dw = unsafe { two_f16(w.d.as_ptr().add(wp * 2)) };
-                let mw = if q41 { unsafe { two_f16(w.m.as_ptr().add(wp * 2)) } } else { _mm_setzero_ps() };
+                let dw = unsafe { scales2(&w.d, wp * 2) };
+                let mw = if q41 { unsafe { scales2(&w.m, wp * 2) } } else { _mm_setzero_ps() };
                 for r in 0..M {
                     let xp = r * pairs + p;
                     unsafe {
@@ -584,8 +897,8 @@ mod x86 {
     unsafe fn pair_weights(w: &QuantMatrix, wp: usize) -> [__m256i; 4] {
         // SAFETY: the caller's guarantee.
         unsafe {
-            let src = w.qs.as_ptr().add(wp * w.ty.pair_bytes()) as *const __m256i;
-            if w.ty == QuantType::Q8_0 {
+            let src = w.qs.as_ptr().add(wp * w.format.pair_bytes()) as *const __m256i;
+            if w.format.bytes {
                 let (u, v) = (_mm256_loadu_si256(src), _mm256_loadu_si256(src.add(1)));
                 let even = |t: __m256i| _mm256_srai_epi16(_mm256_slli_epi16(t, 8), 8);
                 return [even(u), _mm256_srai_epi16(u, 8), even(v), _mm256_srai_epi16(v, 8)];
@@ -598,7 +911,7 @@ mod x86 {
                 _mm256_and_si256(_mm256_srli_epi16(v, 4), nib),
                 _mm256_srli_epi16(v, 12),
             ];
-            if w.ty == QuantType::Q4_0 { q.map(|q| _mm256_sub_epi16(q, _mm256_set1_epi16(8))) } else { q }
+            if w.format.offset != 0 { q.map(|q| _mm256_sub_epi16(q, _mm256_set1_epi16(w.format.offset as i16))) } else { q }
         }
     }
 
@@ -612,10 +925,25 @@ mod x86 {
     unsafe fn pair_dot(wv: &[__m256i; 4], xb: *const i16) -> __m256i {
         // SAFETY: the caller's guarantee.
         unsafe {
+            let (i0, i1) = pair_dot_blocks(wv, xb);
+            _mm256_add_epi32(_mm256_unpacklo_epi32(i0, i1), _mm256_unpackhi_epi32(i0, i1))
+        }
+    }
+
+    /// The integer dot products of a pair's two blocks with the inputs at `xb`, one vector a
+    /// block: lanes 0..4 sum its values 0..16, lanes 4..8 its values 16..32 (lane `l` values
+    /// `4l..4l + 4`).
+    ///
+    /// # Safety
+    /// AVX2; 64 readable inputs at `xb`.
+    #[inline(always)]
+    unsafe fn pair_dot_blocks(wv: &[__m256i; 4], xb: *const i16) -> (__m256i, __m256i) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
             let xb = xb as *const __m256i;
             let i0 = _mm256_add_epi32(_mm256_madd_epi16(wv[0], _mm256_loadu_si256(xb)), _mm256_madd_epi16(wv[1], _mm256_loadu_si256(xb.add(1))));
             let i1 = _mm256_add_epi32(_mm256_madd_epi16(wv[2], _mm256_loadu_si256(xb.add(2))), _mm256_madd_epi16(wv[3], _mm256_loadu_si256(xb.add(3))));
-            _mm256_add_epi32(_mm256_unpacklo_epi32(i0, i1), _mm256_unpackhi_epi32(i0, i1))
+            (i0, i1)
         }
     }
 
@@ -631,7 +959,7 @@ mod x86 {
     pub unsafe fn rows_avx2<const M: usize>(w: &QuantMatrix, x: &Input, j0: usize, out: &mut [f32]) {
         debug_assert_eq!(x.m, M);
         let pairs = w.pairs;
-        let q41 = w.ty == QuantType::Q4_1;
+        let q41 = w.format.min;
         for (jj, o) in out.chunks_exact_mut(M).enumerate() {
             let j = j0 + jj;
             // Per row: scaled sums and Q4_1 offsets, eight blocks a step; pairs left over.
@@ -668,8 +996,8 @@ mod x86 {
                             }
                         }
                     }
-                    let dw = _mm256_cvtph_ps(_mm_loadu_si128(w.d.as_ptr().add(wp * 2) as *const __m128i));
-                    let mw = if q41 { _mm256_cvtph_ps(_mm_loadu_si128(w.m.as_ptr().add(wp * 2) as *const __m128i)) } else { _mm256_setzero_ps() };
+                    let dw = scales8(&w.d, wp * 2);
+                    let mw = if q41 { scales8(&w.m, wp * 2) } else { _mm256_setzero_ps() };
                     for r in 0..M {
                         let xp = r * pairs + p;
                         let sc = _mm256_mul_ps(dw, _mm256_loadu_ps(x.d.as_ptr().add(xp * 2)));
@@ -685,8 +1013,8 @@ mod x86 {
                 let wp = j * pairs + p;
                 unsafe {
                     let wv = pair_weights(w, wp);
-                    let dw = two_f16(w.d.as_ptr().add(wp * 2));
-                    let mw = if q41 { two_f16(w.m.as_ptr().add(wp * 2)) } else { _mm_setzero_ps() };
+                    let dw = scales2(&w.d, wp * 2);
+                    let mw = if q41 { scales2(&w.m, wp * 2) } else { _mm_setzero_ps() };
                     for (r, t) in tail.iter_mut().enumerate() {
                         let xp = r * pairs + p;
                         let a = pair_dot(&wv, x.q.as_ptr().add(xp * 64));
@@ -707,6 +1035,61 @@ mod x86 {
                 // Lanes 2 and 3 of `tail` are zero (the scales' are).
                 let s = _mm256_add_ps(acc[r], accm[r]);
                 let s = _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1)), tail[r]);
+                let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+                o[r] = _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
+            }
+        }
+    }
+
+    /// The AVX2 kernel for scales per 16 values (Q6_K): two pairs (four blocks, eight scales) a
+    /// step, each block's two halves summed apart by horizontal adds into one vector
+    /// (`[A, C, A', C', B, D, B', D']` for pairs (A B, C D) and (A' B', C' D')), its scales put in
+    /// that order by one permute. Rows give the same bits alone or together, as in
+    /// [`rows_avx2`].
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C; `x.m == M`; the weight rows and the inputs inside their buffers; the
+    /// matrix has scales per 16 values and an even number of pairs (whole super-blocks).
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn rows_avx2_sub16<const M: usize>(w: &QuantMatrix, x: &Input, j0: usize, out: &mut [f32]) {
+        debug_assert!(x.m == M && w.format.sub16 && w.pairs.is_multiple_of(2));
+        let pairs = w.pairs;
+        let Scales::F32(ds) = &w.d else { unreachable!("scales per 16 values are f32") };
+        // Offsets (when stacked with a type that has them): f32 too.
+        let ms: &[f32] = match &w.m {
+            Scales::F32(v) if w.format.min => v,
+            _ => &[],
+        };
+        let order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+        for (jj, o) in out.chunks_exact_mut(M).enumerate() {
+            let j = j0 + jj;
+            let mut acc = [_mm256_setzero_ps(); M];
+            let mut accm = [_mm_setzero_ps(); M];
+            let mut p = 0;
+            while p + 2 <= pairs {
+                let wp = j * pairs + p;
+                // SAFETY: pairs wp, wp + 1 and their 8 scales are inside w; the inputs hold M
+                // rows of `pairs` pairs (the caller's guarantee).
+                unsafe {
+                    let (wa, wb) = (pair_weights(w, wp), pair_weights(w, wp + 1));
+                    let sc = _mm256_permutevar8x32_ps(_mm256_loadu_ps(ds.as_ptr().add(wp * 4)), order);
+                    for (r, acc) in acc.iter_mut().enumerate() {
+                        let xp = r * pairs + p;
+                        let (a0, a1) = pair_dot_blocks(&wa, x.q.as_ptr().add(xp * 64));
+                        let (b0, b1) = pair_dot_blocks(&wb, x.q.as_ptr().add((xp + 1) * 64));
+                        let v = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(b0, b1));
+                        // The four blocks' input scales, in both halves.
+                        let dx = _mm256_broadcast_ps(&*(x.d.as_ptr().add(xp * 2) as *const __m128));
+                        *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), _mm256_mul_ps(sc, dx), *acc);
+                        if !ms.is_empty() {
+                            accm[r] = _mm_fmadd_ps(_mm_loadu_ps(ms.as_ptr().add(wp * 2)), _mm_loadu_ps(x.s.as_ptr().add(xp * 2)), accm[r]);
+                        }
+                    }
+                }
+                p += 2;
+            }
+            for (r, acc) in acc.iter().enumerate() {
+                let s = _mm_add_ps(_mm_add_ps(_mm256_castps256_ps128(*acc), _mm256_extractf128_ps(*acc, 1)), accm[r]);
                 let s = _mm_add_ps(s, _mm_movehl_ps(s, s));
                 o[r] = _mm_cvtss_f32(_mm_add_ss(s, _mm_movehdup_ps(s)));
             }
@@ -738,27 +1121,45 @@ mod tests {
     use super::*;
     use crate::models::kernels::test_values as values;
 
-    /// Random GGUF blocks of a type: scales in (0, 0.05], Q4_1 offsets in [-0.05, 0.05], values
-    /// over their whole range.
+    const TYPES: [QuantType; 8] =
+        [QuantType::Q4_0, QuantType::Q4_1, QuantType::Q5_0, QuantType::Q5_1, QuantType::Q8_0, QuantType::Q4K, QuantType::Q5K, QuantType::Q6K];
+
+    /// Random GGUF blocks of a type: every byte random (all values, bit patterns and 6- or
+    /// 8-bit sub-scales), then the f16 scales set in (0, 0.05] and the offsets (Q4_1, Q5_1) in
+    /// [-0.05, 0.05] (K-quants' `dmin` in (0, 0.01]).
     fn random_blocks(ty: QuantType, n: usize, k: usize, seed: u64) -> Vec<u8> {
-        let nb = n * k / BLOCK;
-        let v = values(nb * 40, seed);
+        let nb = n * k / ty.block_values();
+        let bb = ty.block_bytes();
+        let v = values(nb * (bb + 2), seed);
         let mut it = v.iter().map(|x| (x + 1.0) / 2.0);
-        let mut out = Vec::with_capacity(nb * ty.block_bytes());
+        let mut out = Vec::with_capacity(nb * bb);
         for _ in 0..nb {
-            let d = half::f16::from_f32(0.001 + 0.049 * it.next().unwrap_or(0.5));
-            out.extend_from_slice(&d.to_le_bytes());
-            if ty == QuantType::Q4_1 {
-                let m = half::f16::from_f32(0.1 * it.next().unwrap_or(0.5) - 0.05);
-                out.extend_from_slice(&m.to_le_bytes());
+            let mut blk: Vec<u8> = (0..bb).map(|_| (it.next().unwrap() * 255.99) as u8).collect();
+            let mut put = |at: usize, x: f32| blk[at..at + 2].copy_from_slice(&half::f16::from_f32(x).to_le_bytes());
+            let (d, m) = (0.001 + 0.049 * it.next().unwrap(), it.next().unwrap());
+            match ty {
+                QuantType::Q6K => put(208, d),
+                QuantType::Q4K | QuantType::Q5K => {
+                    put(0, d / 60.0);
+                    put(2, 0.01 * m / 60.0 + 1e-6);
+                }
+                QuantType::Q4_1 | QuantType::Q5_1 => {
+                    put(0, d);
+                    put(2, 0.1 * m - 0.05);
+                }
+                _ => put(0, d),
             }
-            let count = if ty == QuantType::Q8_0 { 32 } else { 16 };
-            for _ in 0..count {
-                let u = it.next().unwrap_or(0.5);
-                out.push(if ty == QuantType::Q8_0 { ((u * 254.0).round() as i32 - 127) as i8 as u8 } else { (u * 255.99) as u8 });
-            }
+            out.extend(blk);
         }
         out
+    }
+
+    /// The value of weight `(j, t)` from the repacked blocks, as ggml's dequantization forms it.
+    fn repacked_value(w: &QuantMatrix, j: usize, t: usize) -> f32 {
+        let (blk, i) = (w.block32(j, t / BLOCK), t % BLOCK);
+        let d = blk.d[i * w.format.scales() / BLOCK];
+        let q = (blk.q[i] as i32 - w.format.offset) as f32;
+        if w.format.min { d * q + blk.m } else { d * q }
     }
 
     /// The weight dequantized by candle (an independent reading of the GGUF blocks).
@@ -799,9 +1200,55 @@ mod tests {
     }
 
     #[test]
+    fn repacked_blocks_keep_every_value_as_candle_dequantizes_it() {
+        for ty in TYPES {
+            let (n, k) = (7, 2 * ty.block_values() + if ty.block_values() == BLOCK { BLOCK } else { 0 });
+            let blocks = random_blocks(ty, n, k, 11);
+            let want = dequantized(ty, n, k, &blocks);
+            let w = QuantMatrix::from_blocks(ty, n, k, &blocks).unwrap();
+            for j in 0..n {
+                for t in 0..k {
+                    assert_eq!(repacked_value(&w, j, t).to_bits(), want[j * k + t].to_bits(), "{ty:?} ({j}, {t}): {}", want[j * k + t]);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn stacks_of_two_types_keep_every_value() {
+        let k = 512;
+        for a in TYPES {
+            for b in TYPES {
+                let (wa, wb) = (random_blocks(a, 3, k, 21), random_blocks(b, 2, k, 22));
+                let want = [dequantized(a, 3, k, &wa), dequantized(b, 2, k, &wb)].concat();
+                let parts = [QuantMatrix::from_blocks(a, 3, k, &wa).unwrap(), QuantMatrix::from_blocks(b, 2, k, &wb).unwrap()];
+                let both = QuantMatrix::stack(&parts).unwrap();
+                for j in 0..5 {
+                    for t in 0..k {
+                        // Equal values (a -0 of one type plus a zero offset of the other is +0).
+                        assert_eq!(repacked_value(&both, j, t), want[j * k + t], "{a:?} + {b:?} ({j}, {t})");
+                    }
+                }
+                let x = values(2 * k, 23);
+                for kernel in kernels() {
+                    let (y, ya, yb) = (both.matmul_with(&x, 2, kernel), parts[0].matmul_with(&x, 2, kernel), parts[1].matmul_with(&x, 2, kernel));
+                    for r in 0..2 {
+                        let split = [&ya[r * 3..r * 3 + 3], &yb[r * 2..r * 2 + 2]].concat();
+                        for (i, (u, v)) in y[r * 5..r * 5 + 5].iter().zip(&split).enumerate() {
+                            assert!((u - v).abs() <= 1e-5 * v.abs().max(1.0), "{a:?} + {b:?} {kernel:?} row {r} output {i}: {u} vs {v}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn every_kernel_equals_the_dequantized_product_for_each_type_and_odd_shapes() {
-        for ty in [QuantType::Q4_0, QuantType::Q4_1, QuantType::Q8_0] {
-            for &(m, n, k) in &[(1, 1, 32), (1, 37, 96), (2, 5, 64), (3, 70, 160), (4, 129, 576), (5, 33, 32), (9, 17, 224)] {
+        let small = [(1, 1, 32), (1, 37, 96), (2, 5, 64), (3, 70, 160), (4, 129, 576), (5, 33, 32), (9, 17, 224)];
+        let large = [(1, 1, 256), (1, 37, 512), (2, 5, 256), (3, 70, 768), (4, 129, 1536), (9, 17, 256)];
+        for ty in TYPES {
+            for &(m, n, k) in if ty.block_values() == BLOCK { &small[..] } else { &large[..] } {
                 let seed = (m * 131 + n * 7 + k) as u64;
                 let blocks = random_blocks(ty, n, k, seed);
                 let w = dequantized(ty, n, k, &blocks);
@@ -845,14 +1292,25 @@ mod tests {
 
     #[test]
     fn rows_give_the_same_bits_alone_or_together() {
-        let (n, k) = (45, 128);
-        let blocks = random_blocks(QuantType::Q4_1, n, k, 5);
-        let qm = QuantMatrix::from_blocks(QuantType::Q4_1, n, k, &blocks).unwrap();
-        let x = values(6 * k, 6);
-        let all = qm.matmul(&x, 6);
-        for i in 0..6 {
-            assert_eq!(qm.matmul(&x[i * k..(i + 1) * k], 1), all[i * n..(i + 1) * n].to_vec(), "row {i}");
+        for (ty, k) in [(QuantType::Q4_1, 128), (QuantType::Q4K, 512), (QuantType::Q6K, 512)] {
+            let n = 45;
+            let blocks = random_blocks(ty, n, k, 5);
+            let qm = QuantMatrix::from_blocks(ty, n, k, &blocks).unwrap();
+            let x = values(6 * k, 6);
+            let all = qm.matmul(&x, 6);
+            for i in 0..6 {
+                assert_eq!(qm.matmul(&x[i * k..(i + 1) * k], 1), all[i * n..(i + 1) * n].to_vec(), "{ty:?} row {i}");
+            }
         }
+    }
+
+    #[test]
+    fn q6k_takes_the_avx2_input_order_where_vnni_is_wanted() {
+        let q6 = QuantMatrix::from_blocks(QuantType::Q6K, 1, 256, &random_blocks(QuantType::Q6K, 1, 256, 3)).unwrap();
+        let q4 = QuantMatrix::from_blocks(QuantType::Q4_1, 1, 256, &random_blocks(QuantType::Q4_1, 1, 256, 3)).unwrap();
+        assert_ne!(q6.kernel(Simd::Vnni512), Simd::Vnni512);
+        assert_eq!(q4.kernel(Simd::Vnni512), Simd::Vnni512.available());
+        assert_eq!(q6.kernel(Simd::Portable), Simd::Portable);
     }
 
     #[test]
@@ -866,13 +1324,22 @@ mod tests {
         let both = QuantMatrix::stack(&parts).unwrap();
         assert_eq!(both.dims(), (11, k));
         assert_eq!(both.matmul(&x, 1), [ya, yb].concat());
-        let other = QuantMatrix::from_blocks(QuantType::Q4_1, 2, k, &random_blocks(QuantType::Q4_1, 2, k, 4)).unwrap();
-        assert!(QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), other]).is_none());
+        let wider = QuantMatrix::from_blocks(QuantType::Q8_0, 2, 2 * k, &random_blocks(QuantType::Q8_0, 2, 2 * k, 4)).unwrap();
+        assert!(QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), wider]).is_none());
+        // Q5_0 and Q8_0 stack as bytes, and the stack names both types.
+        let c = random_blocks(QuantType::Q5_0, 3, k, 5);
+        let q5 = QuantMatrix::from_blocks(QuantType::Q5_0, 3, k, &c).unwrap();
+        let yc = q5.matmul(&x, 1);
+        let mixed = QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), q5]).unwrap();
+        assert_eq!(mixed.quant_types(), [QuantType::Q8_0, QuantType::Q5_0]);
+        assert_eq!(mixed.matmul(&x, 1), [parts[0].matmul(&x, 1), yc].concat());
     }
 
     #[test]
     fn wrong_shapes_and_lengths_are_errors() {
         assert!(matches!(QuantMatrix::from_blocks(QuantType::Q4_0, 2, 48, &[0; 54]), Err(QuantError::Shape { .. })));
         assert!(matches!(QuantMatrix::from_blocks(QuantType::Q4_0, 2, 64, &[0; 71]), Err(QuantError::Bytes { want: 72, .. })));
+        assert!(matches!(QuantMatrix::from_blocks(QuantType::Q6K, 2, 288, &[0; 420]), Err(QuantError::Shape { block: 256, .. })));
+        assert!(matches!(QuantMatrix::from_blocks(QuantType::Q4K, 2, 256, &[0; 289]), Err(QuantError::Bytes { want: 288, .. })));
     }
 }
