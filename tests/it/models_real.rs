@@ -145,10 +145,54 @@ fn last_log_probs(logits: &Tensor) -> Vec<f32> {
 /// decoded alone on the blocks).
 #[test]
 fn quantized_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
+    let Some(path) = model_path() else { return };
+    greedy_on_blocks_as_on_dense_weights(&path, &[]);
+}
+
+/// The same for SmolLM2 requantized as llama.cpp's `llama-quantize ... Q4_K_M` writes it (rows
+/// of 576 cannot hold super-blocks of 256: Q5_0 for most layers, Q8_0 for v and the embeddings,
+/// Q4_K and Q6_K by turns for down), the values taken from the installed file's dequantized
+/// weights by candle's quantizers.
+#[test]
+fn k_quant_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
+    use candle_core::quantized::{GgmlDType, QTensor, gguf_file};
+    let Some(path) = model_path() else { return };
+    let mut file = std::fs::File::open(&path).unwrap();
+    let content = gguf_file::Content::read(&mut file).unwrap();
+    let mut names: Vec<&String> = content.tensor_infos.keys().collect();
+    names.sort();
+    let tensors: Vec<(&str, QTensor)> = names
+        .iter()
+        .map(|name| {
+            let q = content.tensor(&mut file, name, &Device::Cpu).unwrap();
+            let cols = *q.shape().dims().last().unwrap();
+            let layer: usize = name.split('.').nth(1).and_then(|l| l.parse().ok()).unwrap_or(0);
+            let ty = match name.as_str() {
+                _ if q.shape().rank() != 2 || name.starts_with("token_embd") => return (name.as_str(), q),
+                n if n.ends_with("attn_v.weight") => GgmlDType::Q8_0,
+                n if n.ends_with("ffn_down.weight") && cols % 256 == 0 => [GgmlDType::Q4K, GgmlDType::Q6K][layer % 2],
+                _ => GgmlDType::Q5_0,
+            };
+            (name.as_str(), QTensor::quantize(&q.dequantize(&Device::Cpu).unwrap(), ty).unwrap())
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("smollm2-q4km.gguf");
+    let metadata: Vec<(&str, &gguf_file::Value)> = content.metadata.iter().map(|(k, v)| (k.as_str(), v)).collect();
+    let refs: Vec<(&str, &QTensor)> = tensors.iter().map(|(n, q)| (*n, q)).collect();
+    gguf_file::write(&mut std::fs::File::create(&out).unwrap(), &metadata, &refs).unwrap();
+    greedy_on_blocks_as_on_dense_weights(&out, &["Q5_0", "Q8_0", "Q4_K", "Q6_K", "fused"]);
+}
+
+/// Greedy outputs on the blocks (whose types the model line must name: `types`) against the
+/// dense weights.
+fn greedy_on_blocks_as_on_dense_weights(path: &std::path::Path, types: &[&str]) {
     use std::sync::atomic::AtomicBool;
     use tstlab::models::{GenParams, Generator, llama::Step};
-    let Some(path) = model_path() else { return };
-    let mut g = Generator::load_on(&path, &Device::Cpu).unwrap();
+    let mut g = Generator::load_on(path, &Device::Cpu).unwrap();
+    eprintln!("{}: {:?}", path.display(), g.model().kernels());
+    let label = g.model().kernels().unwrap_or_default();
+    assert!(tstlab::models::kernels::quant::max_rows() == 0 || types.iter().all(|t| label.contains(t)), "{label}");
     let rows = g.llama().unwrap().quant_rows();
     if rows == 0 || !g.model().kernels().is_some_and(|k| k.contains("blocks")) {
         eprintln!("skipped: the model keeps no quantized blocks here ({:?})", g.model().kernels());
