@@ -582,9 +582,7 @@ impl Llama {
         }
         let rows = self.quant_rows();
         let blocks = (!types.is_empty() && rows > 0).then(|| {
-            // The kernel every matrix has (Q6_K's scales per 16 values: AVX2 on any x86 CPU).
-            let kernel = self.linears().filter_map(|l| l.quant_at(rows)).fold(quant::simd(), |k, q| q.kernel(k));
-            let simd = match kernel {
+            let simd = match self.blocks_kernel(rows) {
                 quant::Simd::Vnni512 => "AVX-512 VNNI",
                 quant::Simd::Avx2 => "AVX2",
                 quant::Simd::Portable => "portable",
@@ -599,8 +597,14 @@ impl Llama {
         }
     }
 
+    /// The kernel steps of `rows` rows run on the blocks with: the best every matrix has (Q6_K's
+    /// scales per 16 values: AVX2 on any x86 CPU), one input order for all.
+    pub(crate) fn blocks_kernel(&self, rows: usize) -> quant::Simd {
+        self.linears().filter_map(|l| l.quant_at(rows)).fold(quant::simd(), |k, q| q.kernel(k))
+    }
+
     /// Every linear layer (the head last).
-    pub(crate) fn linears(&self) -> impl Iterator<Item = &Linear> {
+    fn linears(&self) -> impl Iterator<Item = &Linear> {
         self.layers.iter().flat_map(|l| [&l.wqkv, &l.wo, &l.w_gate_up, &l.w_down]).chain(std::iter::once(&self.lm_head))
     }
 

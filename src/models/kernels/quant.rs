@@ -443,11 +443,9 @@ impl QuantMatrix {
         blk
     }
 
-    /// The same values in format `to` ([`Format::join`] of its own and others'), exactly.
+    /// The same values in another format `to` ([`Format::join`] of its own and others'),
+    /// exactly.
     fn converted(&self, to: Format) -> QuantMatrix {
-        if to == self.format {
-            return QuantMatrix { types: self.types.clone(), qs: self.qs.clone(), d: self.d.clone(), m: self.m.clone(), ..*self };
-        }
         let (from, nb) = (self.format, self.k / BLOCK);
         QuantMatrix::pack(self.types.clone(), to, self.n, self.k, |j, out| {
             for b in 0..nb {
@@ -472,8 +470,9 @@ impl QuantMatrix {
             return None;
         }
         let format = parts.iter().fold(first.format, |f, p| f.join(p.format));
-        let parts: Vec<QuantMatrix> = parts.iter().map(|p| p.converted(format)).collect();
-        let first = &parts[0];
+        // Only the parts in another format are converted.
+        let converted: Vec<Option<QuantMatrix>> = parts.iter().map(|p| (p.format != format).then(|| p.converted(format))).collect();
+        let parts: Vec<&QuantMatrix> = parts.iter().zip(&converted).map(|(p, c)| c.as_ref().unwrap_or(p)).collect();
         let mut types: Vec<QuantType> = Vec::new();
         for t in parts.iter().flat_map(|p| p.types.iter()) {
             if !types.contains(t) {
@@ -482,7 +481,7 @@ impl QuantMatrix {
         }
         Some(QuantMatrix {
             types,
-            format: first.format,
+            format,
             n: parts.iter().map(|p| p.n).sum(),
             k: first.k,
             pairs: first.pairs,
@@ -561,36 +560,27 @@ impl QuantMatrix {
         assert!(x.q.len() >= values && x.d.len() >= values / BLOCK && x.s.len() >= values / BLOCK, "input shorter than {} rows of {} pairs", x.m, self.pairs);
         let kernel = kernel.available();
         assert_eq!(kernel, self.kernel(kernel), "inputs quantized for {kernel:?}, which has no kernel for {:?}", self.types);
+        // The kernel `f` for `x.m` rows (1 to 4).
+        #[cfg(target_arch = "x86_64")]
+        macro_rules! by_rows {
+            ($f:ident) => {
+                match x.m {
+                    1 => x86::$f::<1>(self, x, j0, out),
+                    2 => x86::$f::<2>(self, x, j0, out),
+                    3 => x86::$f::<3>(self, x, j0, out),
+                    _ => x86::$f::<4>(self, x, j0, out),
+                }
+            };
+        }
         match kernel {
-            // SAFETY (both): the CPU has the kernel's features (`available`); the weight rows and
-            // the inputs are inside their buffers (asserted above).
+            // SAFETY (all three): the CPU has the kernel's features (`available`); the weight rows
+            // and the inputs are inside their buffers (asserted above).
             #[cfg(target_arch = "x86_64")]
-            Simd::Vnni512 => unsafe {
-                match x.m {
-                    1 => x86::rows_vnni::<1>(self, x, j0, out),
-                    2 => x86::rows_vnni::<2>(self, x, j0, out),
-                    3 => x86::rows_vnni::<3>(self, x, j0, out),
-                    _ => x86::rows_vnni::<4>(self, x, j0, out),
-                }
-            },
+            Simd::Vnni512 => unsafe { by_rows!(rows_vnni) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 if self.format.sub16 => unsafe {
-                match x.m {
-                    1 => x86::rows_avx2_sub16::<1>(self, x, j0, out),
-                    2 => x86::rows_avx2_sub16::<2>(self, x, j0, out),
-                    3 => x86::rows_avx2_sub16::<3>(self, x, j0, out),
-                    _ => x86::rows_avx2_sub16::<4>(self, x, j0, out),
-                }
-            },
+            Simd::Avx2 if self.format.sub16 => unsafe { by_rows!(rows_avx2_sub16) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => unsafe {
-                match x.m {
-                    1 => x86::rows_avx2::<1>(self, x, j0, out),
-                    2 => x86::rows_avx2::<2>(self, x, j0, out),
-                    3 => x86::rows_avx2::<3>(self, x, j0, out),
-                    _ => x86::rows_avx2::<4>(self, x, j0, out),
-                }
-            },
+            Simd::Avx2 => unsafe { by_rows!(rows_avx2) },
             _ => self.rows_portable(x, j0, out),
         }
     }
@@ -1079,7 +1069,8 @@ mod x86 {
                         let (b0, b1) = pair_dot_blocks(&wb, x.q.as_ptr().add((xp + 1) * 64));
                         let v = _mm256_hadd_epi32(_mm256_hadd_epi32(a0, a1), _mm256_hadd_epi32(b0, b1));
                         // The four blocks' input scales, in both halves.
-                        let dx = _mm256_broadcast_ps(&*(x.d.as_ptr().add(xp * 2) as *const __m128));
+                        let dx = _mm_loadu_ps(x.d.as_ptr().add(xp * 2));
+                        let dx = _mm256_set_m128(dx, dx);
                         *acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(v), _mm256_mul_ps(sc, dx), *acc);
                         if !ms.is_empty() {
                             accm[r] = _mm_fmadd_ps(_mm_loadu_ps(ms.as_ptr().add(wp * 2)), _mm_loadu_ps(x.s.as_ptr().add(xp * 2)), accm[r]);

@@ -46,8 +46,7 @@ impl Fused {
         let team = Team::new(rayon::current_num_threads()).map_err(|e| crate::models::ModelError::Params(e.to_string()))?;
         Ok(Fused {
             team,
-            // One input order for every matrix: the best kernel all of them have.
-            kernel: model.linears().filter_map(|l| l.quant_at(1)).fold(quant::simd(), |k, q| q.kernel(k)),
+            kernel: model.blocks_kernel(1),
             attn_norm: model.layers.iter().map(|l| host(&l.attn_norm)).collect::<Result<_>>()?,
             mlp_norm: model.layers.iter().map(|l| host(&l.mlp_norm)).collect::<Result<_>>()?,
             bqkv: model.layers.iter().map(|l| l.bqkv.as_ref().map_or(Ok(Vec::new()), host)).collect::<Result<_>>()?,
