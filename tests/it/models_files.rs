@@ -81,6 +81,20 @@ fn gguf_errors_are_clear() {
     let e = Generator::load(&other).err().unwrap();
     assert!(matches!(e, ModelError::UnsupportedArchitecture { .. }), "{e}");
 
+    // A K-quant tensor whose rows (128 values) cannot hold its super-blocks of 256: the header
+    // of a valid Q4_K [2, 256] tensor edited to [4, 128] (the same bytes of data).
+    let kq = dir.path().join("q4k-rows.gguf");
+    let t = QTensor::quantize(&Tensor::ones((2, 256), candle_core::DType::F32, &Device::Cpu).unwrap(), GgmlDType::Q4K).unwrap();
+    gguf_file::write(&mut std::fs::File::create(&kq).unwrap(), &[], &[("w.weight", &t)]).unwrap();
+    let mut bytes = std::fs::read(&kq).unwrap();
+    let dims = [256u64.to_le_bytes(), 2u64.to_le_bytes()].concat();
+    let at = bytes.windows(16).position(|w| w == dims.as_slice()).unwrap();
+    bytes[at..at + 16].copy_from_slice(&[128u64.to_le_bytes(), 4u64.to_le_bytes()].concat());
+    std::fs::write(&kq, &bytes).unwrap();
+    let e = GgufFile::open(&kq).unwrap().quant_blocks("w.weight").err().unwrap();
+    assert!(matches!(e, ModelError::Invalid { .. }), "{e}");
+    assert!(e.to_string().contains("q4k-rows.gguf") && e.to_string().contains("rows of 128 values do not fill blocks of 256"), "{e}");
+
     // A folder with neither a config.json nor a .gguf file.
     let e = Generator::load(dir.path().join("missing").parent().unwrap()).err().unwrap();
     assert!(e.to_string().contains(".gguf files"), "{e}");
