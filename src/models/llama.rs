@@ -109,6 +109,8 @@ pub struct Llama {
     quant_rows: usize,
     /// See [`Llama::set_fused_decode`].
     fused_decode: bool,
+    /// The one kernel every quantized matrix runs with ([`Llama::set_blocks_kernel`]).
+    blocks_kernel: quant::Simd,
     /// The fused batch-1 decode step's parts, made at its first use (`None`: it cannot run).
     fused: OnceLock<Option<decode::Fused>>,
 }
@@ -466,16 +468,28 @@ impl Llama {
     /// As [`Llama::from_tensors`], keeping beside a weight its quantized blocks from `quant`
     /// (same names; on the CPU only). Fused weights (q/k/v, gate/up) keep blocks only if every
     /// part has them, of one type.
-    pub fn from_tensors_quant(
+    pub fn from_tensors_quant(cfg: LlamaConfig, tensors: HashMap<String, Tensor>, quant: HashMap<String, QuantMatrix>, device: &Device) -> Result<Llama> {
+        Llama::build(cfg, tensors, quant, device, Linear::new)
+    }
+
+    /// As [`Llama::from_tensors`], every weight kept in f32 for candle's matmul whatever the CPU
+    /// (never the f16 panels of AVX-512 CPUs): the plain reference other paths are measured
+    /// against (with [`Llama::forward_reference`]).
+    pub fn from_tensors_f32(cfg: LlamaConfig, tensors: HashMap<String, Tensor>, device: &Device) -> Result<Llama> {
+        Llama::build(cfg, tensors, HashMap::new(), device, Linear::unpacked)
+    }
+
+    fn build(
         cfg: LlamaConfig,
         mut tensors: HashMap<String, Tensor>,
         mut quant: HashMap<String, QuantMatrix>,
         device: &Device,
+        dense: fn(Tensor) -> candle_core::Result<Linear>,
     ) -> Result<Llama> {
         cfg.check()?;
         let mut linear = |w: Tensor, names: &[String]| -> Result<Linear> {
             let dims = w.dims2()?;
-            let l = Linear::new(w)?;
+            let l = dense(w)?;
             let parts: Option<Vec<QuantMatrix>> = names.iter().map(|n| quant.remove(n)).collect();
             Ok(match parts.and_then(|p| QuantMatrix::stack(&p)) {
                 Some(q) if device.is_cpu() => {
@@ -536,7 +550,7 @@ impl Llama {
         };
         let lm_head = linear(lm_head, &[head_name.to_owned()])?;
         let (cos, sin) = rope_tables(&cfg, device)?;
-        Ok(Llama {
+        let mut model = Llama {
             cfg,
             device: device.clone(),
             embed,
@@ -549,8 +563,11 @@ impl Llama {
             candle_layout: false,
             quant_rows: quant::max_rows(),
             fused_decode: true,
+            blocks_kernel: quant::simd(),
             fused: OnceLock::new(),
-        })
+        };
+        model.set_blocks_kernel(quant::simd());
+        Ok(model)
     }
 
     pub fn config(&self) -> &LlamaConfig {
@@ -582,7 +599,7 @@ impl Llama {
         }
         let rows = self.quant_rows();
         let blocks = (!types.is_empty() && rows > 0).then(|| {
-            let simd = match self.blocks_kernel(rows) {
+            let simd = match self.blocks_kernel {
                 quant::Simd::Vnni512 => "AVX-512 VNNI",
                 quant::Simd::Avx2 => "AVX2",
                 quant::Simd::Portable => "portable",
@@ -597,10 +614,23 @@ impl Llama {
         }
     }
 
-    /// The kernel steps of `rows` rows run on the blocks with: the best every matrix has (Q6_K's
-    /// scales per 16 values: AVX2 on any x86 CPU), one input order for all.
-    pub(crate) fn blocks_kernel(&self, rows: usize) -> quant::Simd {
-        self.linears().filter_map(|l| l.quant_at(rows)).fold(quant::simd(), |k, q| q.kernel(k))
+    /// The kernel every quantized matrix runs with, in the general step and the fused one.
+    pub fn blocks_kernel(&self) -> quant::Simd {
+        self.blocks_kernel
+    }
+
+    /// Runs every quantized matrix with `want`, or the best one below it that all of them have
+    /// (the CPU's, else portable; Q6_K's scales per 16 values take AVX2 where VNNI is wanted):
+    /// one kernel, one input order, for the whole model, so that a step gives the same bits
+    /// fused or not. The default is the CPU's best; tests take each kernel the CPU allows.
+    /// Returns the kernel chosen.
+    pub fn set_blocks_kernel(&mut self, want: quant::Simd) -> quant::Simd {
+        let kernel = self.linears().filter_map(Linear::quant).fold(want.available(), |k, q| q.kernel(k));
+        for l in self.linears_mut() {
+            l.set_quant_kernel(kernel);
+        }
+        self.blocks_kernel = kernel;
+        kernel
     }
 
     /// Every linear layer (the head last).
@@ -784,7 +814,9 @@ impl Llama {
     }
 
     /// Logits `[tokens.len(), vocab]` of one sequence from scratch: a plain implementation
-    /// (no cache, no packing, explicit RoPE and repeated key/value heads) for tests.
+    /// (no cache, explicit RoPE and repeated key/value heads) for tests. Its matmuls are the
+    /// model's dense ones (f16 panels on AVX-512 CPUs): build the model with
+    /// [`Llama::from_tensors_f32`] for an f32 reference.
     pub fn forward_reference(&self, tokens: &[u32]) -> Result<Tensor> {
         let c = &self.cfg;
         let t = tokens.len();

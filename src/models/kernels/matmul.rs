@@ -14,7 +14,7 @@
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Shape, Tensor};
 use rayon::prelude::*;
-use super::quant::{QuantMatmul, QuantMatrix, QuantType};
+use super::quant::{self, QuantMatmul, QuantMatrix, QuantType, Simd};
 
 /// Outputs per panel (two 16-lane vectors).
 pub(crate) const NR: usize = 32;
@@ -46,6 +46,9 @@ pub struct Linear {
     dense: Dense,
     quant: Option<QuantMatrix>,
     quant_rows: usize,
+    /// The kernel the quantized blocks run with (the model's one choice: see
+    /// [`Linear::set_quant_kernel`]).
+    kernel: Simd,
 }
 
 /// The dense layouts. With AVX-512 on the CPU: packed for [`PackedMatrix`]. Otherwise for
@@ -81,15 +84,26 @@ impl Linear {
 
     /// From a dense layout, without quantized blocks.
     pub fn from_dense(dense: Dense) -> Linear {
-        Linear { dense, quant: None, quant_rows: 0 }
+        Linear { dense, quant: None, quant_rows: 0, kernel: quant::simd() }
     }
 
     /// Keeps the weight's quantized blocks too (same `[out, in]` shape; CPU only), used up to
     /// [`super::quant::max_rows`] rows.
     pub fn with_quant(mut self, q: QuantMatrix) -> Linear {
-        self.quant_rows = super::quant::max_rows();
+        self.quant_rows = quant::max_rows();
+        self.kernel = q.kernel(quant::simd());
         self.quant = Some(q);
         self
+    }
+
+    /// The quantized blocks run with `kernel` (quantizing their inputs for it): a model picks
+    /// one for all its matrices, so that a step gives the same bits whichever way it runs.
+    /// Must be one the blocks have ([`QuantMatrix::kernel`]).
+    pub fn set_quant_kernel(&mut self, kernel: Simd) {
+        if let Some(q) = &self.quant {
+            assert_eq!(q.kernel(kernel), kernel, "no {kernel:?} kernel for {:?}", q.quant_types());
+        }
+        self.kernel = kernel;
     }
 
     /// Calls of at most `rows` rows use the quantized blocks (0: never).
@@ -108,6 +122,11 @@ impl Linear {
             Dense::Packed(_) => "f16".into(),
             Dense::OutIn(w) | Dense::InOut(w) => format!("{:?}", w.dtype()).to_lowercase(),
         }
+    }
+
+    /// The quantized blocks, if kept.
+    pub fn quant(&self) -> Option<&QuantMatrix> {
+        self.quant.as_ref()
     }
 
     /// The quantized blocks, if kept and used for calls of `rows` rows.
@@ -132,7 +151,7 @@ impl Linear {
             && x.dim(0)? <= self.quant_rows
             && x.device().is_cpu()
         {
-            return x.contiguous()?.apply_op1_no_bwd(&QuantMatmul(q));
+            return x.contiguous()?.apply_op1_no_bwd(&QuantMatmul(q, self.kernel));
         }
         match &self.dense {
             Dense::Packed(p) => x.contiguous()?.apply_op1_no_bwd(&PackedMatmul(p)),

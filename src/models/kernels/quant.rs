@@ -1088,8 +1088,9 @@ mod x86 {
     }
 }
 
-/// The quantized matmul as a candle op on `[m, k]` f32 CPU tensors.
-pub struct QuantMatmul<'a>(pub &'a QuantMatrix);
+/// The quantized matmul as a candle op on `[m, k]` f32 CPU tensors, with the given kernel
+/// (see [`QuantMatrix::matmul_with`]).
+pub struct QuantMatmul<'a>(pub &'a QuantMatrix, pub Simd);
 
 impl CustomOp1 for QuantMatmul<'_> {
     fn name(&self) -> &'static str {
@@ -1103,7 +1104,7 @@ impl CustomOp1 for QuantMatmul<'_> {
             candle_core::bail!("quantized matmul: input has {k} columns, the weight {}", self.0.k)
         }
         let Some((a, b)) = l.contiguous_offsets() else { candle_core::bail!("quantized matmul: input must be contiguous") };
-        Ok((CpuStorage::F32(self.0.matmul(&x[a..b], m)), Shape::from((m, self.0.n))))
+        Ok((CpuStorage::F32(self.0.matmul_with(&x[a..b], m, self.1)), Shape::from((m, self.0.n))))
     }
 }
 

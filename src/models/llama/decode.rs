@@ -29,7 +29,6 @@ const HEAD_UNIT: usize = 256;
 /// What the step needs beyond the layers' weights, made at its first use.
 pub(super) struct Fused {
     team: Team,
-    kernel: Simd,
     attn_norm: Vec<Vec<f32>>,
     mlp_norm: Vec<Vec<f32>>,
     /// q, k and v biases per layer (empty without).
@@ -46,7 +45,6 @@ impl Fused {
         let team = Team::new(rayon::current_num_threads()).map_err(|e| crate::models::ModelError::Params(e.to_string()))?;
         Ok(Fused {
             team,
-            kernel: model.blocks_kernel(1),
             attn_norm: model.layers.iter().map(|l| host(&l.attn_norm)).collect::<Result<_>>()?,
             mlp_norm: model.layers.iter().map(|l| host(&l.mlp_norm)).collect::<Result<_>>()?,
             bqkv: model.layers.iter().map(|l| l.bqkv.as_ref().map_or(Ok(Vec::new()), host)).collect::<Result<_>>()?,
@@ -225,7 +223,7 @@ impl Llama {
         if !d.is_multiple_of(quant::BLOCK) || !(h * hd).is_multiple_of(quant::BLOCK) || !inter.is_multiple_of(quant::BLOCK) {
             return Ok(None);
         }
-        let (eps, scale, kernel) = (c.rms_norm_eps as f32, 1.0 / (hd as f32).sqrt(), f.kernel);
+        let (eps, scale, kernel) = (c.rms_norm_eps as f32, 1.0 / (hd as f32).sqrt(), self.blocks_kernel());
         let half = hd / 2;
         let (cos, sin) = (&f.cos[pos * half..(pos + 1) * half], &f.sin[pos * half..(pos + 1) * half]);
 
@@ -314,7 +312,7 @@ impl Llama {
             return Ok(None);
         }
         let x = hidden.flatten_all()?.to_vec1::<f32>()?;
-        let (eps, kernel, head) = (self.cfg.rms_norm_eps as f32, f.kernel, w.head);
+        let (eps, kernel, head) = (self.cfg.rms_norm_eps as f32, self.blocks_kernel(), w.head);
         let n = head.dims().0;
         let mut logits = SharedBuf::<f32>::new(n);
         {
