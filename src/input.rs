@@ -4,7 +4,9 @@
 //! before it is opened, so nothing blocks and nothing endless is read. A file over the size
 //! limit is refused before it is read; text with a line over the line limit is refused at that
 //! line, without reading on. The limits are the one place to change: `TSTLAB_MAX_FILE_BYTES`
-//! (default 2 GiB) and `TSTLAB_MAX_LINE_BYTES` (default 1 MiB).
+//! (default 2 GiB) and `TSTLAB_MAX_LINE_BYTES` (default 1 MiB). A store this process has open
+//! (or its `-wal`, `-shm`, `-journal`) is refused as well: opening it outside SQLite would drop
+//! the store's locks ([`crate::held`]).
 
 use std::fs::{File, Metadata};
 use std::io::Read;
@@ -84,6 +86,8 @@ pub enum Problem {
     Nul(usize),
     #[error("{var}={value:?} is not a positive number of bytes")]
     BadLimit { var: &'static str, value: String },
+    #[error("{0}: tstlab does not read it as a file while it has it open")]
+    Held(crate::held::HeldError),
 }
 
 impl InputError {
@@ -162,7 +166,10 @@ pub fn open(path: &Path) -> Result<File, InputError> {
         use std::os::unix::fs::OpenOptionsExt;
         o.custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY);
     }
-    let file = o.open(path).map_err(|e| InputError::new(path, Problem::Io(e)))?;
+    let file = crate::held::open_unheld(path, |p| o.open(p)).map_err(|e| match e {
+        crate::held::HeldError::Io(e) => InputError::new(path, Problem::Io(e)),
+        held => InputError::new(path, Problem::Held(held)),
+    })?;
     let meta = file.metadata().map_err(|e| InputError::new(path, Problem::Io(e)))?;
     if let Some(p) = kind_problem(&meta) {
         return Err(InputError::new(path, p));

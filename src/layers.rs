@@ -4,7 +4,7 @@
 
 /// Layers from the ground up; within a layer, a module may use the ones listed before it.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("ground", &["input", "text", "printable", "paths", "store", "jobs"]),
+    ("ground", &["held", "input", "output", "text", "printable", "paths", "store", "jobs"]),
     ("foundations", &["diff", "plot", "stats", "models", "endpoint"]),
     ("domain", &["human", "transfer", "metrics"]),
     ("data in", &["import", "demo"]),
@@ -285,6 +285,68 @@ mod tests {
         assert_eq!(joined.len(), 2);
         assert_eq!(paths(&joined[0].1, &me), [s(&["models", "bert"]), s(&["models", "device", "Device"])]);
         assert!(paths("use tstlab::crate_name::x; $crate::printable", &me).is_empty());
+    }
+
+    /// Files are opened only through `held`, `input` and `output` (crate::held: a process that
+    /// holds SQLite connections never opens the store's files any other way, or it drops the
+    /// store's locks). The one opening of a store file outside SQLite is `held::hold`, before
+    /// the file's first connection. Test code (after `#[cfg(test)]`, `tests.rs`) is exempt.
+    #[test]
+    fn files_are_opened_only_through_held_input_and_output() {
+        const OPENS: [&str; 13] = [
+            "File::open(",
+            "File::create(",
+            "File::options(",
+            "OpenOptions::new(",
+            "fs::read(",
+            "fs::read_to_string(",
+            "fs::write(",
+            "fs::copy(",
+            "BitMapBackend::new(",
+            "SVGBackend::new(",
+            "safetensors::save(",
+            "serialize_to_file(",
+            "save_safetensors(",
+        ];
+        let (src, files) = sources();
+        let mut bad = Vec::new();
+        for file in &files {
+            let rel = file.strip_prefix(&src).unwrap();
+            let gate = ["held.rs", "input.rs", "output.rs", "layers.rs"].iter().any(|g| rel == Path::new(g));
+            if gate || rel.to_string_lossy().ends_with("tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate() {
+                let l = line.trim_start();
+                // Through the gate: `held::open_unheld(path, |p| OpenOptions::new()...open(p))`.
+                if !l.starts_with("//") && !l.contains("open_unheld(") && OPENS.iter().any(|o| names(l, o)) {
+                    bad.push(format!("src/{}:{}: {}", rel.display(), n + 1, l));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "files opened outside crate::held, crate::input and crate::output (they refuse the open store's files):\n{}", bad.join("\n"));
+        // The gate itself: held.rs opens a file in `hold` (the look before the first connection)
+        // and in `open_unheld` (through the caller's function, under the registry's lock) only.
+        let held = std::fs::read_to_string(src.join("held.rs")).unwrap();
+        let code = held.split("#[cfg(test)]").next().unwrap_or_default();
+        let mut func = "";
+        let mut opens = Vec::new();
+        for line in code.lines() {
+            if let Some(rest) = line.strip_prefix("pub fn ").or_else(|| line.strip_prefix("fn ")) {
+                func = rest.split(['(', '<']).next().unwrap_or_default();
+            }
+            if OPENS.iter().any(|o| line.contains(o)) {
+                opens.push(func.to_owned());
+            }
+        }
+        assert_eq!(opens, ["hold", "create"], "held.rs opens files outside `hold` and `create`");
+    }
+
+    /// Whether `line` calls `call` (not as the end of a longer name: `GgufFile::open(`).
+    fn names(line: &str, call: &str) -> bool {
+        line.match_indices(call).any(|(at, _)| !line[..at].chars().next_back().is_some_and(|c| c.is_alphanumeric() || c == '_'))
     }
 
     /// Library code returns typed errors; `Result<_, String>` is allowed only at the edges (the

@@ -3,8 +3,10 @@
 //! Library crate; the binary in `main.rs` is a thin CLI/TUI front end.
 
 pub mod analysis;
+pub mod held;
 pub mod human;
 pub mod input;
+pub mod output;
 pub mod paths;
 pub mod plot;
 pub mod printable;

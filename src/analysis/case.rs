@@ -96,14 +96,29 @@ pub fn file_stem(d: &ItemDetail) -> String {
     raw.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
 }
 
-/// Writes `<stem>.md` and `<stem>.tex` into `dir` (created); returns the two paths.
+/// Writes `<stem>.md` and `<stem>.tex` into `dir` (created) as new files: when either name is
+/// taken (an earlier case study, or anything planted there, a link included), `<stem>-2`,
+/// `<stem>-3`, ...; nothing is overwritten or written through a link. Returns the two paths.
 pub fn write(dir: &Path, stem: &str, items: &[ItemDetail]) -> Result<(PathBuf, PathBuf)> {
+    use std::io::Write;
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
-    let md = dir.join(format!("{stem}.md"));
-    let tex = dir.join(format!("{stem}.tex"));
-    std::fs::write(&md, markdown(items)).map_err(|e| io_err(&md, e))?;
-    std::fs::write(&tex, latex(items)).map_err(|e| io_err(&tex, e))?;
-    Ok((md, tex))
+    for n in 1..=1000 {
+        let name = if n == 1 { stem.to_owned() } else { format!("{stem}-{n}") };
+        let (md, tex) = (dir.join(format!("{name}.md")), dir.join(format!("{name}.tex")));
+        if std::fs::symlink_metadata(&md).is_ok() || std::fs::symlink_metadata(&tex).is_ok() {
+            continue;
+        }
+        let new = |p: &Path| crate::output::create_new(p).map_err(|e| io_err(p, e.into_io()));
+        let (mut fm, mut ft) = match (new(&md), new(&tex)) {
+            (Ok(a), Ok(b)) => (a, b),
+            // Taken between the look and the making: the next name.
+            _ => continue,
+        };
+        fm.write_all(markdown(items).as_bytes()).map_err(|e| io_err(&md, e))?;
+        ft.write_all(latex(items).as_bytes()).map_err(|e| io_err(&tex, e))?;
+        return Ok((md, tex));
+    }
+    Err(io_err(dir, std::io::Error::other(format!("{stem}.md to {stem}-1000.md are all taken"))))
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ impl Out {
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
         }
-        std::fs::write(&p, text).map_err(|e| io_err(&p, e))?;
+        crate::output::write(&p, text).map_err(|e| io_err(&p, e.into_io()))?;
         self.files.push(p);
         Ok(())
     }

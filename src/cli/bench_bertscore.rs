@@ -106,7 +106,7 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     };
     if let Some(w) = &args.write_pairs {
         let text: String = pairs.iter().map(|(c, r)| format!("{c}\t{r}\n")).collect();
-        std::fs::write(w, text).map_err(|e| anyhow::anyhow!("{}: {e}", w.display()))?;
+        crate::output::write(w, text)?;
     }
     let dir = args.model.clone().unwrap_or_else(|| crate::models::registry::installed_path(crate::models::registry::MINILM));
     if !dir.exists() {
@@ -133,7 +133,7 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     let cpu = cpu0.zip(cpu_seconds()).map(|(a, b)| b - a);
     if let Some(w) = &args.write_scores {
         let text: String = scores.iter().map(|s| format!("{}\t{}\t{}\n", s.p, s.r, s.f1)).collect();
-        std::fs::write(w, text).map_err(|e| anyhow::anyhow!("{}: {e}", w.display()))?;
+        crate::output::write(w, text)?;
     }
     let mean_f1 = scores.iter().map(|s| s.f1).sum::<f64>() / scores.len().max(1) as f64;
     let report = serde_json::json!({
@@ -176,7 +176,7 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
 
 /// User + system CPU time of this process so far (all threads), from /proc (Linux).
 fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let stat = crate::input::read_to_string(std::path::Path::new("/proc/self/stat")).ok()?;
     // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split_whitespace().collect();

@@ -94,7 +94,7 @@ impl Peer {
                 dir.display()
             );
         };
-        let source = std::fs::read_to_string(bin.join("BUILT-FROM")).map(|s| s.trim().to_owned()).unwrap_or_else(|_| "unknown sources".into());
+        let source = crate::input::read_to_string(&bin.join("BUILT-FROM")).map(|s| s.trim().to_owned()).unwrap_or_else(|_| "unknown sources".into());
         Ok(Peer { bin, source })
     }
 

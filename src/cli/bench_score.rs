@@ -194,7 +194,7 @@ fn gppl_peer(peer: &super::bench_peer::Peer, lm: &TextLm, gguf: &std::path::Path
     anyhow::ensure!(tokens >= 2 * ctx, "--peer: {tokens} tokens of g-PPL text, llama-perplexity needs at least {} for a context of {ctx} (more --lm-texts or a smaller --peer-ctx)", 2 * ctx);
     std::fs::create_dir_all(dir)?;
     let file = dir.join("gppl-texts.txt");
-    std::fs::write(&file, texts.join("\n") + "\n").map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    crate::output::write(&file, texts.join("\n") + "\n")?;
     let threads = candle_core::utils::get_num_threads();
     let p = peer.perplexity(gguf, threads, &file, ctx)?;
     Ok(PeerRow {

@@ -72,7 +72,7 @@ struct Best {
 
 /// (steal, total) CPU ticks from `/proc/stat` (Linux), all CPUs.
 fn cpu_ticks() -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let stat = crate::input::read_to_string(std::path::Path::new("/proc/stat")).ok()?;
     let line = stat.lines().find(|l| l.starts_with("cpu "))?;
     let v: Vec<u64> = line.split_whitespace().skip(1).take(8).map(|x| x.parse().ok()).collect::<Option<_>>()?;
     (v.len() == 8).then(|| (v[7], v.iter().sum()))

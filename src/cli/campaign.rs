@@ -98,7 +98,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
             let lines = exchange::export(store, &name, &annotator)?;
             match output {
                 Some(path) => {
-                    let mut f = std::io::BufWriter::new(std::fs::File::create(&path)?);
+                    let mut f = std::io::BufWriter::new(crate::output::create(&path)?);
                     exchange::write(&lines, &mut f)?;
                     f.flush()?;
                     crate::errln!("wrote {} line(s) of {}'s work in {} to {}", lines.len(), Safe(&annotator), Safe(&name), path.display());

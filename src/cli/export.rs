@@ -54,7 +54,7 @@ pub fn run(store: &Store, args: ExportArgs) -> anyhow::Result<()> {
     let rows = collect(store, dataset_id, direction_id, &args.system)?;
     match &args.output {
         Some(p) => {
-            let file = std::fs::File::create(p).map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", p.display()))?;
+            let file = crate::output::create(p)?;
             write(&rows, args.format, std::io::BufWriter::new(file))
         }
         None if std::io::stdout().is_terminal() => {

@@ -188,7 +188,7 @@ fn lm_root() -> PathBuf {
 fn train(store: &mut Store, a: TrainArgs) -> anyhow::Result<()> {
     let data = StyleData::read(store, &a.dataset, false)?;
     let opts = LmOptions { order: a.order, tokenizer: a.tokenizer.get() };
-    let results = dppl::train_all(&data, &opts, &lm_root().join(&data.dataset));
+    let results = dppl::train_all(&data, &opts, &lm_root().join(crate::paths::component(&data.dataset)));
     let mut json = Vec::new();
     for (style, r) in &results {
         match r {
@@ -241,7 +241,7 @@ fn list(json: bool) -> anyhow::Result<()> {
 }
 
 fn score_outputs(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
-    let mut scorer = DpplScorer::open(&a.dataset, &lm_root().join(&a.dataset))?;
+    let mut scorer = DpplScorer::open(&a.dataset, &lm_root().join(crate::paths::component(&a.dataset)))?;
     let dataset_id = store.dataset_id(&a.dataset)?;
     let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
     let outcome = score::run(store, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {})?;

@@ -341,7 +341,7 @@ pub struct BenchArgs {
 
 /// CPU seconds (user + system, all threads) this process has used, from /proc (Linux).
 fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let stat = crate::input::read_to_string(std::path::Path::new("/proc/self/stat")).ok()?;
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     let rest = &stat[stat.rfind(')')? + 2..];
     let f: Vec<&str> = rest.split(' ').collect();
@@ -372,8 +372,8 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         h.push('\n');
         let mut r = refs.iter().map(|r| r[0]).collect::<Vec<_>>().join("\n");
         r.push('\n');
-        std::fs::write(dir.join("hyp.txt"), h)?;
-        std::fs::write(dir.join("ref.txt"), r)?;
+        crate::output::write(&dir.join("hyp.txt"), h)?;
+        crate::output::write(&dir.join("ref.txt"), r)?;
         crate::outln!(
             "wrote {0}/hyp.txt and {0}/ref.txt; time sacreBLEU on them with e.g.",
             dir.display()

@@ -44,7 +44,7 @@ pub fn run(store: &Store, a: StatsArgs) -> anyhow::Result<()> {
     };
     match a.output {
         Some(p) => {
-            std::fs::write(&p, out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            crate::output::write(&p, out)?;
             crate::errln!("wrote {}", p.display());
         }
         None if a.format == "text" => print!("{}", text(&out)),

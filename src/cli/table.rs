@@ -132,7 +132,7 @@ pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
     };
     match args.output {
         Some(p) => {
-            std::fs::write(&p, out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            crate::output::write(&p, out)?;
             crate::errln!("wrote {}", p.display());
         }
         // Text is always made safe; CSV, Markdown and LaTeX stay exact unless on a terminal.

@@ -100,7 +100,8 @@ fn size_limit_reached(path: &Path) -> Option<String> {
 }
 
 /// Why the store's files cannot be written, when that is what an I/O error came from
-/// (an immutable or read-only file, a file size limit).
+/// (an immutable or read-only file), asked by `access(2)`: opening them outside SQLite would
+/// drop the store's locks (see [`crate::held`]).
 fn unwritable(path: &Path) -> Option<String> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
@@ -108,7 +109,7 @@ fn unwritable(path: &Path) -> Option<String> {
         if !p.exists() {
             continue;
         }
-        if let Err(e) = std::fs::OpenOptions::new().append(true).open(&p) {
+        if let Err(e) = store::guard::can_write(&p) {
             return Some(format!("{}: {e}", p.display()));
         }
     }

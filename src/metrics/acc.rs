@@ -86,7 +86,7 @@ impl AccScorer {
         };
         let fold_of = if m.folds > 0 {
             let p = dir.join("folds.json");
-            let bytes = std::fs::read(&p).map_err(crate::models::classify::io_err(&p))?;
+            let bytes = crate::input::read(&p).map_err(|e| e.into_io()).map_err(crate::models::classify::io_err(&p))?;
             serde_json::from_slice(&bytes).map_err(|e| format_err(&p, e.to_string()))?
         } else {
             HashMap::new()

@@ -78,7 +78,7 @@ pub struct LmManifest {
 }
 
 pub fn dir(dataset: &str, style: &str) -> PathBuf {
-    crate::paths::models_dir().join("lm").join(dataset).join(style)
+    crate::paths::models_dir().join("lm").join(crate::paths::component(dataset)).join(crate::paths::component(style))
 }
 
 /// Trains the LM of one style into `out`.
@@ -94,7 +94,7 @@ pub fn train_style(data: &StyleData, style: &str, opts: &LmOptions, out: &Path) 
     std::fs::create_dir_all(out).map_err(|source| DpplError::Io { path: out.to_owned(), source })?;
     let arpa = model.to_arpa();
     let p = out.join("model.arpa");
-    std::fs::write(&p, &arpa).map_err(|source| DpplError::Io { path: p.clone(), source })?;
+    crate::output::write(&p, &arpa).map_err(|e| DpplError::Io { path: p.clone(), source: e.into_io() })?;
     let label = data.label(style);
     let refs: Vec<Vec<String>> =
         data.references.iter().filter(|r| Some(r.label) == label).map(|r| opts.tokenizer.tokens(&r.text)).collect();
@@ -119,19 +119,19 @@ pub fn train_style(data: &StyleData, style: &str, opts: &LmOptions, out: &Path) 
         arpa_sha256: hex::encode(Sha256::digest(arpa.as_bytes())),
     };
     let p = out.join("manifest.json");
-    std::fs::write(&p, serde_json::to_string_pretty(&m).unwrap_or_default() + "\n").map_err(|source| DpplError::Io { path: p, source })?;
+    crate::output::write(&p, serde_json::to_string_pretty(&m).unwrap_or_default() + "\n").map_err(|e| DpplError::Io { path: p, source: e.into_io() })?;
     Ok(m)
 }
 
 /// Trains the LM of every target style under `root/<style>/` (`root` is usually
 /// `models/lm/<dataset>`). Styles without text are reported, not fatal.
 pub fn train_all(data: &StyleData, opts: &LmOptions, root: &Path) -> Vec<(String, Result<LmManifest>)> {
-    data.targets.iter().map(|s| (s.clone(), train_style(data, s, opts, &root.join(s)))).collect()
+    data.targets.iter().map(|s| (s.clone(), train_style(data, s, opts, &root.join(crate::paths::component(s))))).collect()
 }
 
 pub fn read_manifest(dir: &Path) -> Result<LmManifest> {
     let p = dir.join("manifest.json");
-    let bytes = std::fs::read(&p).map_err(|source| DpplError::Io { path: p.clone(), source })?;
+    let bytes = crate::input::read(&p).map_err(|e| DpplError::Io { path: p.clone(), source: e.into_io() })?;
     serde_json::from_slice(&bytes).map_err(|e| DpplError::Manifest { path: p, reason: e.to_string() })
 }
 

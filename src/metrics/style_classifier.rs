@@ -100,7 +100,7 @@ pub const DEFAULT_KIND_WHY: &str = "embed is the default kind when the MiniLM en
 
 /// Where a dataset's classifier of a kind lives.
 pub fn dir(dataset: &str, kind: Kind) -> PathBuf {
-    crate::paths::models_dir().join("classifiers").join(dataset).join(kind.name())
+    crate::paths::models_dir().join("classifiers").join(crate::paths::component(dataset)).join(kind.name())
 }
 
 /// A group's key in `folds.json`.
@@ -260,7 +260,7 @@ pub fn train(data: &StyleData, fit: &mut dyn Fit, kind: Kind, opts: &TrainOption
         let fold_of = assign_folds(data, folds, opts.seed);
         let keys: BTreeMap<String, usize> = fold_of.iter().map(|(g, &f)| (group_key(g), f + 1)).collect();
         let p = out.join("folds.json");
-        std::fs::write(&p, serde_json::to_string_pretty(&keys).unwrap_or_default()).map_err(io_err(&p))?;
+        crate::output::write(&p, serde_json::to_string_pretty(&keys).unwrap_or_default()).map_err(|e| e.into_io()).map_err(io_err(&p))?;
         files.insert("folds.json".into(), hex::encode(crate::input::sha256(&p)?));
         for k in 0..folds {
             let tr: Vec<usize> = (0..n_train).filter(|&i| fold_of[&training[i].group] != k).collect();
@@ -336,7 +336,7 @@ pub fn train(data: &StyleData, fit: &mut dyn Fit, kind: Kind, opts: &TrainOption
         files,
     };
     let p = out.join("manifest.json");
-    std::fs::write(&p, serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n").map_err(io_err(&p))?;
+    crate::output::write(&p, serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n").map_err(|e| e.into_io()).map_err(io_err(&p))?;
     Ok(manifest)
 }
 
@@ -358,7 +358,7 @@ pub fn accuracy(pairs: &[(usize, usize)], styles: &[String], how: &str) -> Accur
 /// Reads a classifier folder's manifest; `hash` is the SHA-256 of its bytes.
 pub fn read_manifest(dir: &Path) -> Result<(Manifest, String)> {
     let p = dir.join("manifest.json");
-    let bytes = std::fs::read(&p).map_err(io_err(&p))?;
+    let bytes = crate::input::read(&p).map_err(|e| e.into_io()).map_err(io_err(&p))?;
     let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| format_err(&p, e.to_string()))?;
     Ok((m, hex::encode(Sha256::digest(&bytes))))
 }

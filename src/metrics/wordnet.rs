@@ -304,7 +304,7 @@ impl Files {
         Ok(match source {
             Source::Folder(d) => Files::Folder(d.clone()),
             Source::Zip(z) => {
-                let f = std::fs::File::open(z).map_err(|e| WordNetError::Io { path: z.display().to_string(), source: e })?;
+                let f = crate::input::open(z).map_err(|e| WordNetError::Io { path: z.display().to_string(), source: e.into_io() })?;
                 let archive = zip::ZipArchive::new(f).map_err(|e| WordNetError::Zip { path: z.display().to_string(), source: e })?;
                 Files::Zip(z.clone(), archive)
             }
@@ -321,7 +321,7 @@ impl Files {
     fn bytes(&mut self, file: &str) -> Result<Vec<u8>, WordNetError> {
         let name = self.name(file);
         match self {
-            Files::Folder(d) => std::fs::read(d.join(file)).map_err(|e| WordNetError::Io { path: name, source: e }),
+            Files::Folder(d) => crate::input::read(&d.join(file)).map_err(|e| WordNetError::Io { path: name, source: e.into_io() }),
             Files::Zip(_, a) => {
                 let mut entry = a.by_name(&format!("wordnet/{file}")).map_err(|e| WordNetError::Zip { path: name.clone(), source: e })?;
                 let mut out = Vec::new();

@@ -28,6 +28,12 @@ pub fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> ClassifierError + '
     move |source| ClassifierError::Io { path: path.to_owned(), source }
 }
 
+/// Writes `tensors` as a safetensors file at `path` (through [`crate::output`]).
+pub fn save_tensors(tensors: &std::collections::HashMap<String, candle_core::Tensor>, path: &Path) -> Result<()> {
+    let bytes = safetensors::serialize(tensors.iter().map(|(k, v)| (k.as_str(), v)), None).map_err(|e| format_err(path, e.to_string()))?;
+    crate::output::write(path, bytes).map_err(|e| e.into_io()).map_err(io_err(path))
+}
+
 pub fn format_err(path: &Path, reason: impl Into<String>) -> ClassifierError {
     ClassifierError::Format { path: path.to_owned(), reason: reason.into() }
 }

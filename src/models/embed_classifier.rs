@@ -101,7 +101,7 @@ impl EmbedClassifier {
             ("linear.weight".to_owned(), Tensor::from_vec(self.weight.clone(), (l, self.dim), &dev)?),
             ("linear.bias".to_owned(), Tensor::from_vec(self.bias.clone(), l, &dev)?),
         ]);
-        candle_core::safetensors::save(&tensors, path)?;
+        super::classify::save_tensors(&tensors, path)?;
         Ok(())
     }
 

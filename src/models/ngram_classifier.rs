@@ -185,7 +185,7 @@ impl NgramClassifier {
         .into_iter()
         .map(|(k, v)| (k.to_owned(), v))
         .collect();
-        candle_core::safetensors::save(&tensors, path)?;
+        super::classify::save_tensors(&tensors, path)?;
         Ok(())
     }
 

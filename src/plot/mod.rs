@@ -27,6 +27,8 @@ pub enum Error {
     Draw { path: String, reason: String },
     #[error("nothing to draw: {0}")]
     Empty(String),
+    #[error("{0}")]
+    Write(Box<crate::output::OutputError>),
 }
 
 /// Output kind, chosen by extension.
@@ -57,13 +59,26 @@ trait Draw {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>, path: &Path) -> Result<(), Error>;
 }
 
-/// Draws `fig` at `size` into a PNG or SVG file (by the extension).
+/// Draws `fig` at `size` into a PNG or SVG file (by the extension): drawn in memory, then
+/// written by [`crate::output`] (never over a store or another SQLite database).
 fn save_as(fig: &impl Draw, path: &Path, size: (u32, u32)) -> Result<(), Error> {
     register_font();
-    match kind_of(path)? {
-        Kind::Png => fig.draw(&BitMapBackend::new(path, size).into_drawing_area(), path),
-        Kind::Svg => fig.draw(&SVGBackend::new(path, size).into_drawing_area(), path),
-    }
+    let bytes = match kind_of(path)? {
+        Kind::Png => {
+            let mut rgb = vec![0u8; size.0 as usize * size.1 as usize * 3];
+            fig.draw(&BitMapBackend::with_buffer(&mut rgb, size).into_drawing_area(), path)?;
+            let image = image::RgbImage::from_raw(size.0, size.1, rgb).ok_or_else(|| draw_err(path, "the image buffer has the wrong size"))?;
+            let mut png = std::io::Cursor::new(Vec::new());
+            image.write_to(&mut png, image::ImageFormat::Png).map_err(|e| draw_err(path, e))?;
+            png.into_inner()
+        }
+        Kind::Svg => {
+            let mut svg = String::new();
+            fig.draw(&SVGBackend::with_string(&mut svg, size).into_drawing_area(), path)?;
+            svg.into_bytes()
+        }
+    };
+    crate::output::write(path, bytes).map_err(|e| Error::Write(Box::new(e)))
 }
 
 fn draw_err(path: &Path, e: impl std::fmt::Display) -> Error {

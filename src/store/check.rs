@@ -84,21 +84,24 @@ pub fn check(path: &Path) -> Result<Report> {
     let conn = match guard::probe(path) {
         Ok(guard::Probe::Missing) => return Err(Error::Missing { path: path.to_owned() }),
         // An empty file is a SQLite database with nothing in it, not a store (as on open).
-        Ok(guard::Probe::Empty(_)) => return Err(Error::Empty { path: path.to_owned() }),
-        Ok(guard::Probe::Store(v, conn)) => {
+        Ok(guard::Probe::Empty(..)) => return Err(Error::Empty { path: path.to_owned() }),
+        Ok(guard::Probe::Store(v, conn, held)) => {
             report.version = Some(v);
-            conn
+            (conn, held)
         }
         // A damaged store is checked all the same, as far as SQLite can read it.
         Err(Error::Damaged { detail, .. }) => {
             report.problems.push(detail);
+            let Ok(held) = guard::hold(path) else { return Ok(report) };
             match guard::connect_read_only(path) {
-                Ok(c) => c,
+                Ok(c) => (c, held),
                 Err(_) => return Ok(report),
             }
         }
         Err(e) => return Err(e),
     };
+    // The connection first, then the hold on the file (see `crate::held`).
+    let (conn, _held) = conn;
     let (found, stopped) = problems(&conn, "PRAGMA integrity_check(1000000)");
     report.problems.extend(found);
     report.problems.extend(stopped.map(|e| format!("integrity_check stopped: {}", guard::message(&e))));
@@ -296,6 +299,9 @@ pub fn backup(store: &Store, target: &Path, force: bool) -> Result<Backed> {
         if same_file(store.path(), target) {
             return Err(err("is the store itself".into()));
         }
+        if let Err(e) = crate::held::check(target) {
+            return Err(err(format!("{e}; not replaced")));
+        }
         for end in ["-wal", "-journal"] {
             let mut side = target.as_os_str().to_owned();
             side.push(end);
@@ -310,6 +316,14 @@ pub fn backup(store: &Store, target: &Path, force: bool) -> Result<Backed> {
     };
     let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "backup".into());
     let tmp = dir.join(format!(".{name}.partial-{}", std::process::id()));
+    // The copy readable by whom the store is (a 0600 store gives a 0600 copy): the file made
+    // with the store's permissions before SQLite writes to it.
+    let mode = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(store.path()).map(|m| m.permissions().mode() & 0o777).unwrap_or(0o600)
+    };
+    let made = crate::output::create_new_mode(&tmp, mode).map_err(|e| err(format!("cannot make the copy: {}", e.problem)))?;
+    drop(made);
     let result = copy_into(store, &tmp);
     let pages = match result {
         Ok(p) => p,
@@ -329,7 +343,7 @@ pub fn backup(store: &Store, target: &Path, force: bool) -> Result<Backed> {
 /// The backup proper: every page in one step (one read transaction on the source, so one
 /// snapshot), then a rollback-journal file that is synced and checked.
 fn copy_into(store: &Store, tmp: &Path) -> Result<i64> {
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let open_err = |e: rusqlite::Error| Error::Open { path: tmp.to_owned(), detail: guard::message(&e) };
     let mut dst = Connection::open_with_flags(tmp, flags).map_err(open_err)?;
     {
@@ -352,7 +366,8 @@ fn copy_into(store: &Store, tmp: &Path) -> Result<i64> {
         return Err(Error::Damaged { path: tmp.to_owned(), detail: format!("the copy fails quick_check: {}", summary(&found)) });
     }
     dst.close().map_err(|(_, e)| e)?;
-    std::fs::File::open(tmp)
+    crate::input::open(tmp)
+        .map_err(|e| e.into_io())
         .and_then(|f| f.sync_all())
         .map_err(|e| Error::Open { path: tmp.to_owned(), detail: e.to_string() })?;
     // The copy must open as a store.

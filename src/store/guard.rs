@@ -3,9 +3,11 @@
 //! `probe` looks at a path with a read-only connection (or none at all): a regular file, a
 //! SQLite header, a readable schema with tstlab's tables, a schema version this tstlab knows,
 //! and a size that holds every page the header counts. Only then may `Store::open` set WAL
-//! mode or migrate. `writable` tells whether the file and its folder can be written.
+//! mode or migrate. `writable` tells whether the file and its folder can be written (by
+//! `access(2)`: the store's files are never opened to find out, see [`crate::held`]).
 
 use super::{Error, Result, schema};
+use crate::held::{self, Held, HoldOrLook};
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 use std::collections::BTreeSet;
 use std::io::Read;
@@ -14,17 +16,20 @@ use std::sync::OnceLock;
 
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// What `probe` found at a path.
+/// What `probe` found at a path. Each holds the file ([`held::Held`]) for the connection
+/// about to be made to it.
 pub enum Probe {
     /// Nothing there.
     Missing,
     /// An empty file, or a SQLite database with no tables: a new store may be made in it.
-    Empty(Option<Connection>),
+    Empty(Option<Connection>, Held),
     /// A tstlab store at this schema version, with a read-only connection to it.
-    Store(usize, Connection),
+    Store(usize, Connection, Held),
 }
 
-/// Looks at `path` without writing to it.
+/// Looks at `path` without writing to it. The file is held ([`held::hold`]) before the first
+/// connection to it opens; its header is read from the file only when no connection of this
+/// process holds it (else it was read when the store was first opened here).
 pub fn probe(path: &Path) -> Result<Probe> {
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
@@ -34,11 +39,75 @@ pub fn probe(path: &Path) -> Result<Probe> {
     if let Some(p) = crate::input::kind_problem(&meta) {
         return Err(Error::NotAFile { path: path.to_owned(), what: p.to_string() });
     }
-    if meta.len() == 0 {
-        return Ok(Probe::Empty(None));
+    let (held, empty) = match held::hold(path, |file| header(path, file)) {
+        Ok((h, look)) => (h, look == Some(Header::Empty)),
+        Err(HoldOrLook::Look(e)) => return Err(e),
+        Err(HoldOrLook::Hold(e)) => return Err(Error::Open { path: path.to_owned(), detail: e.to_string() }),
+    };
+    if empty {
+        return Ok(Probe::Empty(None, held));
+    }
+    let conn = connect_read_only(path).map_err(|e| match e.sqlite_error_code() {
+        Some(ErrorCode::CannotOpen) if has_wal(path) && writable(path).is_err() => Error::Open {
+            path: path.to_owned(),
+            detail: "its -wal file holds changes that SQLite can read only with a -shm file beside it, which cannot be made in a read-only folder"
+                .into(),
+        },
+        _ => sql_problem(path, e),
+    })?;
+    let names = objects(&conn).map_err(|e| sql_problem(path, e))?;
+    let found = user_version(&conn).map_err(|e| sql_problem(path, e))?;
+    if found > schema::VERSION {
+        return Err(Error::TooNew { path: path.to_owned(), found, supported: schema::VERSION });
+    }
+    if found == 0 {
+        if names.is_empty() {
+            return Ok(Probe::Empty(Some(conn), held));
+        }
+        let some: Vec<&str> = names.iter().take(3).map(|(_, n)| n.as_str()).collect();
+        return Err(not_store(path, &format!("a SQLite database without tstlab's tables (it has {})", some.join(", "))));
+    }
+    let missing: Vec<&str> = expected(found)
+        .iter()
+        .filter(|x| !names.contains(*x))
+        .map(|(_, n)| n.as_str())
+        .collect();
+    if !missing.is_empty() {
+        return Err(not_store(
+            path,
+            &format!("a SQLite database with schema version {found} but without tstlab's {}", missing.join(", ")),
+        ));
+    }
+    Ok(Probe::Store(found, conn, held))
+}
+
+/// Holds `path` for a connection about to be made to it, header checks aside (a damaged
+/// store read as far as SQLite can).
+pub fn hold(path: &Path) -> Result<Held> {
+    held::hold(path, |_| Ok::<_, ()>(())).map(|(h, _)| h).map_err(|e| match e {
+        HoldOrLook::Hold(e) => Error::Open { path: path.to_owned(), detail: e.to_string() },
+        HoldOrLook::Look(()) => unreachable!("the look cannot fail"),
+    })
+}
+
+/// What a file's first 100 bytes say.
+#[derive(Debug, PartialEq)]
+enum Header {
+    /// An empty file.
+    Empty,
+    /// A SQLite header whose page count fits the file.
+    Sqlite,
+}
+
+/// Reads the header of `file` (at `path`), the one place a store file is read outside SQLite
+/// (called by [`held::hold`] only while no connection of this process holds the file): a
+/// SQLite header, a valid page size, and a size that holds every page the header counts.
+fn header(path: &Path, file: std::fs::File) -> Result<Header> {
+    let len = file.metadata().map_err(|e| Error::Open { path: path.to_owned(), detail: e.to_string() })?.len();
+    if len == 0 {
+        return Ok(Header::Empty);
     }
     let mut head = Vec::with_capacity(100);
-    let file = crate::input::open(path).map_err(|e| Error::Open { path: path.to_owned(), detail: e.problem.to_string() })?;
     file.take(100)
         .read_to_end(&mut head)
         .map_err(|e| Error::Open { path: path.to_owned(), detail: e.to_string() })?;
@@ -58,44 +127,10 @@ pub fn probe(path: &Path) -> Result<Probe> {
     // the newest pages are in a WAL file beside it.
     let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]) as u64;
     let pages = be32(28);
-    if pages > 0 && be32(24) == be32(92) && pages * page_size > meta.len() && !has_wal(path) {
-        return Err(damaged(
-            path,
-            format!("truncated: the header counts {pages} pages of {page_size} bytes, the file has {} bytes", meta.len()),
-        ));
+    if pages > 0 && be32(24) == be32(92) && pages * page_size > len && !has_wal(path) {
+        return Err(damaged(path, format!("truncated: the header counts {pages} pages of {page_size} bytes, the file has {len} bytes")));
     }
-    let conn = connect_read_only(path).map_err(|e| match e.sqlite_error_code() {
-        Some(ErrorCode::CannotOpen) if has_wal(path) && writable(path).is_err() => Error::Open {
-            path: path.to_owned(),
-            detail: "its -wal file holds changes that SQLite can read only with a -shm file beside it, which cannot be made in a read-only folder"
-                .into(),
-        },
-        _ => sql_problem(path, e),
-    })?;
-    let names = objects(&conn).map_err(|e| sql_problem(path, e))?;
-    let found = user_version(&conn).map_err(|e| sql_problem(path, e))?;
-    if found > schema::VERSION {
-        return Err(Error::TooNew { path: path.to_owned(), found, supported: schema::VERSION });
-    }
-    if found == 0 {
-        if names.is_empty() {
-            return Ok(Probe::Empty(Some(conn)));
-        }
-        let some: Vec<&str> = names.iter().take(3).map(|(_, n)| n.as_str()).collect();
-        return Err(not_store(path, &format!("a SQLite database without tstlab's tables (it has {})", some.join(", "))));
-    }
-    let missing: Vec<&str> = expected(found)
-        .iter()
-        .filter(|x| !names.contains(*x))
-        .map(|(_, n)| n.as_str())
-        .collect();
-    if !missing.is_empty() {
-        return Err(not_store(
-            path,
-            &format!("a SQLite database with schema version {found} but without tstlab's {}", missing.join(", ")),
-        ));
-    }
-    Ok(Probe::Store(found, conn))
+    Ok(Header::Sqlite)
 }
 
 /// Why a store cannot be written.
@@ -118,6 +153,12 @@ pub fn writable(path: &Path) -> std::result::Result<(), Unwritable> {
     };
     access(path, libc::W_OK).map_err(Unwritable::File)?;
     access(&dir, libc::W_OK | libc::X_OK).map_err(Unwritable::Folder)
+}
+
+/// Whether this process may write the file at `path`, by `access(2)` (never by opening it:
+/// see [`crate::held`]). An immutable file (`chattr +i`) is refused too.
+pub fn can_write(path: &Path) -> std::io::Result<()> {
+    access(path, libc::W_OK)
 }
 
 #[cfg(unix)]

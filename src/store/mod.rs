@@ -22,6 +22,7 @@ pub use read::*;
 pub use shard::Shard;
 pub use write::*;
 
+use crate::held::Held;
 use guard::Probe;
 use rusqlite::{Connection, OpenFlags};
 use std::path::{Path, PathBuf};
@@ -75,6 +76,8 @@ pub struct OpenOptions {
 /// An open store.
 pub struct Store {
     conn: Connection,
+    /// The file held for `conn` ([`crate::held`]); dropped after it (fields drop in order).
+    _held: Option<Held>,
     path: PathBuf,
     /// Why the store is open read-only, when it is.
     read_only: Option<String>,
@@ -93,7 +96,7 @@ impl Store {
     }
 
     pub fn open_with(path: &Path, o: OpenOptions) -> Result<Self> {
-        let version = match guard::probe(path)? {
+        let (version, held) = match guard::probe(path)? {
             Probe::Missing if !o.create => return Err(Error::Missing { path: path.to_owned() }),
             Probe::Missing => {
                 if o.read_only {
@@ -103,13 +106,20 @@ impl Store {
                     std::fs::create_dir_all(dir)
                         .map_err(|e| Error::Open { path: path.to_owned(), detail: format!("cannot make its folder: {e}") })?;
                 }
-                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-                let conn = Connection::open_with_flags(path, flags).map_err(|e| guard::sql_problem(path, e))?;
-                return Self::setup(conn, path.to_owned(), schema::VERSION);
+                let held = crate::held::create(path).map_err(|e| Error::Open { path: path.to_owned(), detail: e.to_string() })?;
+                let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                let made = Connection::open_with_flags(path, flags)
+                    .map_err(|e| guard::sql_problem(path, e))
+                    .and_then(|conn| Self::setup(conn, path.to_owned(), schema::VERSION, held));
+                if made.is_err() {
+                    // The empty file made above, before anything was written to it.
+                    let _ = std::fs::remove_file(path);
+                }
+                return made;
             }
-            Probe::Empty(_) if !o.create => return Err(Error::Empty { path: path.to_owned() }),
-            Probe::Empty(_) => 0,
-            Probe::Store(v, conn) => {
+            Probe::Empty(..) if !o.create => return Err(Error::Empty { path: path.to_owned() }),
+            Probe::Empty(_, held) => (0, held),
+            Probe::Store(v, conn, held) => {
                 let why = if o.read_only { Err(guard::Unwritable::Asked) } else { guard::writable(path) };
                 if let Err(why) = why {
                     if v < schema::VERSION {
@@ -118,9 +128,9 @@ impl Store {
                     }
                     conn.busy_timeout(Duration::from_secs(10))?;
                     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
-                    return Ok(Store { conn, path: path.to_owned(), read_only: Some(why.to_string()) });
+                    return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()) });
                 }
-                v
+                (v, held)
             }
         };
         if version == 0
@@ -130,27 +140,31 @@ impl Store {
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = Connection::open_with_flags(path, flags).map_err(|e| guard::sql_problem(path, e))?;
-        Self::setup(conn, path.to_owned(), schema::VERSION)
+        Self::setup(conn, path.to_owned(), schema::VERSION, held)
     }
 
     /// An in-memory store (tests, scratch work).
     pub fn open_in_memory() -> Result<Self> {
-        Self::setup(Connection::open_in_memory()?, PathBuf::from(":memory:"), schema::VERSION)
+        Self::setup(Connection::open_in_memory()?, PathBuf::from(":memory:"), schema::VERSION, None)
     }
 
     /// Opens `path` migrated only up to `version` (used by migration tests).
     pub fn open_at_version(path: &Path, version: usize) -> Result<Self> {
+        let held = match guard::probe(path)? {
+            Probe::Missing => crate::held::create(path).map_err(|e| Error::Open { path: path.to_owned(), detail: e.to_string() })?,
+            Probe::Empty(_, h) | Probe::Store(_, _, h) => h,
+        };
         let conn = Connection::open(path).map_err(|e| guard::sql_problem(path, e))?;
-        Self::setup(conn, path.to_owned(), version)
+        Self::setup(conn, path.to_owned(), version, held)
     }
 
-    fn setup(conn: Connection, path: PathBuf, target: usize) -> Result<Self> {
+    fn setup(conn: Connection, path: PathBuf, target: usize, held: impl Into<Option<Held>>) -> Result<Self> {
         conn.busy_timeout(Duration::from_secs(10))?;
         // WAL is refused for in-memory databases; that is fine.
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
         search::register(&conn)?;
-        let mut store = Store { conn, path, read_only: None };
+        let mut store = Store { conn, _held: held.into(), path, read_only: None };
         store.migrate(target)?;
         Ok(store)
     }

@@ -37,7 +37,8 @@ pub fn acquire(store: &Path, run_id: i64) -> Result<RunLock> {
     if let Some(dir) = p.parent() {
         std::fs::create_dir_all(dir).map_err(io)?;
     }
-    let file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&p).map_err(io)?;
+    let file = crate::held::open_unheld(&p, |p| OpenOptions::new().create(true).truncate(false).read(true).write(true).open(p))
+        .map_err(|e| io(held_io(e)))?;
     if !try_lock(&file) {
         return Err(TransferError::Busy { run_id, lock: p.display().to_string() });
     }
@@ -50,9 +51,16 @@ pub fn is_held(store: &Path, run_id: i64) -> bool {
         return false;
     }
     let p = path(store, run_id);
-    let Ok(file) = OpenOptions::new().read(true).write(true).open(&p) else { return false };
+    let Ok(file) = crate::held::open_unheld(&p, |p| OpenOptions::new().read(true).write(true).open(p)) else { return false };
     // Taking it (and letting it go at once) tells that nobody holds it.
     !try_lock(&file)
+}
+
+fn held_io(e: crate::held::HeldError) -> std::io::Error {
+    match e {
+        crate::held::HeldError::Io(e) => e,
+        e => std::io::Error::other(e.to_string()),
+    }
 }
 
 #[cfg(unix)]

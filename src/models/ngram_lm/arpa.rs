@@ -33,7 +33,7 @@ impl Model {
     }
 
     pub fn write_arpa(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_arpa()).map_err(|source| LmError::Io { path: path.to_owned(), source })
+        crate::output::write(path, self.to_arpa()).map_err(|e| LmError::Io { path: path.to_owned(), source: e.into_io() })
     }
 
     pub fn read_arpa(path: &Path) -> Result<Model> {

@@ -98,14 +98,14 @@ impl Scores {
     fn write(&self) -> Action {
         let Some(dataset) = &self.dataset else { return Action::Note("nothing to write".into(), true) };
         let dir = PathBuf::from("tables");
-        let base = dir.join(dataset.replace(['/', '\\'], "-"));
+        let base = dir.join(crate::paths::component(dataset));
         let result = (|| -> anyhow::Result<()> {
             std::fs::create_dir_all(&dir)?;
             let md: Vec<String> = self.tables.iter().map(table_fmt::markdown).collect();
-            std::fs::write(base.with_extension("md"), md.join("\n"))?;
+            crate::output::write(&base.with_extension("md"), md.join("\n"))?;
             let tex: Vec<String> = self.tables.iter().map(table_fmt::latex).collect();
-            std::fs::write(base.with_extension("tex"), tex.join("\n"))?;
-            std::fs::write(base.with_extension("csv"), table_fmt::csv(&self.tables)?)?;
+            crate::output::write(&base.with_extension("tex"), tex.join("\n"))?;
+            crate::output::write(&base.with_extension("csv"), table_fmt::csv(&self.tables)?)?;
             Ok(())
         })();
         match result {
