@@ -319,7 +319,7 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
         real.extend_from_slice(&candidates[..def.per_direction]);
         training.extend_from_slice(&candidates[def.per_direction..want]);
     }
-    let mut w = store.writer_now()?;
+    let mut w = store.writer()?;
     let campaign_id = w.campaign(&new.name, dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
     if def.human_reference {
         make_reference_system(&mut w, dataset_id, real.iter().chain(&training))?;
@@ -486,7 +486,7 @@ pub fn add_annotator(store: &mut Store, campaign: &str, annotator: &str) -> Resu
     let c = load(store, campaign)?;
     c.ensure_writable("adding an annotator")?;
     let slots = c.queue(annotator);
-    let mut w = store.writer_now()?;
+    let mut w = store.writer()?;
     let a = w.annotator(annotator)?;
     let has: bool = w.tx().query_row(
         "SELECT EXISTS(SELECT 1 FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2)",

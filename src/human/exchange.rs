@@ -394,7 +394,7 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
         }
         None => Plan::Create(resolve(store, name, definition, items, systems)?),
     };
-    let mut w = store.writer_now()?;
+    let mut w = store.writer()?;
     let c = match plan {
         Plan::Merge(c) => *c,
         Plan::Create(new) => {

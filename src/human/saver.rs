@@ -322,7 +322,7 @@ impl Worker {
         let book = self.book.clone();
         let store = self.store(wait)?;
         // The bookkeeping first: a change that moves the position (undo, redo) wins.
-        let r = store.writer_now().and_then(|mut w| {
+        let r = store.writer().and_then(|mut w| {
             write_book(&w, c, a, &book)?;
             let v = f(&mut w, c, a)?;
             w.commit()?;

@@ -64,6 +64,11 @@ pub enum Error {
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// How long a statement waits for another process's lock before it fails with "busy": long
+/// enough for an outside program (the sqlite3 shell, a script) holding the write lock for
+/// seconds. The annotate screen's writer waits less per attempt and tries again by itself.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(60);
+
 /// How [`Store::open_with`] treats the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpenOptions {
@@ -126,7 +131,7 @@ impl Store {
                         let why = format!("{why}; its schema version {v} needs an upgrade to {} first", schema::VERSION);
                         return Err(Error::ReadOnly { path: path.to_owned(), why });
                     }
-                    conn.busy_timeout(Duration::from_secs(10))?;
+                    conn.busy_timeout(BUSY_TIMEOUT)?;
                     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
                     return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()) });
                 }
@@ -159,7 +164,7 @@ impl Store {
     }
 
     fn setup(conn: Connection, path: PathBuf, target: usize, held: impl Into<Option<Held>>) -> Result<Self> {
-        conn.busy_timeout(Duration::from_secs(10))?;
+        conn.busy_timeout(BUSY_TIMEOUT)?;
         // WAL is refused for in-memory databases; that is fine.
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
@@ -217,10 +222,13 @@ impl Store {
         &self.conn
     }
 
-    /// Starts an all-or-nothing write; nothing is visible to others until `commit`.
+    /// Starts an all-or-nothing write; nothing is visible to others until `commit`. The write
+    /// lock is taken at once (`BEGIN IMMEDIATE`), waiting up to [`BUSY_TIMEOUT`] for another
+    /// process's writer: a deferred transaction that read first would fail at once with
+    /// SQLITE_BUSY on its first write (SQLite does not wait while a read is open).
     pub fn writer(&mut self) -> Result<Writer<'_>> {
         self.ensure_writable()?;
-        Writer::new(self.conn.transaction()?)
+        Writer::new(self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?)
     }
 }
 

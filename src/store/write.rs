@@ -1,23 +1,13 @@
 //! Writes, always inside one transaction: importers, runs and scorers build on `Writer`.
 
-use super::{Error, Result, Store};
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use super::{Error, Result};
+use rusqlite::{OptionalExtension, Transaction, params};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 
 /// System kinds stored in `systems.kind`.
 pub const KINDS: &[&str] = &["system", "baseline", "human", "local"];
-
-impl Store {
-    /// Like [`Store::writer`], but takes the write lock at once (`BEGIN IMMEDIATE`): a
-    /// transaction that reads before it writes then waits (busy timeout) for another writer
-    /// instead of failing with SQLITE_BUSY when it upgrades. For short, frequent writes from
-    /// several processes (annotators).
-    pub fn writer_now(&mut self) -> Result<Writer<'_>> {
-        Writer::new(self.conn.transaction_with_behavior(TransactionBehavior::Immediate)?)
-    }
-}
 
 /// An all-or-nothing write. Dropping it without `commit` rolls everything back.
 pub struct Writer<'a> {

@@ -128,7 +128,7 @@ pub fn keep(store: &mut Store, r: &Regenerated) -> Result<()> {
         )));
     }
     let path = store.path().to_owned();
-    let mut w = store.writer_now()?;
+    let mut w = store.writer()?;
     let text: String = w.tx().query_row("SELECT manifest FROM runs WHERE id = ?1", [r.run_id], |row| row.get(0))?;
     let mut m: Manifest = serde_json::from_str(&text)?;
     let _ = path;

@@ -522,7 +522,7 @@ pub fn prepare(store: &mut Store, backend: &Backend, spec: &Spec, lib: &Library)
     // Find or create the system and run (one immediate transaction: two launches of the same
     // settings cannot both create a run), then lock it.
     let (run_id, existing) = {
-        let mut w = store.writer_now()?;
+        let mut w = store.writer()?;
         let kind: Option<String> = w
             .tx()
             .query_row("SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, system], |r| r.get(0))

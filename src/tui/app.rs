@@ -171,6 +171,7 @@ impl App {
     /// keys held meanwhile over once nothing waits; true when the screen changed.
     pub fn tick(&mut self) -> bool {
         let mut changed = false;
+        let failing = self.failing();
         for i in 0..self.screens.len() {
             let Some(note) = self.screens[i].tick() else { continue };
             changed = true;
@@ -180,6 +181,10 @@ impl App {
         }
         if !changed {
             return false;
+        }
+        // A change that failed is stored now: the failure's note goes.
+        if failing && !self.failing() && !self.waiting() && self.note.as_ref().is_some_and(|n| n.1) {
+            self.note = Some(("saved: the change that waited for the store is stored".into(), false));
         }
         while !self.waiting() {
             let Some(k) = self.held.pop_front() else { break };

@@ -20,9 +20,9 @@ use std::time::{Duration, Instant};
 use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
 use tstlab::store::Store;
 
-const SYSTEMS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
-const ASPECTS: [&str; 3] = ["strength", "content", "fluency"];
-const ITEMS: usize = 10;
+pub(super) const SYSTEMS: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
+pub(super) const ASPECTS: [&str; 3] = ["strength", "content", "fluency"];
+pub(super) const ITEMS: usize = 10;
 const WAIT: Duration = Duration::from_secs(60);
 /// Typed orderings of the four labels, used in turn (ties included).
 const ORDERINGS: [&str; 7] = ["2>1>4>3", "3>1=2>4", "4>3>2>1", "1=4>2>3", "2>3>1>4", "1>2>3>4", "3=4>1=2"];
@@ -94,15 +94,15 @@ fn setup(path: &Path, mode: Mode) {
 
 /// What the test types: per queue position, the keys and the value meant for each system per
 /// aspect.
-struct Script {
-    keys: Vec<String>,
+pub(super) struct Script {
+    pub(super) keys: Vec<String>,
     /// (item id, system id, aspect) -> value.
-    want: BTreeMap<(i64, i64, String), f64>,
+    pub(super) want: BTreeMap<(i64, i64, String), f64>,
     /// Changes per queue position (each one history row).
-    changes: Vec<usize>,
+    pub(super) changes: Vec<usize>,
 }
 
-fn script(probe: &Connection, mode: Mode) -> Script {
+pub(super) fn script(probe: &Connection, mode: Mode) -> Script {
     let mut st = probe
         .prepare(
             "SELECT q.item_id, q.display FROM queue q JOIN annotators a ON q.annotator_id = a.id
@@ -192,14 +192,14 @@ fn until(pty: &Pty, what: &str, ok: impl Fn() -> bool) {
 }
 
 /// Sends the keys of queue positions `from..to`, all at once.
-fn type_items(pty: &mut Pty, s: &Script, from: usize, to: usize) {
+pub(super) fn type_items(pty: &mut Pty, s: &Script, from: usize, to: usize) {
     for k in &s.keys[from..to] {
         pty.send(k);
     }
 }
 
 /// Judgments stored once the first `to` queue positions are done.
-fn judgments_of(to: usize) -> i64 {
+pub(super) fn judgments_of(to: usize) -> i64 {
     (to * ASPECTS.len() * SYSTEMS.len()) as i64
 }
 

@@ -6,4 +6,5 @@ mod annotate_faults;
 mod bad_input;
 mod control;
 mod imports;
+mod shared_store;
 mod store_guard;
