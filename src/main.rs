@@ -193,7 +193,7 @@ fn open_store(path: &Path, default: &Path, how: Use, name: &str, read_only: bool
     // The first run on the default store gets the demo data.
     if fresh && path == default && name != "demo" {
         let s = tstlab::demo::build(&mut store)?;
-        eprintln!("created {} with the demo data ({} items)", path.display(), s.items);
+        eprintln!("created {} with the demo data ({} items)", tstlab::printable::Safe(&path.display().to_string()), s.items);
     }
     Ok(store)
 }

@@ -45,10 +45,10 @@ pub fn check(path: &Path, json: bool) -> anyhow::Result<()> {
             "problems": r.problems,
         }))?;
     } else if r.ok() {
-        println!("{}: ok", path.display());
+        crate::outln!("{}: ok", path.display());
     } else {
         for p in &r.problems {
-            println!("{}: {p}", path.display());
+            crate::outln!("{}: {p}", path.display());
         }
     }
     if !r.ok() {
@@ -62,7 +62,7 @@ pub fn backup(store: &Store, file: &Path, force: bool, json: bool) -> anyhow::Re
     if json {
         return print_json(&b);
     }
-    println!("{} -> {}: {} pages, {} bytes", store.path().display(), b.path.display(), b.pages, b.bytes);
+    crate::outln!("{} -> {}: {} pages, {} bytes", store.path().display(), b.path.display(), b.pages, b.bytes);
     Ok(())
 }
 
@@ -71,7 +71,7 @@ pub fn recount(store: &mut Store, json: bool) -> anyhow::Result<()> {
     if json {
         return print_json(&r);
     }
-    println!(
+    crate::outln!(
         "{}: counts of {} item(s) and {} total(s) corrected; {} item(s) re-indexed for search",
         store.path().display(),
         r.items,

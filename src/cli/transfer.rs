@@ -214,16 +214,18 @@ pub fn run(store: &mut Store, a: TransferArgs) -> anyhow::Result<()> {
             if retries.is_empty() { "none".into() } else { retries.join(", ") }
         );
     }
+    let (dataset, direction) = (crate::printable::Safe(&s.dataset), crate::printable::Safe(&s.direction));
+    crate::outln!("system {:?} of {dataset}; see it with `tstlab show '{dataset}/{direction}/N'` or in the TUI's Compare", s.system);
+    // An item without its output fails the command (as a judge's failed request fails
+    // `score`), so that a batch system's `afterok` never merges an incomplete shard.
     if let Some(first) = sess.failures.first() {
-        crate::outln!(
+        anyhow::bail!(
             "{} item(s) failed and have no output (resume with `tstlab transfer --resume {}`); first: {}",
             sess.failures.len(),
             s.run_id,
             crate::printable::Safe(&first.error)
         );
     }
-    let (dataset, direction) = (crate::printable::Safe(&s.dataset), crate::printable::Safe(&s.direction));
-    crate::outln!("system {:?} of {dataset}; see it with `tstlab show '{dataset}/{direction}/N'` or in the TUI's Compare", s.system);
     Ok(())
 }
 

@@ -62,6 +62,9 @@ pub struct ChatResponse {
     pub choices: Vec<ChatChoice>,
     #[serde(default)]
     pub usage: Option<Usage>,
+    /// An error some servers send with HTTP 200 (`{"error": {"message": ..}}`).
+    #[serde(default)]
+    pub error: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -75,6 +78,9 @@ pub struct ChatChoice {
 pub struct ChatReply {
     #[serde(default)]
     pub content: Option<String>,
+    /// The model's refusal (OpenAI), in place of `content`.
+    #[serde(default)]
+    pub refusal: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -85,6 +91,9 @@ pub struct CompletionResponse {
     pub choices: Vec<CompletionChoice>,
     #[serde(default)]
     pub usage: Option<Usage>,
+    /// See [`ChatResponse::error`].
+    #[serde(default)]
+    pub error: Option<serde_json::Value>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -121,6 +130,14 @@ pub struct ModelEntry {
 /// The message of an error body: `{"error": {"message": ..}}` (OpenAI, vLLM, llama.cpp),
 /// `{"error": ".."}` (Ollama), `{"detail": ..}` (FastAPI servers), `{"message": ..}`; else the
 /// body as it is.
+/// Why an answer has no choices: the server's own error message when it sent one.
+pub fn no_choices(error: Option<&serde_json::Value>) -> String {
+    match error {
+        Some(e) => format!("the server answered with an error: {}", error_message(&serde_json::json!({ "error": e }).to_string())),
+        None => "an answer without choices".into(),
+    }
+}
+
 pub fn error_message(body: &str) -> String {
     let v: serde_json::Value = match serde_json::from_str(body) {
         Ok(v) => v,

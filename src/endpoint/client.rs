@@ -367,8 +367,13 @@ impl Client {
                 };
                 let r: ChatResponse = self.call("chat/completions", Some(&serde_json::to_string(&req)?), halt)?;
                 self.note_answer(r.model, r.usage);
-                let c = r.choices.into_iter().next().ok_or_else(|| self.bad("chat/completions", "an answer without choices"))?;
-                (c.message.content.unwrap_or_default(), c.finish_reason, r.usage)
+                let c = r.choices.into_iter().next().ok_or_else(|| self.bad("chat/completions", &api::no_choices(r.error.as_ref())))?;
+                let text = match (c.message.content, c.message.refusal) {
+                    (_, Some(why)) => return Err(self.bad("chat/completions", &format!("the model refused: {why}"))),
+                    (Some(t), None) => t,
+                    (None, None) => return Err(self.bad("chat/completions", "an answer without content (\"content\": null)")),
+                };
+                (text, c.finish_reason, r.usage)
             }
             Prompt::Text(_) if params.response_format.is_some() => {
                 return Err(EndpointError::Settings("structured output (response_format) needs a chat prompt, not a text completion".into()));
@@ -388,11 +393,17 @@ impl Client {
                 };
                 let r: CompletionResponse = self.call("completions", Some(&serde_json::to_string(&req)?), halt)?;
                 self.note_answer(r.model, r.usage);
-                let c = r.choices.into_iter().next().ok_or_else(|| self.bad("completions", "an answer without choices"))?;
+                let c = r.choices.into_iter().next().ok_or_else(|| self.bad("completions", &api::no_choices(r.error.as_ref())))?;
                 (c.text, c.finish_reason, r.usage)
             }
             Prompt::Tokens(_) => return Err(EndpointError::Settings("token-id prompts cannot be sent to a server".into())),
         };
+        if let Some(k) = &self.key
+            && text.contains(k.secret())
+        {
+            let route = if matches!(prompt, Prompt::Chat(_)) { "chat/completions" } else { "completions" };
+            return Err(self.bad(route, "the answer contains the API key sent with the request (a server echoing its headers?): not stored"));
+        }
         let usage = usage.unwrap_or_default();
         Ok(Generated {
             text,
@@ -404,7 +415,7 @@ impl Client {
     }
 
     fn bad(&self, route: &str, detail: &str) -> EndpointError {
-        EndpointError::BadAnswer { url: self.public_url(), route: route.into(), detail: detail.into() }
+        EndpointError::BadAnswer { url: self.public_url(), route: route.into(), detail: self.clean(detail) }
     }
 
     /// Every prompt, at most `concurrency` in flight; `on_reply(index, answer or error)` is
@@ -517,7 +528,7 @@ impl Client {
             Err(e) => return Err(e),
         };
         self.note_answer(r.model, r.usage);
-        let c = r.choices.into_iter().next().ok_or_else(|| self.bad("completions", "an answer without choices"))?;
+        let c = r.choices.into_iter().next().ok_or_else(|| self.bad("completions", &api::no_choices(r.error.as_ref())))?;
         let lp = c.logprobs.ok_or_else(|| self.no_logprobs("its completion answers carry no logprobs"))?;
         if lp.tokens.len() != lp.token_logprobs.len() || lp.tokens.is_empty() {
             return Err(self.no_logprobs("its logprobs do not list the prompt's tokens (echo ignored)"));

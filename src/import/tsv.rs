@@ -363,6 +363,10 @@ fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Re
         let aspect = row.str("aspect")?;
         check_name("aspect", &aspect).map_err(|e| row.err(e.to_string()))?;
         let value = row.number("value")?;
+        // A campaign's scale is Likert 1-5 or a slider's 0-100 (`imported::fitting_mode`).
+        if !(0.0..=100.0).contains(&value) {
+            return Err(row.err(format!("value {value} is outside every scale a campaign has (Likert 1-5, slider 0-100)")));
+        }
         let err = |e: crate::store::Error| row.err(e.to_string());
         let (d, dataset): (i64, String) = w
             .tx()
@@ -395,7 +399,6 @@ fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Re
             .query_row("SELECT MIN(value), MAX(value) FROM judgments WHERE campaign_id = ?1", [c], |r| Ok((r.get(0)?, r.get(1)?)))
             .map_err(|e| ImportError::at_line(&path, line, e.to_string()))?;
         let scale = match imported::fitting_mode(lo, hi) {
-            _ if lo < 0.0 || hi > 100.0 => format!("as imported, {lo} to {hi}"),
             crate::human::campaign::Mode::Likert => "1-5".into(),
             _ => "0-100".into(),
         };

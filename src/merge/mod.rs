@@ -30,6 +30,8 @@ pub enum MergeError {
         "{input}: conflict in table {table}, key {key}: {column} is {ours} in the target and {theirs} in {input}; nothing was merged"
     )]
     Conflict { input: PathBuf, table: &'static str, key: String, column: &'static str, ours: String, theirs: String },
+    #[error("{input}: {table}: {why}; nothing was merged")]
+    Name { input: PathBuf, table: &'static str, why: String },
     #[error("{input}: {table} row {id} refers to {refers} #{target}, which {input} does not hold; nothing was merged")]
     Dangling { input: PathBuf, table: &'static str, id: String, refers: &'static str, target: i64 },
 }
@@ -145,6 +147,17 @@ fn merge_table(
             .map(Some)
             .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
         let Some((target_id, have)) = found else {
+            // A new name is checked as an import checks it (control and invisible characters,
+            // a name that looks like another).
+            if let Some(i) = t.cols.iter().position(|c| c.name == "name")
+                && let Value::Text(name) = &vals[i]
+            {
+                let scope = t.cols.iter().position(|c| c.name == "dataset_id").and_then(|j| match vals[j] {
+                    Value::Integer(d) => Some(d),
+                    _ => None,
+                });
+                store::check_new_name(tx, t.name, name, scope).map_err(|e| MergeError::Name { input: input.path().to_owned(), table: t.name, why: e.to_string() })?;
+            }
             insert.execute(params_from_iter(&vals))?;
             if t.id {
                 maps.entry(t.name).or_default().insert(id, tx.last_insert_rowid());

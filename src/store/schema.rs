@@ -373,6 +373,11 @@ CREATE INDEX items_copied ON items(direction_id, split, idx) WHERE n_copies > 0;
 ALTER TABLE items ADD COLUMN chars INTEGER;
 UPDATE items SET chars = tstlab_char_mask((SELECT d.text FROM item_doc d WHERE d.id = items.id));
 "#,
+    // 7: items found by their source text (imports without `idx`, outputs by `source`) in
+    // logarithmic time, not by a scan of the direction per row.
+    r#"
+CREATE INDEX items_source ON items(direction_id, source);
+"#,
 ];
 
 /// The schema version a fully migrated store has.

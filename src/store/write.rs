@@ -52,6 +52,7 @@ impl<'a> Writer<'a> {
             return Ok(id);
         }
         check_name("dataset", name)?;
+        self.unconfusable("dataset", "SELECT name FROM datasets", [], name)?;
         self.tx.execute(
             "INSERT INTO datasets(name, task, origin) VALUES (?1, ?2, ?3)
              ON CONFLICT(name) DO UPDATE SET
@@ -72,6 +73,7 @@ impl<'a> Writer<'a> {
             return Ok(id);
         }
         check_name("style", name)?;
+        self.unconfusable("style", "SELECT name FROM styles WHERE dataset_id = ?1", [dataset_id], name)?;
         self.tx.execute(
             "INSERT OR IGNORE INTO styles(dataset_id, name) VALUES (?1, ?2)",
             params![dataset_id, name],
@@ -152,7 +154,9 @@ impl<'a> Writer<'a> {
         Ok(self
             .tx
             .prepare_cached(
-                "SELECT id FROM items WHERE direction_id = ?1 AND source = ?2
+                // The source index, not the (direction, split, idx) one the ORDER BY tempts the
+                // planner to walk (a scan of the direction per call: imports went quadratic).
+                "SELECT id FROM items INDEXED BY items_source WHERE direction_id = ?1 AND source = ?2
                  ORDER BY split, idx LIMIT 1",
             )?
             .query_row(params![direction_id, source], |r| r.get(0))
@@ -205,6 +209,7 @@ impl<'a> Writer<'a> {
                 "system kind {kind:?} is not one of {KINDS:?}"
             )));
         }
+        self.unconfusable("system", "SELECT name FROM systems WHERE dataset_id = ?1", [dataset_id], name)?;
         self.tx.execute(
             "INSERT OR IGNORE INTO systems(dataset_id, name, kind) VALUES (?1, ?2, ?3)",
             params![dataset_id, name, kind],
@@ -322,6 +327,7 @@ impl<'a> Writer<'a> {
 
     pub fn annotator(&mut self, name: &str) -> Result<i64> {
         check_name("annotator", name)?;
+        self.unconfusable("annotator", "SELECT name FROM annotators", [], name)?;
         self.tx
             .execute("INSERT OR IGNORE INTO annotators(name) VALUES (?1)", [name])?;
         Ok(self
@@ -350,6 +356,7 @@ impl<'a> Writer<'a> {
                 "campaign {name:?} already exists for another dataset or mode"
             ))),
             None => {
+                self.unconfusable("campaign", "SELECT name FROM campaigns", [], name)?;
                 self.tx.execute(
                     "INSERT INTO campaigns(name, dataset_id, mode, config) VALUES (?1, ?2, ?3, ?4)",
                     params![name, dataset_id, mode, config.to_string()],
@@ -357,6 +364,15 @@ impl<'a> Writer<'a> {
                 Ok(self.tx.last_insert_rowid())
             }
         }
+    }
+
+    /// Refuses a new `name` that looks the same as a different name `existing` lists (the same
+    /// UTS #39 skeleton: `copy`, Cyrillic `сopy`, NFD `café` and NFC `café`), so that two
+    /// rows never pass for one. An existing `name` itself is fine.
+    fn unconfusable<P: rusqlite::Params>(&self, what: &str, existing: &str, params: P, name: &str) -> Result<()> {
+        let mut st = self.tx.prepare_cached(existing)?;
+        let names: Vec<String> = st.query_map(params, |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        confusable(what, &names, name)
     }
 
     /// Gets or creates the read-only campaign an import of `format` stores its judgments in
@@ -492,6 +508,11 @@ pub fn check_name(what: &str, name: &str) -> Result<()> {
     if let Some((i, c)) = name.chars().enumerate().find(|(_, c)| forbidden_in_name(*c)) {
         return bad(format!(" has the control character U+{:04X} at character {}", c as u32, i + 1));
     }
+    // Default-ignorable characters (zero-width spaces and joiners, variation selectors, ...)
+    // draw nothing: the name would look like another one.
+    if let Some((i, c)) = name.chars().enumerate().find(|(_, c)| unicode_security::skeleton(c.encode_utf8(&mut [0; 4])).next().is_none()) {
+        return bad(format!(" has the invisible character U+{:04X} at character {}", c as u32, i + 1));
+    }
     if name.trim() != name {
         return bad(" has white space at its start or end".into());
     }
@@ -510,6 +531,61 @@ fn shown(name: &str) -> String {
 /// A text quoted for an error message: forbidden characters escaped, long texts cut.
 fn quoted(text: &str) -> String {
     quoted_max(text, 80)
+}
+
+/// Checks the name of a row about to be added to `table` by a merge, as a [`Writer`] checks
+/// the names it adds ([`check_name`], and no existing name that looks the same); `scope` is
+/// the row's dataset for styles and systems. Other tables have no names to check.
+pub fn check_new_name(tx: &rusqlite::Connection, table: &str, name: &str, scope: Option<i64>) -> Result<()> {
+    let (what, existing) = match table {
+        "datasets" => ("dataset", "SELECT name FROM datasets"),
+        "styles" => ("style", "SELECT name FROM styles WHERE dataset_id = ?1"),
+        "systems" => ("system", "SELECT name FROM systems WHERE dataset_id = ?1"),
+        "annotators" => ("annotator", "SELECT name FROM annotators"),
+        "campaigns" => ("campaign", "SELECT name FROM campaigns"),
+        _ => return Ok(()),
+    };
+    check_name(what, name)?;
+    let mut st = tx.prepare_cached(existing)?;
+    let names: Vec<String> = match scope {
+        Some(d) if existing.contains("?1") => st.query_map([d], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?,
+        _ => st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?,
+    };
+    confusable(what, &names, name)
+}
+
+/// [`Writer::unconfusable`]'s test on the names of the scope.
+fn confusable(what: &str, names: &[String], name: &str) -> Result<()> {
+    if names.iter().any(|n| n == name) {
+        return Ok(());
+    }
+    let key: String = unicode_security::skeleton(name).collect();
+    match names.iter().find(|n| unicode_security::skeleton(n).eq(key.chars())) {
+        Some(n) => Err(Error::Invalid(format!(
+            "{what} name {} looks the same as the existing {what} {} but is not (other characters, or another Unicode form); use that name or a clearly different one",
+            escaped(name),
+            escaped(n)
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// A name quoted with every character outside printable ASCII as `\u{..}`: two names that
+/// look the same show how they differ.
+fn escaped(name: &str) -> String {
+    let mut out = String::from("\"");
+    for c in name.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ' '..='~' => out.push(c),
+            c => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+        }
+    }
+    out.push('"');
+    out
 }
 
 fn quoted_max(name: &str, max: usize) -> String {

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod edges;
 mod files;
 mod formats;
 mod models;
@@ -428,6 +429,7 @@ fn table(setup: &Setup) -> Table {
     models::all(&mut t, setup);
     places::not_files(&mut t, setup);
     places::stores(&mut t, setup);
+    edges::edges(&mut t);
     t
 }
 
