@@ -12,7 +12,7 @@ use tstlab::models::registry::MINILM;
 fn the_device_is_named_and_a_fallback_is_one_line() {
     let model = tstlab::paths::models_dir().join(MINILM);
     if !model.join("config.json").is_file() {
-        eprintln!("skipped: no encoder at {} (tstlab models install; TSTLAB_HOME)", model.display());
+        crate::skip::skip(format!("no encoder at {} (tstlab models install; TSTLAB_HOME)", model.display()));
         return;
     }
     let out = Command::new(env!("CARGO_BIN_EXE_tstlab"))

@@ -33,11 +33,11 @@ fn setup() -> Option<(PathBuf, PathBuf)> {
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/llama-venv/bin/python"));
     let gguf = default_model_path();
     if !python.is_file() {
-        eprintln!("skipped: no llama-cpp-python server at {} (.ci/run installs it; or set TSTLAB_LLAMA_SERVER_PYTHON)", python.display());
+        crate::skip::skip(format!("no llama-cpp-python server at {} (scripts/test installs it; or set TSTLAB_LLAMA_SERVER_PYTHON)", python.display()));
         return None;
     }
     if !gguf.is_file() {
-        eprintln!("skipped: no model at {} (tstlab models install; TSTLAB_HOME)", gguf.display());
+        crate::skip::skip(format!("no model at {} (tstlab models install; TSTLAB_HOME)", gguf.display()));
         return None;
     }
     Some((python, gguf))

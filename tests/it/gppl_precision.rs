@@ -12,7 +12,7 @@ use tstlab::models::{Generator, default_model_path};
 fn gppl_matches_transformers_at_the_same_weight_precision() {
     let path = default_model_path();
     if !path.is_file() {
-        eprintln!("skipped: no model at {} (tstlab models install; TSTLAB_HOME)", path.display());
+        crate::skip::skip(format!("no model at {} (tstlab models install; TSTLAB_HOME)", path.display()));
         return;
     }
     let reference: serde_json::Value =

@@ -98,7 +98,7 @@ fn errors_name_the_sequence() {
 fn real_model_text_convention() {
     let path = tstlab::models::default_model_path();
     if !path.exists() {
-        eprintln!("skipped: {} not installed (tstlab models install smollm2-135m-instruct)", path.display());
+        crate::skip::skip(format!("{} not installed (tstlab models install smollm2-135m-instruct)", path.display()));
         return;
     }
     let lm = TextLm::load(&path).unwrap();

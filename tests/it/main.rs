@@ -45,6 +45,7 @@ mod pty;
 mod sacrebleu_parity;
 mod score_table;
 mod shard;
+mod skip;
 mod stats_agreement_refs;
 mod stats_anchor_corr;
 mod style_models_anchors;

@@ -278,7 +278,7 @@ fn bench_bertscore_names_the_device_it_ran_on() {
 fn bench_score_names_the_device_gppl_ran_on() {
     let model = tstlab::models::default_model_path();
     if !model.exists() {
-        eprintln!("skipped: {} is not installed (tstlab models install)", model.display());
+        crate::skip::skip(format!("{} is not installed (tstlab models install)", model.display()));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

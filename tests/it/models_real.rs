@@ -11,7 +11,7 @@ fn model_path() -> Option<PathBuf> {
     if p.exists() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is not installed (tstlab models install)", p.display());
+        crate::skip::skip(format!("{} is not installed (tstlab models install)", p.display()));
         None
     }
 }
@@ -195,7 +195,7 @@ fn greedy_on_blocks_as_on_dense_weights(path: &std::path::Path, types: &[&str]) 
     assert!(tstlab::models::kernels::quant::max_rows() == 0 || types.iter().all(|t| label.contains(t)), "{label}");
     let rows = g.llama().unwrap().quant_rows();
     if rows == 0 || !g.model().kernels().is_some_and(|k| k.contains("blocks")) {
-        eprintln!("skipped: the model keeps no quantized blocks here ({:?})", g.model().kernels());
+        crate::skip::skip(format!("the model keeps no quantized blocks here ({:?})", g.model().kernels()));
         return;
     }
     let (_, prompts) = tstlab::demo::bench_prompts(50);

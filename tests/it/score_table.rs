@@ -13,7 +13,7 @@ fn anchors() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is absent", p.display());
+        crate::skip::skip(format!("{} is absent", p.display()));
         None
     }
 }

@@ -78,7 +78,7 @@ fn local_manifests(path: &Path) -> Vec<(Manifest, String)> {
 fn transfer_sharded_in_four_then_merged_equals_the_unsharded_run() {
     let model = default_model_path();
     if !model.is_file() {
-        eprintln!("skipped: no model at {} (tstlab models install; TSTLAB_HOME)", model.display());
+        crate::skip::skip(format!("no model at {} (tstlab models install; TSTLAB_HOME)", model.display()));
         return;
     }
     let dir = tempfile::tempdir().unwrap();

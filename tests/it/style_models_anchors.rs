@@ -19,7 +19,7 @@ const ANCHORS: &str = "../shared/anchors";
 fn anchors() -> bool {
     let ok = Path::new(ANCHORS).is_dir();
     if !ok {
-        eprintln!("skipped: {ANCHORS} is absent");
+        crate::skip::skip(format!("{ANCHORS} is absent"));
     }
     ok
 }
@@ -142,7 +142,7 @@ fn yelp_embed_classifier_beats_ngram() {
         return;
     }
     if !minilm.join("config.json").is_file() {
-        eprintln!("skipped: {} is not installed", minilm.display());
+        crate::skip::skip(format!("{} is not installed", minilm.display()));
         return;
     }
     let mut s = import("dualrl", "DualRL");

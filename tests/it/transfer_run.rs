@@ -20,7 +20,7 @@ fn model() -> Option<PathBuf> {
     if p.is_file() {
         Some(p)
     } else {
-        eprintln!("skipped: no model at {} (tstlab models install; TSTLAB_HOME)", p.display());
+        crate::skip::skip(format!("no model at {} (tstlab models install; TSTLAB_HOME)", p.display()));
         None
     }
 }

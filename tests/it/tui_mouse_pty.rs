@@ -28,7 +28,7 @@ fn click(pty: &mut Pty, (x, y): (usize, usize)) {
 #[test]
 fn sgr_mouse_bytes_switch_tabs_select_rows_and_capture_ends_on_quit() {
     if std::env::var("TSTLAB_NO_MOUSE").is_ok_and(|v| !v.is_empty() && v != "0") {
-        eprintln!("skipped: TSTLAB_NO_MOUSE is set, the TUI starts without mouse capture");
+        crate::skip::skip("TSTLAB_NO_MOUSE is set, the TUI starts without mouse capture");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

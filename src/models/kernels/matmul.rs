@@ -429,7 +429,7 @@ mod tests {
     #[test]
     fn equals_the_plain_product_with_f16_weights_for_odd_shapes() {
         if !crate::models::kernels::avx512() {
-            eprintln!("skipped: no AVX-512F on this CPU (the packed matmul is not used here)");
+            eprintln!("not applicable on this CPU: no AVX-512F (the packed matmul is not used here)");
             return;
         }
         for &(m, n, k) in &[(1, 1, 1), (1, 32, 7), (3, 33, 5), (13, 64, 64), (50, 100, 31), (121, 40, 17), (250, 96, 9)] {
@@ -446,7 +446,7 @@ mod tests {
     #[test]
     fn a_row_gives_the_same_bits_alone_or_in_a_batch() {
         if !crate::models::kernels::avx512() {
-            eprintln!("skipped: no AVX-512F on this CPU");
+            eprintln!("not applicable on this CPU: no AVX-512F");
             return;
         }
         let (m, n, k) = (37, 70, 45);

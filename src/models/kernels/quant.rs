@@ -1267,7 +1267,7 @@ mod tests {
     #[test]
     fn the_avx2_quantization_equals_the_scalar_one() {
         if simd() == Simd::Portable {
-            eprintln!("skipped: no AVX2 on this CPU");
+            eprintln!("not applicable on this CPU: no AVX2");
             return;
         }
         let mut blocks: Vec<Vec<f32>> = (0..200).map(|i| values(BLOCK, i).iter().map(|v| v * (i as f32 + 0.5)).collect()).collect();

@@ -10,7 +10,7 @@ pub fn dir(sub: &str) -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("skipped: {} is absent", p.display());
+        crate::skip::skip(format!("{} is absent", p.display()));
         None
     }
 }

@@ -14,7 +14,7 @@ pub fn wordnet_or_skip() -> Option<Arc<WordNet>> {
     match wordnet::shared() {
         Ok(w) => Some(w),
         Err(e @ WordNetError::Absent { .. }) => {
-            eprintln!("skipped: {e}");
+            crate::skip::skip(e);
             None
         }
         Err(e) => panic!("{e}"),

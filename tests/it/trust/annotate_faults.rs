@@ -285,7 +285,7 @@ fn run_mode(mode: Mode) {
     if chattr("+i", &files) {
         through_fault(&mut pty, &probe, &s, 4, 6, "read-only", || assert!(chattr("-i", &files)));
     } else {
-        eprintln!("skipped the unwritable phase: chattr +i is not allowed here (needs root and ext4/tmpfs)");
+        crate::skip::skip("the unwritable phase: chattr +i is not allowed here (needs root and ext4/tmpfs)");
         type_items(&mut pty, &s, 4, 6);
         until(&pty, "items 5-6", || stored(&probe) == judgments_of(6));
     }
@@ -341,7 +341,7 @@ fn slider_judgments_survive_busy_unwritable_and_full_store() {
 fn judgments_wait_for_a_full_disk_and_land_once_there_is_room() {
     let disk = Disk::new(true);
     if !disk.tmpfs {
-        eprintln!("skipped: mounting a tmpfs needs root");
+        crate::skip::skip("mounting a tmpfs needs root");
         return;
     }
     let home = tempfile::tempdir().unwrap();

@@ -14,8 +14,8 @@
 //! undisturbed run on a copy, and `PRAGMA integrity_check` says ok. Nothing here keeps a
 //! connection open during a run (one would hide the fault): each look opens and closes one.
 //!
-//! Needs `python3` and the `sqlite3` shell (`.ci/run` installs it): without them the test says
-//! so and fails under `CI=true`.
+//! Needs `python3` and the `sqlite3` shell (`scripts/test` installs it): without them the test
+//! skips ([`crate::skip`]), which fails the run under `CI=true`.
 
 use super::annotate_faults::{ASPECTS, ITEMS, SYSTEMS, Script, judgments_of, script, type_items};
 use crate::pty::Pty;
@@ -308,13 +308,11 @@ fn check_judgments(path: &Path, s: &Script, what: &str) -> serde_json::Value {
     d
 }
 
-/// Checks the programs the test needs; false (and why, on stderr) when one is missing.
+/// Checks the programs the test needs; false (a skip) when one is missing.
 fn ready() -> bool {
     for p in ["python3", "sqlite3"] {
         if !has(p) {
-            let why = format!("skipped: `{p}` is not installed (.ci/run installs it)");
-            assert!(std::env::var("CI").as_deref() != Ok("true"), "{why}");
-            eprintln!("{why}");
+            crate::skip::skip(format!("`{p}` is not installed (scripts/test installs it)"));
             return false;
         }
     }

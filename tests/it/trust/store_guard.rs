@@ -443,7 +443,7 @@ fn an_immutable_store_file_and_folder_serve_reads() {
     // opened as immutable).
     {
         let Some(_guard) = Immutable::set(&[&store]) else {
-            eprintln!("skipped: chattr +i is not available here (needs root and a file system that has it)");
+            crate::skip::skip("chattr +i is not available here (needs root and a file system that has it)");
             return;
         };
         reads_served_writes_refused(home.path(), &store, &[], "is read-only (the file is not writable");
