@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds tstlab with the `cuda` feature, the CUDA toolkit pieces coming from PyPI's nvidia-*
-# wheels (README "GPU (CUDA)"). No system CUDA toolkit is needed; at run time the NVIDIA driver
+# wheels (docs/GPU.md). No system CUDA toolkit is needed; at run time the NVIDIA driver
 # (libcuda.so.1) is, since candle links cudarc against it.
 # Usage: scripts/cuda-build.sh [extra cargo args]
 # Env: CUDA_COMPUTE_CAP (default 90: H100; 80: A100, 89: L4/RTX 40xx), TSTLAB_CUDA_DIR (where the

@@ -90,7 +90,7 @@ pub struct JointArgs {
     pub resampling: Resampling,
 }
 
-/// The inputs Joint combines (TSTBench: `(ACC · BLEU / ln PPL)^(1/3)`, see README "Scoring").
+/// The inputs Joint combines (TSTBench: `(ACC · BLEU / ln PPL)^(1/3)`, see docs/SCORING.md).
 #[derive(Debug, Clone, clap::Args)]
 pub struct JointInputs {
     /// ACC metric (default: the family `acc` configuration with the most scores).

@@ -3,7 +3,7 @@
 //! sentence starters or orthographic statistics. NLTK's `word_tokenize` loads a Punkt model
 //! trained on English (the `punkt_tab` data, fetched at run time, not in the `nltk` package);
 //! it differs from the untrained one on known abbreviations and on initials and numbers before
-//! capitalised words (see the README's Scoring section for what that costs on the anchors).
+//! capitalised words (see docs/SCORING.md for what that costs on the anchors).
 //!
 //! The steps, restated from NLTK:
 //! - candidates: every `.`, `?` or `!` followed by closing punctuation (`) " ; } ] * : @ ' ( { [`,

@@ -94,9 +94,9 @@ pub struct Manifest {
     pub files: BTreeMap<String, String>,
 }
 
-/// Why embed is the default kind when its encoder is installed (README: the accuracy table).
+/// Why embed is the default kind when its encoder is installed (docs/SCORING.md: the accuracy table).
 pub const DEFAULT_KIND_WHY: &str = "embed is the default kind when the MiniLM encoder is installed: on the public anchors it \
-     is more accurate than ngram on held-out sources and on human references (README, Style classifiers)";
+     is more accurate than ngram on held-out sources and on human references (docs/SCORING.md, Style classifiers)";
 
 /// Where a dataset's classifier of a kind lives.
 pub fn dir(dataset: &str, kind: Kind) -> PathBuf {

@@ -9,7 +9,7 @@
 //! On a CUDA device the kernel modules models use are loaded when the device is opened
 //! (`prepare`): candle ships them as PTX, which the driver compiles for the GPU at load time,
 //! once per machine (its cache, `~/.nv/ComputeCache`, serves later runs). When that takes
-//! longer than a second a line says so. README "GPU (CUDA)".
+//! longer than a second a line says so. docs/GPU.md.
 
 use candle_core::Device;
 use std::sync::{OnceLock, RwLock};

@@ -1,4 +1,4 @@
-//! What the binary says about its device (`src/models/device.rs`, README "GPU (CUDA)"), on a
+//! What the binary says about its device (`src/models/device.rs`, docs/GPU.md), on a
 //! command that loads a model: `bench bertscore` with the installed all-minilm-l6-v2 (skipped
 //! with a message when it is not installed), with `RUST_BACKTRACE=1`. The default build says
 //! nothing about devices and runs on the CPU. A `cuda` build runs on `cuda:0` when the device

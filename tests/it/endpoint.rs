@@ -5,7 +5,7 @@
 //!
 //! The server runs with the GGUF's BOS set to `<|endoftext|>` and added to every prompt
 //! (`--kv_overrides`): llama-cpp-python aligns echoed prompt log-probabilities only after a BOS
-//! (README, "Through a server"), and `<|endoftext|>` is the start token of tstlab's own g-PPL.
+//! (docs/TRANSFER.md, "Through a server"), and `<|endoftext|>` is the start token of tstlab's own g-PPL.
 //!
 //! A fault proxy written here (429 with Retry-After, 500, a dropped connection, an answer slower
 //! than the client's timeout) sits in front of the server where a test needs faults or counts.
