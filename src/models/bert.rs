@@ -335,6 +335,8 @@ impl BertEncoder {
             (vb, (st, sha))
         } else if bin.exists() {
             crate::input::regular(&bin)?;
+            // candle reads the PyTorch zip itself: never the store (crate::held).
+            crate::held::check(&bin).map_err(|e| BertError::Weights { path: bin.clone(), reason: e.to_string() })?;
             let sha = hex::encode(crate::input::sha256(&bin)?);
             let vb = VarBuilder::from_pth(&bin, DType::F32, &dev)
                 .map_err(|e| BertError::Weights { path: bin.clone(), reason: e.to_string() })?;

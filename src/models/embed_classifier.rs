@@ -109,7 +109,7 @@ impl EmbedClassifier {
         if !path.is_file() {
             return Err(io_err(path)(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")));
         }
-        let t = candle_core::safetensors::load(path, &Device::Cpu)?;
+        let t = candle_core::safetensors::load_buffer(&crate::input::read_any_size(path)?, &Device::Cpu)?;
         let get = |name: &str| t.get(name).ok_or_else(|| format_err(path, format!("no tensor {name}")));
         let (l, dim) = get("linear.weight")?.dims2()?;
         let bias: Vec<f32> = get("linear.bias")?.to_vec1()?;

@@ -16,16 +16,15 @@
 //!
 //! Results are reported through a callback as sequences finish, so they may arrive out of order.
 
-use super::causal::CausalLm;
 use super::chat_template::ChatTemplate;
 use super::device;
+use super::arch::{self, Arch};
 use super::gguf::GgufFile;
-use super::gpt2::{self, Gpt2};
-use super::hf;
-use super::llama::{KvCache, Llama, Step};
+use super::llama::Llama;
+use super::runtime::{CausalLm, KvCache, Step};
 use super::sampling::Sampler;
 use super::tokenizer::Tokenizer;
-use super::{ModelError, Result};
+use super::error::{ModelError, Result};
 use candle_core::{D, Tensor};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -303,37 +302,10 @@ fn plan_prefixes(
     Ok(prompts.iter().map(|p| prefixes.longest_for(p)).collect())
 }
 
-/// The architectures a [`Generator`] runs.
-pub enum Model {
-    Llama(Llama),
-    Gpt2(Gpt2),
-}
-
-impl Model {
-    /// The model behind the seam the loops use.
-    pub fn lm(&self) -> &dyn CausalLm {
-        match self {
-            Model::Llama(m) => m,
-            Model::Gpt2(m) => m,
-        }
-    }
-}
-
-impl From<Llama> for Model {
-    fn from(m: Llama) -> Model {
-        Model::Llama(m)
-    }
-}
-
-impl From<Gpt2> for Model {
-    fn from(m: Gpt2) -> Model {
-        Model::Gpt2(m)
-    }
-}
-
 /// A model ready to generate.
 pub struct Generator {
-    model: Model,
+    model: Box<dyn CausalLm>,
+    arch: &'static Arch,
     tokenizer: Tokenizer,
     info: ModelInfo,
     files: Vec<PathBuf>,
@@ -354,15 +326,9 @@ impl Generator {
         }
         if path.is_dir() {
             if path.join("config.json").exists() {
-                let (model, files): (Model, _) = if gpt2::is_hf_gpt2(&hf::read_config(path)?.1) {
-                    let (m, files) = gpt2::load_hf(path, dev)?;
-                    (m.into(), files)
-                } else {
-                    let (m, files) = hf::load(path, dev)?;
-                    (m.into(), files)
-                };
+                let (arch, (model, files)) = arch::load_hf(path, dev)?;
                 let tokenizer = Tokenizer::from_hf_folder(path)?;
-                return Ok(Generator::assemble(model, tokenizer, path, "huggingface", files));
+                return Ok(Generator::assemble(arch, model, tokenizer, path, "huggingface", files));
             }
             let ggufs: Vec<PathBuf> = std::fs::read_dir(path)
                 .map_err(|e| ModelError::Io { path: path.to_path_buf(), source: e })?
@@ -382,26 +348,28 @@ impl Generator {
             };
         }
         let mut g = GgufFile::open(path)?;
-        let model: Model = if g.architecture()? == "gpt2" { gpt2::load_gguf(&mut g, dev)?.into() } else { g.load_llama(dev)?.into() };
+        let (arch, model) = arch::load_gguf(&mut g, dev)?;
         let beside = path.parent().map(|d| d.join("tokenizer.json"));
         let tokenizer = match beside {
             Some(tj) if tj.exists() => Tokenizer::from_hf_folder(tj.parent().unwrap_or(Path::new(".")))?,
             _ => Tokenizer::from_gguf(&g)?,
         };
-        Ok(Generator::assemble(model, tokenizer, path, "gguf", vec![path.to_path_buf()]))
+        Ok(Generator::assemble(arch, model, tokenizer, path, "gguf", vec![path.to_path_buf()]))
     }
 
     /// A generator from parts (tests, custom models). `files` are hashed by [`Generator::sha256`].
-    pub fn from_parts(model: impl Into<Model>, tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
-        Generator::assemble(model.into(), tokenizer, path, format, files)
+    pub fn from_parts(model: impl CausalLm, tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Result<Generator> {
+        let family = model.shape().family;
+        let arch = arch::of_family(family).ok_or_else(|| ModelError::Params(format!("no architecture `{family}` in models::arch")))?;
+        Ok(Generator::assemble(arch, Box::new(model), tokenizer, path, format, files))
     }
 
-    fn assemble(model: Model, mut tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
-        // GPT-2 was not trained on chat turns: without a template of its own, no ChatML either.
-        if matches!(model, Model::Gpt2(_)) && tokenizer.chat_template().origin().is_none() {
+    fn assemble(arch: &'static Arch, model: Box<dyn CausalLm>, mut tokenizer: Tokenizer, path: &Path, format: &str, files: Vec<PathBuf>) -> Generator {
+        // A model not trained on chat turns (GPT-2): without a template of its own, no ChatML.
+        if !arch.chat && tokenizer.chat_template().origin().is_none() {
             tokenizer.set_chat_template(ChatTemplate::none("GPT-2 has no chat template"));
         }
-        let lm = model.lm();
+        let lm = model.as_ref();
         let c = lm.shape();
         let info = ModelInfo {
             path: path.to_path_buf(),
@@ -420,7 +388,7 @@ impl Generator {
             },
             chat_template: tokenizer.chat_source().to_owned(),
         };
-        Generator { model, tokenizer, info, files, sha256: OnceLock::new(), prefixes: Mutex::new(PrefixCache::new()) }
+        Generator { model, arch, tokenizer, info, files, sha256: OnceLock::new(), prefixes: Mutex::new(PrefixCache::new()) }
     }
 
     pub fn info(&self) -> &ModelInfo {
@@ -428,25 +396,23 @@ impl Generator {
     }
     /// The model, as the generation and scoring loops drive it.
     pub fn model(&self) -> &dyn CausalLm {
-        self.model.lm()
+        self.model.as_ref()
+    }
+    /// Its architecture's entry in [`arch::ARCHITECTURES`].
+    pub fn arch(&self) -> &'static Arch {
+        self.arch
     }
     /// The forward that runs it: `llama` or `gpt2`.
     pub fn family(&self) -> &'static str {
-        self.model.lm().shape().family
+        self.arch.family
     }
     /// The llama-family model, if it is one.
     pub fn llama(&self) -> Option<&Llama> {
-        match &self.model {
-            Model::Llama(m) => Some(m),
-            Model::Gpt2(_) => None,
-        }
+        self.model.as_any().downcast_ref()
     }
     /// The llama-family model, to change how it computes (e.g. [`Llama::set_quant_rows`]).
     pub fn llama_mut(&mut self) -> Option<&mut Llama> {
-        match &mut self.model {
-            Model::Llama(m) => Some(m),
-            Model::Gpt2(_) => None,
-        }
+        self.model.as_any_mut().downcast_mut()
     }
     pub fn tokenizer(&self) -> &Tokenizer {
         &self.tokenizer
@@ -495,7 +461,7 @@ impl Generator {
         let mut err = None;
         let stats = {
             let mut prefixes = self.prefixes.lock().unwrap_or_else(|e| e.into_inner());
-            run(self.model.lm(), &ids, params, self.tokenizer.stop_ids(), &mut prefixes, cancel, &mut |i, tokens, reason| {
+            run(self.model.as_ref(), &ids, params, self.tokenizer.stop_ids(), &mut prefixes, cancel, &mut |i, tokens, reason| {
                 if err.is_some() {
                     return;
                 }

@@ -5,9 +5,8 @@
 //! header or a tensor runs past the end of the file), unsupported architecture. Nothing here
 //! panics on a bad file.
 
-use super::kernels::quant::{self, QuantMatrix, QuantType};
-use super::llama::{Llama, LlamaConfig};
-use super::{ModelError, Result};
+use super::kernels::quant::{QuantMatrix, QuantType};
+use super::error::{ModelError, Result};
 use candle_core::quantized::gguf_file::{Content, Value};
 use candle_core::{Device, Tensor};
 use std::collections::HashMap;
@@ -15,8 +14,6 @@ use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-/// GGUF architectures the generator runs (the f32 llama forward, and `gpt2.rs`).
-pub const SUPPORTED: &str = "llama, qwen2, gpt2";
 
 /// An open GGUF file with its parsed header.
 pub struct GgufFile {
@@ -182,119 +179,11 @@ impl GgufFile {
         QuantMatrix::from_blocks(ty, n, k, &bytes).map(Some).map_err(|e| self.invalid(format!("tensor {name}: {e}")))
     }
 
-    /// The model configuration of a supported llama-family GGUF.
-    pub fn llama_config(&self) -> Result<LlamaConfig> {
-        let arch = self.architecture()?;
-        if !matches!(arch.as_str(), "llama" | "qwen2") {
-            return Err(ModelError::UnsupportedArchitecture { path: self.path.clone(), arch, supported: SUPPORTED });
-        }
-        let k = |s: &str| format!("{arch}.{s}");
-        let hidden = self.uint(&k("embedding_length"))? as usize;
-        let heads = self.uint(&k("attention.head_count"))? as usize;
-        let kv_heads = self.opt_uint(&k("attention.head_count_kv")).map_or(heads, |v| v as usize);
-        if heads == 0 {
-            return Err(self.invalid("attention.head_count is 0".into()));
-        }
-        let head_dim = self
-            .opt_uint(&k("attention.key_length"))
-            .map(|v| v as usize)
-            .unwrap_or(hidden / heads);
-        let vocab = match self.opt_uint(&k("vocab_size")) {
-            Some(v) => v as usize,
-            None => self.strings("tokenizer.ggml.tokens")?.len(),
-        };
-        if let Some(n) = self.opt_uint(&k("expert_count"))
-            && n > 1
-        {
-            return Err(ModelError::UnsupportedArchitecture {
-                path: self.path.clone(),
-                arch: format!("{arch} (mixture of {n} experts)"),
-                supported: SUPPORTED,
-            });
-        }
-        let cfg = LlamaConfig {
-            architecture: arch.clone(),
-            hidden_size: hidden,
-            intermediate_size: self.uint(&k("feed_forward_length"))? as usize,
-            num_layers: self.uint(&k("block_count"))? as usize,
-            num_heads: heads,
-            num_kv_heads: kv_heads,
-            head_dim,
-            vocab_size: vocab,
-            rms_norm_eps: self.float(&k("attention.layer_norm_rms_epsilon"))?,
-            rope_theta: self.float(&k("rope.freq_base")).unwrap_or(10_000.0),
-            // llama.cpp's convention: llama uses the interleaved ("normal") RoPE, qwen2 NeoX.
-            rope_interleaved: arch == "llama",
-            rope_scaling: None,
-            context_length: self.uint(&k("context_length"))? as usize,
-            qkv_bias: self.has_tensor("blk.0.attn_q.bias"),
-        };
-        if let Some(rd) = self.opt_uint(&k("rope.dimension_count"))
-            && rd as usize != cfg.head_dim
-        {
-            return Err(self.invalid(format!("partial RoPE ({rd} of {} dimensions) is not supported", cfg.head_dim)));
-        }
-        Ok(cfg)
-    }
-
-    /// Loads the f32 model on `device`.
-    pub fn load_llama(&mut self, device: &Device) -> Result<Llama> {
-        let cfg = self.llama_config()?;
-        let mut t = HashMap::new();
-        let mut quant = HashMap::new();
-        // The quantized blocks are kept for the CPU's few-row kernel, unless it is turned off.
-        let keep = device.is_cpu() && quant::max_rows() > 0;
-        let mut put = |me: &mut Self, gguf: &str, hf: String| -> Result<()> {
-            let x = me.tensor_f32(gguf, device)?;
-            if keep
-                && x.rank() == 2
-                && let Some(q) = me.quant_blocks(gguf)?
-            {
-                quant.insert(hf.clone(), q);
-            }
-            t.insert(hf, x);
-            Ok(())
-        };
-        put(self, "token_embd.weight", "model.embed_tokens.weight".into())?;
-        put(self, "output_norm.weight", "model.norm.weight".into())?;
-        if self.has_tensor("output.weight") {
-            put(self, "output.weight", "lm_head.weight".into())?;
-        }
-        for i in 0..cfg.num_layers {
-            let (g, h) = (format!("blk.{i}"), format!("model.layers.{i}"));
-            let pairs = [
-                ("attn_norm.weight", "input_layernorm.weight"),
-                ("attn_q.weight", "self_attn.q_proj.weight"),
-                ("attn_k.weight", "self_attn.k_proj.weight"),
-                ("attn_v.weight", "self_attn.v_proj.weight"),
-                ("attn_output.weight", "self_attn.o_proj.weight"),
-                ("ffn_norm.weight", "post_attention_layernorm.weight"),
-                ("ffn_gate.weight", "mlp.gate_proj.weight"),
-                ("ffn_up.weight", "mlp.up_proj.weight"),
-                ("ffn_down.weight", "mlp.down_proj.weight"),
-            ];
-            for (a, b) in pairs {
-                put(self, &format!("{g}.{a}"), format!("{h}.{b}"))?;
-            }
-            if cfg.qkv_bias {
-                for (a, b) in [("attn_q.bias", "self_attn.q_proj.bias"), ("attn_k.bias", "self_attn.k_proj.bias"), ("attn_v.bias", "self_attn.v_proj.bias")] {
-                    put(self, &format!("{g}.{a}"), format!("{h}.{b}"))?;
-                }
-            }
-        }
-        let path = self.path.clone();
-        Llama::from_tensors_quant(cfg, t, quant, device).map_err(|e| match e {
-            ModelError::Params(detail) => ModelError::Invalid { path, detail },
-            e => e,
-        })
-    }
-
     /// The candle `quantized_llama` model of this file (the reference implementation; batch 1).
     pub fn load_quantized_reference(
         &mut self,
         device: &Device,
     ) -> Result<candle_transformers::models::quantized_llama::ModelWeights> {
-        let _ = self.llama_config()?;
         self.reader.seek(SeekFrom::Start(0)).map_err(|e| ModelError::Io { path: self.path.clone(), source: e })?;
         let content = Content::read(&mut self.reader).map_err(|e| header_error(&self.path, self.file_len, e))?;
         Ok(candle_transformers::models::quantized_llama::ModelWeights::from_gguf(content, &mut self.reader, device)?)

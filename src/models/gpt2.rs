@@ -22,9 +22,8 @@
 use super::gguf::GgufFile;
 use super::hf;
 use super::kernels::matmul::Linear;
-use super::llama::{self, KvCache, Step, StepModel};
-use super::causal::{CausalLm, Shape};
-use super::{ModelError, Result};
+use super::runtime::{self, CausalLm, KvCache, Shape, Step, StepModel};
+use super::error::{ModelError, Result};
 use candle_core::{Device, Tensor};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -172,7 +171,7 @@ struct Weights<'a> {
 
 impl Weights<'_> {
     fn get(&mut self, name: &str, shape: &[usize]) -> Result<Tensor> {
-        let t = llama::take(&mut self.tensors, name, shape)?.to_device(self.device)?;
+        let t = runtime::take(&mut self.tensors, name, shape)?.to_device(self.device)?;
         self.parameters += t.elem_count();
         Ok(t)
     }
@@ -314,7 +313,7 @@ impl CausalLm for Gpt2 {
     }
 
     /// No quantized blocks: every path is the dense one.
-    fn logits_on(&self, hidden: &Tensor, _path: llama::Path) -> Result<Tensor> {
+    fn logits_on(&self, hidden: &Tensor, _path: runtime::Path) -> Result<Tensor> {
         Ok(self.head.forward(&self.layer_norm(hidden, &self.output_norm)?)?)
     }
 
@@ -325,14 +324,11 @@ impl CausalLm for Gpt2 {
     fn kernels(&self) -> Option<String> {
         None
     }
-}
-
-/// Whether a Hugging Face `config.json` describes a GPT-2 (`model_type: gpt2`, or
-/// `GPT2LMHeadModel` without a model type).
-pub fn is_hf_gpt2(config: &Value) -> bool {
-    match config.get("model_type").and_then(Value::as_str) {
-        Some(t) => t == "gpt2",
-        None => config["architectures"][0].as_str() == Some("GPT2LMHeadModel"),
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }
 
@@ -439,8 +435,5 @@ mod tests {
         let mut c = Gpt2Config::from_hf(p, &base).unwrap();
         c.num_heads = 3;
         assert!(c.check().unwrap_err().to_string().contains("3 heads do not divide the hidden size 8"));
-        assert!(is_hf_gpt2(&base));
-        assert!(is_hf_gpt2(&serde_json::json!({"architectures": ["GPT2LMHeadModel"]})));
-        assert!(!is_hf_gpt2(&serde_json::json!({"model_type": "llama", "architectures": ["GPT2LMHeadModel"]})));
     }
 }

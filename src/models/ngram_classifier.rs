@@ -194,7 +194,7 @@ impl NgramClassifier {
         if !path.is_file() {
             return Err(io_err(path)(std::io::Error::new(std::io::ErrorKind::NotFound, "no such file")));
         }
-        let t = candle_core::safetensors::load(path, &Device::Cpu)?;
+        let t = candle_core::safetensors::load_buffer(&crate::input::read_any_size(path)?, &Device::Cpu)?;
         let get = |name: &str| t.get(name).ok_or_else(|| format_err(path, format!("no tensor {name}")));
         let halves: Vec<Vec<u32>> = get("buckets")?.to_vec2()?;
         let buckets: Vec<u64> = halves.iter().map(|h| u64::from(h[0]) | (u64::from(h[1]) << 32)).collect();

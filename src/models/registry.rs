@@ -172,7 +172,7 @@ pub enum InspectError {
     #[error("{}: {what}", path.display())]
     Incomplete { path: PathBuf, what: String },
     #[error("{}: unsupported architecture `{arch}` (tstlab runs {supported})", path.display())]
-    Unsupported { path: PathBuf, arch: String, supported: &'static str },
+    Unsupported { path: PathBuf, arch: String, supported: String },
     /// A file that is not a regular file, or past the size limits (`crate::input`).
     #[error(transparent)]
     Input(#[from] crate::input::InputError),
@@ -283,8 +283,8 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     let meta_str = |k: &str| content.metadata.get(k).and_then(|v| v.to_string().ok().cloned());
     let architecture = meta_str("general.architecture")
         .ok_or_else(|| bad("no general.architecture in the metadata".into()))?;
-    if !GGUF_ARCHITECTURES.contains(&architecture.as_str()) {
-        return Err(InspectError::Unsupported { path: path.to_path_buf(), arch: architecture, supported: super::gguf::SUPPORTED });
+    if !super::arch::runs_gguf(&architecture) {
+        return Err(InspectError::Unsupported { path: path.to_path_buf(), arch: architecture, supported: super::arch::gguf_names() });
     }
     let beside = path.parent().map(|d| d.join("tokenizer.json")).is_some_and(|t| t.exists());
     if !beside && !content.metadata.contains_key("tokenizer.ggml.tokens") {
@@ -313,9 +313,6 @@ pub fn inspect_gguf(path: &Path) -> Result<Inspection, InspectError> {
     })
 }
 
-/// GGUF architectures the generator runs (as `gguf::SUPPORTED` says).
-const GGUF_ARCHITECTURES: &[&str] = &["llama", "qwen2", "gpt2"];
-
 /// What Hugging Face folders tstlab loads, for messages.
 const FOLDER_ARCHITECTURES: &str = "llama, mistral, qwen2, gpt2 (generation); bert, roberta, xlm-roberta, camembert (encoders, classifiers)";
 
@@ -323,8 +320,12 @@ const FOLDER_ARCHITECTURES: &str = "llama, mistral, qwen2, gpt2 (generation); be
 /// `hf.rs`, the encoder in `bert.rs`). A config that names none is taken as BERT, as `bert.rs`
 /// does.
 fn folder_supported(config: &Value) -> bool {
-    const TYPES: &[&str] = &["llama", "mistral", "qwen2", "gpt2", "bert", "roberta", "xlm-roberta", "camembert"];
-    const PREFIXES: &[&str] = &["Llama", "Mistral", "Qwen2", "GPT2", "Bert", "Roberta", "XLMRoberta", "Camembert"];
+    // The causal architectures (`arch.rs`), then the encoders'.
+    if super::arch::of_config(Path::new("config.json"), config).is_ok() {
+        return true;
+    }
+    const TYPES: &[&str] = &["bert", "roberta", "xlm-roberta", "camembert"];
+    const PREFIXES: &[&str] = &["Bert", "Roberta", "XLMRoberta", "Camembert"];
     match (config["model_type"].as_str(), config["architectures"][0].as_str()) {
         (Some(t), _) => TYPES.contains(&t),
         (None, Some(a)) => PREFIXES.iter().any(|p| a.starts_with(p)),
@@ -347,7 +348,7 @@ pub fn inspect_folder(dir: &Path) -> Result<Inspection, InspectError> {
         .unwrap_or("unknown")
         .to_string();
     if !folder_supported(&config) {
-        return Err(InspectError::Unsupported { path: config_path, arch: architecture, supported: FOLDER_ARCHITECTURES });
+        return Err(InspectError::Unsupported { path: config_path, arch: architecture, supported: FOLDER_ARCHITECTURES.into() });
     }
     let mut files = vec![file_info(&config_path)?];
     let mut parameters = None;

@@ -14,7 +14,7 @@
 //! `tokenizer_config.json` `chat_template`; the built-in ChatML when there is none.
 //! [`Tokenizer::chat_source`] says which was used.
 
-use super::{ModelError, Result};
+use super::error::{ModelError, Result};
 pub use super::chat_template::ChatMessage;
 use super::chat_template::{ChatTemplate, ChatTemplateError, Origin};
 use super::gguf::GgufFile;

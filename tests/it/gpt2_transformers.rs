@@ -10,9 +10,9 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
-use tstlab::models::causal::CausalLm;
+use tstlab::models::runtime::CausalLm;
 use tstlab::models::lm_score::TextLm;
-use tstlab::models::llama::Step;
+use tstlab::models::runtime::Step;
 use tstlab::models::{GenParams, Generator, Prompt};
 
 fn fixture(name: &str) -> PathBuf {

@@ -59,7 +59,7 @@ fn gguf_errors_are_clear() {
     let g = GgufFile::open(&good).unwrap();
     assert_eq!(g.architecture().unwrap(), "llama");
     // Metadata present but incomplete: a clear error, not a panic.
-    let e = g.llama_config().unwrap_err();
+    let e = tstlab::models::llama::LlamaConfig::from_gguf(&g).unwrap_err();
     assert!(e.to_string().contains("metadata llama.attention.head_count is missing"), "{e}");
     let bytes = std::fs::read(&good).unwrap();
 
@@ -75,7 +75,7 @@ fn gguf_errors_are_clear() {
 
     let other = dir.path().join("falcon.gguf");
     write_gguf(&other, "falcon");
-    let e = GgufFile::open(&other).unwrap().llama_config().unwrap_err();
+    let e = tstlab::models::arch::of_gguf(&GgufFile::open(&other).unwrap()).err().unwrap();
     assert!(matches!(e, ModelError::UnsupportedArchitecture { .. }), "{e}");
     assert!(e.to_string().contains("unsupported architecture `falcon` (supported: llama, qwen2, gpt2)"), "{e}");
     let e = Generator::load(&other).err().unwrap();

@@ -10,7 +10,8 @@ use std::sync::atomic::AtomicBool;
 use tstlab::models::generate::{GenParams, PrefixCache, run};
 use tstlab::models::kernels::quant::{self, QuantMatrix, QuantType, Simd};
 use tstlab::models::lm_score::{Batching, Seq, token_logprobs};
-use tstlab::models::llama::{Llama, LlamaConfig, Path, Step};
+use tstlab::models::llama::{Llama, LlamaConfig};
+use tstlab::models::runtime::{Path, Step};
 
 use crate::tiny_llama;
 

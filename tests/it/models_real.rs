@@ -28,7 +28,7 @@ fn f32_forward_matches_quantized_llama() {
     let ids = tok
         .encode_chat(&[ChatMessage::user(&format!("{INSTRUCTION} the staff was rude and the food was cold ."))])
         .unwrap();
-    let model = g.load_llama(&dev).unwrap();
+    let model = tstlab::models::llama::Llama::from_gguf(&mut g, &dev).unwrap();
     let mut reference = g.load_quantized_reference(&dev).unwrap();
     let input = Tensor::new(ids.as_slice(), &dev).unwrap().unsqueeze(0).unwrap();
     let want = reference.forward(&input, 0).unwrap().squeeze(0).unwrap();
@@ -188,7 +188,7 @@ fn k_quant_decode_keeps_the_greedy_outputs_of_the_demo_sentences() {
 /// dense weights.
 fn greedy_on_blocks_as_on_dense_weights(path: &std::path::Path, types: &[&str]) {
     use std::sync::atomic::AtomicBool;
-    use tstlab::models::{GenParams, Generator, llama::Step};
+    use tstlab::models::{GenParams, Generator, runtime::Step};
     let mut g = Generator::load_on(path, &Device::Cpu).unwrap();
     eprintln!("{}: {:?}", path.display(), g.model().kernels());
     let label = g.model().kernels().unwrap_or_default();

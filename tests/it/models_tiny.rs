@@ -4,7 +4,8 @@
 use candle_core::{Device, Tensor};
 use std::sync::atomic::AtomicBool;
 use tstlab::models::generate::{GenParams, PrefixCache, StopReason, run};
-use tstlab::models::llama::{Llama, LlamaConfig, Step};
+use tstlab::models::llama::{Llama, LlamaConfig};
+use tstlab::models::runtime::Step;
 
 use crate::tiny_llama;
 

@@ -17,7 +17,7 @@ use super::{KvCache, Llama};
 use crate::models::kernels::quant::{self, Input, QuantMatrix, Simd};
 use crate::models::kernels::team::{Member, SharedBuf, Team};
 use crate::models::kernels::{activation, attention};
-use crate::models::Result;
+use crate::models::error::Result;
 use candle_core::{CpuStorage, InplaceOp1, Layout, Storage, Tensor};
 
 /// Weight rows per work unit of a layer's matmuls (a multiple of 32: the MLP's units quantize
@@ -42,7 +42,7 @@ pub(super) struct Fused {
 impl Fused {
     fn new(model: &Llama) -> Result<Fused> {
         let host = |t: &Tensor| -> Result<Vec<f32>> { Ok(t.flatten_all()?.to_vec1::<f32>()?) };
-        let team = Team::new(rayon::current_num_threads()).map_err(|e| crate::models::ModelError::Params(e.to_string()))?;
+        let team = Team::new(rayon::current_num_threads()).map_err(|e| crate::models::error::ModelError::Params(e.to_string()))?;
         Ok(Fused {
             team,
             attn_norm: model.layers.iter().map(|l| host(&l.attn_norm)).collect::<Result<_>>()?,
