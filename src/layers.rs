@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Files outside `src/store` that still speak SQL (lines naming `rusqlite`, calling `.conn()`
 /// or `.tx()`, or opening a SQL string), with how many such lines each may have at most: the
 /// store is to own every statement (as gitui's `asyncgit/src/sync` owns every git2 call), so
-/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines.
+/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 29 files, 251 lines (the annotate session and its writer moved to `store::annotation`).
 const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("analysis/data.rs", 12),
     ("analysis/dataset_stats.rs", 4),
@@ -36,8 +36,6 @@ const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("human/exchange.rs", 30),
     ("human/imported.rs", 14),
     ("human/results.rs", 8),
-    ("human/saver.rs", 26),
-    ("human/session.rs", 12),
     ("import/anchor.rs", 10),
     ("import/tsv.rs", 10),
     ("main.rs", 3),

@@ -11,8 +11,7 @@
 //! - **bookkeeping** (the position, time spent per entry, visits): merged here and written with
 //!   the next change, or alone when nothing else is waiting; retried quietly until it lands.
 
-use crate::store::{self, Judgment, Store, Writer};
-use rusqlite::{ErrorCode, OptionalExtension, params};
+use crate::store::{self, Failure, Store, Writer};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -52,30 +51,21 @@ impl SaveError {
     }
 
     fn of(e: &store::Error, path: &Path) -> SaveError {
-        match e {
-            store::Error::Sql(s) => Self::of_sql(s, path),
-            store::Error::ReadOnly { why, .. } => SaveError::ReadOnly(why.clone()),
-            other => SaveError::Other(other.to_string()),
-        }
-    }
-
-    fn of_sql(e: &rusqlite::Error, path: &Path) -> SaveError {
-        let rusqlite::Error::SqliteFailure(f, msg) = e else { return SaveError::Other(e.to_string()) };
-        let detail = msg.clone().unwrap_or_else(|| f.to_string());
-        match f.code {
-            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => SaveError::Busy,
-            ErrorCode::ReadOnly => SaveError::ReadOnly(unwritable(path).unwrap_or_default()),
-            ErrorCode::DiskFull => SaveError::Full(String::new()),
-            ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => {
+        match (e, e.failure()) {
+            (store::Error::ReadOnly { why, .. }, _) => SaveError::ReadOnly(why.clone()),
+            (_, Failure::Busy) => SaveError::Busy,
+            (_, Failure::ReadOnly) => SaveError::ReadOnly(unwritable(path).unwrap_or_default()),
+            (_, Failure::Full) => SaveError::Full(String::new()),
+            (_, Failure::Io) => {
                 if let Some(why) = size_limit_reached(path) {
                     SaveError::Full(why)
                 } else if let Some(why) = unwritable(path) {
                     SaveError::ReadOnly(why)
                 } else {
-                    SaveError::Io(detail)
+                    SaveError::Io(e.detail())
                 }
             }
-            _ => SaveError::Other(detail),
+            (_, Failure::Other) => SaveError::Other(e.detail()),
         }
     }
 }
@@ -312,7 +302,7 @@ impl Worker {
             self.store = Some(s);
         }
         let s = self.store.as_mut().expect("opened above");
-        s.conn().busy_timeout(wait).map_err(|e| SaveError::of_sql(&e, &self.path))?;
+        s.set_busy_timeout(wait).map_err(|e| SaveError::of(&e, &self.path))?;
         Ok(s)
     }
 
@@ -323,7 +313,7 @@ impl Worker {
         let store = self.store(wait)?;
         // The bookkeeping first: a change that moves the position (undo, redo) wins.
         let r = store.writer().and_then(|mut w| {
-            write_book(&w, c, a, &book)?;
+            write_book(&mut w, c, a, &book)?;
             let v = f(&mut w, c, a)?;
             w.commit()?;
             Ok(v)
@@ -348,16 +338,12 @@ impl Worker {
             let outcome = match job {
                 Job::Values { target, aspect, before, after } => {
                     write_values(w, c, a, target, aspect, after)?;
-                    w.tx().execute("DELETE FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2 AND undone = 1", params![c, a])?;
-                    w.tx().execute(
-                        "INSERT INTO judgment_log(campaign_id, annotator_id, seq, aspect, before, after) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                        params![c, a, target.seq as i64, aspect, to_json(before), to_json(after)],
-                    )?;
+                    w.log_change(c, a, target.seq as i64, aspect, &to_json(before), &to_json(after))?;
                     Outcome::Values
                 }
                 Job::Step { undo } => step(w, c, a, *undo)?,
             };
-            Ok((outcome, count_stored(w.tx(), c, a)?))
+            Ok((outcome, w.judgments_stored(c, a)?))
         })
     }
 
@@ -369,103 +355,38 @@ impl Worker {
     }
 }
 
-/// Judgments of an annotator in a campaign (repeats included), on any connection (a write's
-/// transaction included).
-pub fn count_stored(conn: &rusqlite::Connection, c: i64, a: i64) -> store::Result<usize> {
-    let n: i64 = conn.query_row(
-        "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
-              + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
-        params![c, a],
-        |r| r.get(0),
-    )?;
-    Ok(n as usize)
-}
-
 fn step(w: &mut Writer, c: i64, a: i64, undo: bool) -> store::Result<Outcome> {
-    let sql = if undo {
-        "SELECT id, seq, aspect, before FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
-         AND undone = 0 ORDER BY id DESC LIMIT 1"
-    } else {
-        "SELECT id, seq, aspect, after FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
-         AND undone = 1 ORDER BY id LIMIT 1"
-    };
-    let found: Option<(i64, i64, String, String)> =
-        w.tx().query_row(sql, params![c, a], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).optional()?;
-    let Some((id, seq, aspect, values)) = found else { return Ok(Outcome::NothingToStep) };
-    let target: Option<(i64, bool)> = w
-        .tx()
-        .query_row(
-            "SELECT item_id, repeat FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-            params![c, a, seq],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    let (item_id, repeat) = target.ok_or_else(|| store::Error::Invalid(format!("history names queue position {seq}, beyond the queue")))?;
-    let values = from_json(&values)?;
-    write_values(w, c, a, &Target { seq: seq as usize, item_id, repeat }, &aspect, &values)?;
-    w.tx().execute("UPDATE judgment_log SET undone = ?2 WHERE id = ?1", params![id, undo])?;
-    put_position(w, c, a, seq, &aspect)?;
-    Ok(Outcome::Stepped { seq: seq as usize, aspect })
+    let Some(change) = w.next_step(c, a, undo)? else { return Ok(Outcome::NothingToStep) };
+    let (item_id, repeat) = w
+        .queue_entry(c, a, change.seq)?
+        .ok_or_else(|| store::Error::Invalid(format!("history names queue position {}, beyond the queue", change.seq)))?;
+    let values = from_json(&change.values)?;
+    write_values(w, c, a, &Target { seq: change.seq as usize, item_id, repeat }, &change.aspect, &values)?;
+    w.set_undone(change.id, undo)?;
+    w.put_annotation_position(c, a, change.seq, &change.aspect)?;
+    Ok(Outcome::Stepped { seq: change.seq as usize, aspect: change.aspect })
 }
 
-fn write_book(w: &Writer, c: i64, a: i64, book: &Book) -> store::Result<()> {
+fn write_book(w: &mut Writer, c: i64, a: i64, book: &Book) -> store::Result<()> {
     for (&seq, &ms) in &book.ms {
         if ms > 0 {
-            w.tx().execute(
-                "UPDATE queue SET ms = ms + ?4 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-                params![c, a, seq as i64, ms],
-            )?;
+            w.add_queue_time(c, a, seq as i64, ms, 0)?;
         }
     }
     for (&seq, &n) in &book.visits {
-        w.tx().execute(
-            "UPDATE queue SET visits = visits + ?4 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-            params![c, a, seq as i64, n],
-        )?;
+        w.add_queue_time(c, a, seq as i64, 0, n)?;
     }
     if let Some((seq, aspect)) = &book.position {
-        put_position(w, c, a, *seq as i64, aspect)?;
+        w.put_annotation_position(c, a, *seq as i64, aspect)?;
     }
-    Ok(())
-}
-
-fn put_position(w: &Writer, c: i64, a: i64, seq: i64, aspect: &str) -> store::Result<()> {
-    w.tx().execute(
-        "INSERT INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT(campaign_id, annotator_id) DO UPDATE SET seq = excluded.seq, aspect = excluded.aspect,
-           updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-        params![c, a, seq, aspect],
-    )?;
     Ok(())
 }
 
 /// Writes (or deletes, for `None`) the values of one entry and aspect, per system.
 fn write_values(w: &mut Writer, c: i64, a: i64, t: &Target, aspect: &str, values: &Values) -> store::Result<()> {
-    for (&system, value) in values {
-        match (value, t.repeat) {
-            (Some(v), false) => w.judgment(&Judgment { campaign_id: c, annotator_id: a, item_id: t.item_id, system_id: system, aspect, value: *v })?,
-            (Some(v), true) => {
-                w.tx().execute(
-                    "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT DO UPDATE SET value = excluded.value,
-                       created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-                    params![c, a, t.item_id, system, aspect, v],
-                )?;
-            }
-            (None, repeat) => {
-                let table = if repeat { "repeat_judgments" } else { "judgments" };
-                w.tx().execute(
-                    &format!(
-                        "DELETE FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
-                         AND system_id = ?4 AND aspect = ?5"
-                    ),
-                    params![c, a, t.item_id, system, aspect],
-                )?;
-            }
-        }
-    }
-    Ok(())
+    let mut v: Vec<(i64, Option<f64>)> = values.iter().map(|(s, x)| (*s, *x)).collect();
+    v.sort_by_key(|(s, _)| *s);
+    w.annotation_values(c, a, t.item_id, t.repeat, aspect, &v)
 }
 
 fn to_json(values: &Values) -> String {

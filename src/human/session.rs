@@ -16,11 +16,10 @@
 //! Time per item: the gaps between keystrokes while the item is shown, each capped at
 //! [`IDLE_CAP`] (a coffee break is not annotation time).
 
-use super::saver::{self, Book, Event, Job, Outcome, SaveError, Saver, Target, Values};
+use super::saver::{Book, Event, Job, Outcome, SaveError, Saver, Target, Values};
 use crate::human::campaign::{self, Campaign, Error, Result};
 use crate::human::flags;
 use crate::store::Store;
-use rusqlite::{OptionalExtension, params};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -170,7 +169,7 @@ impl Session {
         let annotator_id = match known {
             Some((id, _)) => id,
             None if join => {
-                store.conn().busy_timeout(JOIN_TIMEOUT).map_err(Error::Sql)?;
+                store.set_busy_timeout(JOIN_TIMEOUT)?;
                 campaign::add_annotator(&mut store, campaign, annotator)?
             }
             None => {
@@ -179,16 +178,9 @@ impl Session {
                 )));
             }
         };
-        store.conn().busy_timeout(READ_TIMEOUT).map_err(Error::Sql)?;
+        store.set_busy_timeout(READ_TIMEOUT)?;
         let entries = load_entries(&store, &c, annotator_id)?;
-        let saved: Option<(i64, String)> = store
-            .conn()
-            .query_row(
-                "SELECT seq, aspect FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
-                params![c.id, annotator_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let saved = store.annotation_position(c.id, annotator_id)?;
         let (at, aspect) = match saved {
             Some((seq, a)) => (
                 (seq as usize).min(entries.len().saturating_sub(1)),
@@ -200,7 +192,7 @@ impl Session {
             return Err(Error::Invalid(format!("campaign {campaign:?} has an empty queue")));
         }
         let view = item_view(&store, &c, annotator_id, &entries[at])?;
-        let stored = saver::count_stored(store.conn(), c.id, annotator_id)?;
+        let stored = store.judgments_stored(c.id, annotator_id)?;
         let saver = Saver::spawn(Store::open_existing(path)?, c.id, annotator_id);
         let s = Session {
             store,
@@ -532,33 +524,17 @@ impl Session {
 
 /// The annotator's queue with each entry's done aspects.
 fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<Entry>> {
-    let mut st = store.conn().prepare(
-        "SELECT seq, item_id, training, repeat, display FROM queue
-         WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq",
-    )?;
-    let raw = st
-        .query_map(params![c.id, annotator_id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get(2)?, r.get(3)?, r.get::<_, String>(4)?))
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    let raw = store.queue(c.id, annotator_id)?;
     // Judgments per (item, repeat, aspect).
     let mut counts: HashMap<(i64, bool, String), usize> = HashMap::new();
-    for (table, repeat) in [("judgments", false), ("repeat_judgments", true)] {
-        let mut st = store.conn().prepare(&format!(
-            "SELECT item_id, aspect, COUNT(*) FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2
-             GROUP BY item_id, aspect"
-        ))?;
-        let rows = st.query_map(params![c.id, annotator_id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-        })?;
-        for row in rows {
-            let (item, aspect, n) = row?;
-            counts.insert((item, repeat, aspect), n as usize);
+    for repeat in [false, true] {
+        for (item, aspect, n) in store.judgment_counts(c.id, annotator_id, repeat)? {
+            counts.insert((item, repeat, aspect), n);
         }
     }
     let n_sys = c.systems.len();
     raw.into_iter()
-        .map(|(seq, item_id, training, repeat, display)| {
+        .map(|crate::store::QueueRow { seq, item_id, training, repeat, display }| {
             let display: Vec<i64> = serde_json::from_str(&display)?;
             let done = c
                 .def
@@ -589,15 +565,8 @@ fn item_view(store: &Store, c: &Campaign, annotator_id: i64, e: &Entry) -> Resul
     let d = store.item_detail(e.item_id)?;
     let outputs: HashMap<i64, String> = d.outputs.iter().map(|o| (o.system_id, o.text.clone())).collect();
     let rows = rows_of(&outputs, &e.display);
-    let table = if e.repeat { "repeat_judgments" } else { "judgments" };
-    let mut st = store.conn().prepare(&format!(
-        "SELECT system_id, aspect, value FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3"
-    ))?;
-    let mut stored: HashMap<(i64, String), f64> = HashMap::new();
-    for r in st.query_map(params![c.id, annotator_id, e.item_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
-        let (s, a, v) = r?;
-        stored.insert((s, a), v);
-    }
+    let stored: HashMap<(i64, String), f64> =
+        store.item_judgments(c.id, annotator_id, e.item_id, e.repeat)?.into_iter().map(|(s, a, v)| ((s, a), v)).collect();
     let values = c
         .def
         .aspects

@@ -10,6 +10,7 @@
 //! folder cannot be written is opened read-only: reads work, `writer()` says it is read-only.
 //! `check.rs` holds the full integrity check and the online backup.
 
+mod annotation;
 pub mod check;
 pub mod guard;
 mod read;
@@ -18,6 +19,7 @@ mod search;
 pub mod shard;
 mod write;
 
+pub use annotation::{Logged, QueueRow};
 pub use read::*;
 pub use shard::Shard;
 pub use write::*;
@@ -63,6 +65,47 @@ pub enum Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What kind of failure a write met, for code that waits or asks again (the annotate writer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Failure {
+    /// Another connection holds the lock: waiting helps.
+    Busy,
+    /// The file cannot be written (permissions, an immutable file, a read-only store).
+    ReadOnly,
+    /// The disk (or the file size limit) is full.
+    Full,
+    /// An I/O error, or the file could not be opened.
+    Io,
+    Other,
+}
+
+impl Error {
+    /// The kind of failure, by SQLite's code.
+    pub fn failure(&self) -> Failure {
+        use rusqlite::ErrorCode as C;
+        match self {
+            Error::ReadOnly { .. } => Failure::ReadOnly,
+            Error::Sql(rusqlite::Error::SqliteFailure(f, _)) => match f.code {
+                C::DatabaseBusy | C::DatabaseLocked => Failure::Busy,
+                C::ReadOnly => Failure::ReadOnly,
+                C::DiskFull => Failure::Full,
+                C::SystemIoFailure | C::CannotOpen => Failure::Io,
+                _ => Failure::Other,
+            },
+            _ => Failure::Other,
+        }
+    }
+
+    /// SQLite's own words for a failed statement (no code repeated), else the error's text.
+    pub fn detail(&self) -> String {
+        match self {
+            Error::Sql(e) => guard::message(e),
+            Error::ReadOnly { why, .. } => why.clone(),
+            e => e.to_string(),
+        }
+    }
+}
 
 /// How long a statement waits for another process's lock before it fails with "busy": long
 /// enough for an outside program (the sqlite3 shell, a script) holding the write lock for

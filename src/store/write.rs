@@ -11,7 +11,7 @@ pub const KINDS: &[&str] = &["system", "baseline", "human", "local"];
 
 /// An all-or-nothing write. Dropping it without `commit` rolls everything back.
 pub struct Writer<'a> {
-    tx: Transaction<'a>,
+    pub(super) tx: Transaction<'a>,
     datasets: HashMap<String, i64>,
     styles: HashMap<(i64, String), i64>,
     directions: HashMap<(i64, i64, i64), i64>,

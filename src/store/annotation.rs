@@ -1,0 +1,203 @@
+//! An annotator's queue in the store: its entries, the judgments entered on it (and on its
+//! repeats), the history of changes behind undo and redo, the position and time spent. The
+//! annotate session's reads and its writer thread's writes (`human::session`, `human::saver`)
+//! are these statements, and no others.
+
+use super::{Judgment, Result, Store, Writer};
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// One entry of a queue as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueueRow {
+    pub seq: i64,
+    pub item_id: i64,
+    pub training: bool,
+    pub repeat: bool,
+    /// The systems in the order this annotator sees them (JSON list of ids).
+    pub display: String,
+}
+
+/// A change of the history (`judgment_log`): the values one undo or redo puts back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Logged {
+    pub id: i64,
+    pub seq: i64,
+    pub aspect: String,
+    /// The values (JSON object of system id -> value or null).
+    pub values: String,
+}
+
+fn judgments_table(repeat: bool) -> &'static str {
+    if repeat { "repeat_judgments" } else { "judgments" }
+}
+
+/// Judgments of an annotator in a campaign, repeats included, on any connection (a write's
+/// transaction included): read back after every commit, never counted in memory.
+fn count_stored(conn: &Connection, c: i64, a: i64) -> Result<usize> {
+    let n: i64 = conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM judgments WHERE campaign_id = ?1 AND annotator_id = ?2)
+              + (SELECT COUNT(*) FROM repeat_judgments WHERE campaign_id = ?1 AND annotator_id = ?2)",
+        params![c, a],
+        |r| r.get(0),
+    )?;
+    Ok(n as usize)
+}
+
+impl Store {
+    /// See [`count_stored`].
+    pub fn judgments_stored(&self, campaign: i64, annotator: i64) -> Result<usize> {
+        count_stored(&self.conn, campaign, annotator)
+    }
+
+    /// The queue of an annotator in a campaign, in order.
+    pub fn queue(&self, campaign: i64, annotator: i64) -> Result<Vec<QueueRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT seq, item_id, training, repeat, display FROM queue
+             WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq",
+        )?;
+        let rows = st.query_map(params![campaign, annotator], |r| {
+            Ok(QueueRow { seq: r.get(0)?, item_id: r.get(1)?, training: r.get(2)?, repeat: r.get(3)?, display: r.get(4)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Judgments per (item, aspect) an annotator has stored, of the real showings (`repeat`
+    /// false) or of the repeats.
+    pub fn judgment_counts(&self, campaign: i64, annotator: i64, repeat: bool) -> Result<Vec<(i64, String, usize)>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT item_id, aspect, COUNT(*) FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2 GROUP BY item_id, aspect",
+            judgments_table(repeat)
+        ))?;
+        let rows = st.query_map(params![campaign, annotator], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The values an annotator stored for an item: (system, aspect, value).
+    pub fn item_judgments(&self, campaign: i64, annotator: i64, item: i64, repeat: bool) -> Result<Vec<(i64, String, f64)>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT system_id, aspect, value FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3",
+            judgments_table(repeat)
+        ))?;
+        let rows = st.query_map(params![campaign, annotator, item], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Where the annotator was: queue position and aspect.
+    pub fn annotation_position(&self, campaign: i64, annotator: i64) -> Result<Option<(i64, String)>> {
+        Ok(self
+            .conn
+            .query_row(
+                "SELECT seq, aspect FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
+                params![campaign, annotator],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// How long a statement waits for another process's lock (the annotate session's reads
+    /// and its writer's attempts wait less than [`super::BUSY_TIMEOUT`]).
+    pub fn set_busy_timeout(&self, wait: std::time::Duration) -> Result<()> {
+        Ok(self.conn.busy_timeout(wait)?)
+    }
+}
+
+impl Writer<'_> {
+    /// See [`count_stored`]: inside this write, before it commits.
+    pub fn judgments_stored(&self, campaign: i64, annotator: i64) -> Result<usize> {
+        count_stored(&self.tx, campaign, annotator)
+    }
+
+    /// Writes (or deletes, for `None`) an annotator's values of one item and aspect, per
+    /// system: of the real showing, or of its repeat.
+    pub fn annotation_values(&mut self, campaign: i64, annotator: i64, item: i64, repeat: bool, aspect: &str, values: &[(i64, Option<f64>)]) -> Result<()> {
+        for &(system, value) in values {
+            match (value, repeat) {
+                (Some(v), false) => self.judgment(&Judgment { campaign_id: campaign, annotator_id: annotator, item_id: item, system_id: system, aspect, value: v })?,
+                (Some(v), true) => {
+                    self.tx.execute(
+                        "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                         ON CONFLICT DO UPDATE SET value = excluded.value,
+                           created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+                        params![campaign, annotator, item, system, aspect, v],
+                    )?;
+                }
+                (None, repeat) => {
+                    self.tx.execute(
+                        &format!(
+                            "DELETE FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
+                             AND system_id = ?4 AND aspect = ?5",
+                            judgments_table(repeat)
+                        ),
+                        params![campaign, annotator, item, system, aspect],
+                    )?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds a change to the history (the changes undone before it can no longer be redone).
+    pub fn log_change(&mut self, campaign: i64, annotator: i64, seq: i64, aspect: &str, before: &str, after: &str) -> Result<()> {
+        self.tx.execute("DELETE FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2 AND undone = 1", params![campaign, annotator])?;
+        self.tx.execute(
+            "INSERT INTO judgment_log(campaign_id, annotator_id, seq, aspect, before, after) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![campaign, annotator, seq, aspect, before, after],
+        )?;
+        Ok(())
+    }
+
+    /// The change an undo takes back (the latest not undone: its values before) or a redo
+    /// makes again (the earliest undone: its values after).
+    pub fn next_step(&self, campaign: i64, annotator: i64, undo: bool) -> Result<Option<Logged>> {
+        let sql = if undo {
+            "SELECT id, seq, aspect, before FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
+             AND undone = 0 ORDER BY id DESC LIMIT 1"
+        } else {
+            "SELECT id, seq, aspect, after FROM judgment_log WHERE campaign_id = ?1 AND annotator_id = ?2
+             AND undone = 1 ORDER BY id LIMIT 1"
+        };
+        Ok(self
+            .tx
+            .query_row(sql, params![campaign, annotator], |r| Ok(Logged { id: r.get(0)?, seq: r.get(1)?, aspect: r.get(2)?, values: r.get(3)? }))
+            .optional()?)
+    }
+
+    /// Marks a history change undone (or done again).
+    pub fn set_undone(&mut self, id: i64, undone: bool) -> Result<()> {
+        self.tx.execute("UPDATE judgment_log SET undone = ?2 WHERE id = ?1", params![id, undone])?;
+        Ok(())
+    }
+
+    /// The item and repeat flag at a queue position.
+    pub fn queue_entry(&self, campaign: i64, annotator: i64, seq: i64) -> Result<Option<(i64, bool)>> {
+        Ok(self
+            .tx
+            .query_row(
+                "SELECT item_id, repeat FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+                params![campaign, annotator, seq],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?)
+    }
+
+    /// Adds time spent (milliseconds) and visits to a queue position.
+    pub fn add_queue_time(&mut self, campaign: i64, annotator: i64, seq: i64, ms: i64, visits: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE queue SET ms = ms + ?4, visits = visits + ?5 WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+            params![campaign, annotator, seq, ms, visits],
+        )?;
+        Ok(())
+    }
+
+    /// Where the annotator is now: queue position and aspect.
+    pub fn put_annotation_position(&mut self, campaign: i64, annotator: i64, seq: i64, aspect: &str) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT(campaign_id, annotator_id) DO UPDATE SET seq = excluded.seq, aspect = excluded.aspect,
+               updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            params![campaign, annotator, seq, aspect],
+        )?;
+        Ok(())
+    }
+}
