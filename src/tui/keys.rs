@@ -271,6 +271,7 @@ pub static BINDINGS: &[Binding] = &[
         "score the selected output 1-5 (then the next output)", "score"),
     bind!(ANNOTATE => SLIDER, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
         "set the selected output to 10x the digit", "10x"),
+    bind!(ANNOTATE => SCALES, [k(K::Enter)], Action::Accept, "every output scored: the next unfinished aspect or item", "next"),
     bind!(ANNOTATE => SCALES, [k(K::Left), c('h')], Action::Adjust(-1), "selected output: one less", "less"),
     bind!(ANNOTATE => SCALES, [k(K::Right), c('l')], Action::Adjust(1), "selected output: one more", "more"),
     bind!(ANNOTATE => SLIDER, [c('['), c('H')], Action::Adjust(-10), "selected output: 10 less"),

@@ -10,7 +10,9 @@ use crossterm::event::{DisableBracketedPaste, DisableMouseCapture, EnableBracket
 use crossterm::execute;
 use crossterm::terminal::{EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode};
 use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, ClearType, CrosstermBackend, WindowSize};
+use ratatui::buffer::Cell;
+use ratatui::layout::{Position, Size};
 use std::io::{self, Stdout, stdout};
 use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -38,8 +40,56 @@ pub fn mouse_wanted() -> bool {
 }
 
 pub struct Term {
-    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+    pub terminal: Terminal<Fullscreen>,
     mouse: bool,
+}
+
+/// Crossterm's backend for a full-screen app: it never asks the terminal where the cursor is
+/// (a full screen needs no cursor position; some multiplexers, `script` and serial consoles
+/// never answer the query, and crossterm gives up after 2 s). The position asked for is the
+/// last one set, the origin at first.
+pub struct Fullscreen {
+    inner: CrosstermBackend<Stdout>,
+    cursor: Position,
+}
+
+impl Backend for Fullscreen {
+    type Error = io::Error;
+
+    fn draw<'a, I>(&mut self, content: I) -> io::Result<()>
+    where
+        I: Iterator<Item = (u16, u16, &'a Cell)>,
+    {
+        self.inner.draw(content)
+    }
+    fn hide_cursor(&mut self) -> io::Result<()> {
+        self.inner.hide_cursor()
+    }
+    fn show_cursor(&mut self) -> io::Result<()> {
+        self.inner.show_cursor()
+    }
+    fn get_cursor_position(&mut self) -> io::Result<Position> {
+        Ok(self.cursor)
+    }
+    fn set_cursor_position<P: Into<Position>>(&mut self, position: P) -> io::Result<()> {
+        self.cursor = position.into();
+        self.inner.set_cursor_position(self.cursor)
+    }
+    fn clear(&mut self) -> io::Result<()> {
+        self.inner.clear()
+    }
+    fn clear_region(&mut self, clear_type: ClearType) -> io::Result<()> {
+        self.inner.clear_region(clear_type)
+    }
+    fn size(&self) -> io::Result<Size> {
+        self.inner.size()
+    }
+    fn window_size(&mut self) -> io::Result<WindowSize> {
+        self.inner.window_size()
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Backend::flush(&mut self.inner)
+    }
 }
 
 impl Term {
@@ -63,7 +113,8 @@ impl Term {
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         // From here on, Drop (or the panic hook) restores the terminal.
-        let guard = Term { terminal: Terminal::new(CrosstermBackend::new(stdout()))?, mouse: false };
+        let backend = Fullscreen { inner: CrosstermBackend::new(stdout()), cursor: Position::ORIGIN };
+        let guard = Term { terminal: Terminal::new(backend)?, mouse: false };
         // Bracketed paste: a paste arrives whole (`Event::Paste`), not as keys.
         execute!(stdout(), EnterAlternateScreen, Hide, EnableBracketedPaste)?;
         let mut guard = guard;

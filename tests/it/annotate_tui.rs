@@ -235,6 +235,14 @@ fn likert_and_slider_keys() {
     assert_eq!(got.len(), 4);
     keys(&mut app, "z");
     assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().values(), [Some(4.0), Some(2.0), None]);
+    // Enter, as the hint row says: with an output not scored it says so; with all scored it
+    // moves to the next unfinished aspect (issue 30, point 1).
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().aspect_name(), "strength");
+    assert!(app.note.as_ref().is_some_and(|n| n.0.contains("score every output first")), "{:?}", app.note);
+    keys(&mut app, "y");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().aspect_name(), "content");
     let mut app = annotator_app(&path, "s", "a");
     keys(&mut app, "]");
     keys(&mut app, "h");

@@ -73,3 +73,25 @@ fn sgr_mouse_bytes_switch_tabs_select_rows_and_capture_ends_on_quit() {
     assert_eq!(pty.mouse(), (MouseProtocolMode::None, MouseProtocolEncoding::Default));
     assert!(!pty.alternate(), "the alternate screen was left");
 }
+
+/// A terminal that never answers a cursor position request (some multiplexers, `script`,
+/// serial consoles): the TUI draws at once, redraws after a resize, and quits cleanly, without
+/// ever asking (issue 30, point 9).
+#[test]
+fn a_terminal_that_never_answers_the_cursor_query_gets_the_tui_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    tstlab::demo::build(&mut Store::open(&path).unwrap()).unwrap();
+    let started = std::time::Instant::now();
+    let mut pty = Pty::spawn_mute(&path, dir.path(), &[], 80, 24);
+    pty.wait_screen("Datasets (2)");
+    assert!(started.elapsed() < std::time::Duration::from_millis(1500), "drawn after {:?}", started.elapsed());
+    pty.resize(100, 30);
+    pty.send("2");
+    pty.wait_screen("Compare");
+    pty.send("q");
+    let status = pty.wait_exit();
+    assert!(status.success(), "{status:?}\n{}", pty.screen());
+    let raw = String::from_utf8_lossy(&pty.raw()).into_owned();
+    assert!(!raw.contains("\x1b[6n"), "the TUI asked for the cursor position");
+}

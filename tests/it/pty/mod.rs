@@ -27,6 +27,16 @@ pub struct Pty {
 impl Pty {
     /// `tstlab --store STORE ARGS...` in a `cols` x `rows` terminal, with its own home folder.
     pub fn spawn(store: &Path, home: &Path, args: &[&str], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_as(store, home, args, cols, rows, true)
+    }
+
+    /// [`Pty::spawn`] in a terminal that never answers a cursor position request (some
+    /// multiplexers, `script`, serial consoles).
+    pub fn spawn_mute(store: &Path, home: &Path, args: &[&str], cols: u16, rows: u16) -> Pty {
+        Pty::spawn_as(store, home, args, cols, rows, false)
+    }
+
+    fn spawn_as(store: &Path, home: &Path, args: &[&str], cols: u16, rows: u16, answers: bool) -> Pty {
         let (mut master, mut slave) = (-1, -1);
         let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
         // SAFETY: openpty writes two new file descriptors into the given integers.
@@ -77,7 +87,7 @@ impl Pty {
                 let from = out.len().saturating_sub(3);
                 out.extend_from_slice(&buf[..n]);
                 // Answer cursor position requests (ESC [ 6 n) as a terminal does.
-                let asks = out[from..].windows(4).filter(|w| w == b"\x1b[6n").count();
+                let asks = if answers { out[from..].windows(4).filter(|w| w == b"\x1b[6n").count() } else { 0 };
                 for _ in 0..asks {
                     let _ = answer.write_all(b"\x1b[1;1R");
                 }
@@ -90,6 +100,16 @@ impl Pty {
     /// `tstlab annotate` on one annotator's queue in a 120x30 terminal.
     pub fn annotate(store: &Path, home: &Path, campaign: &str, annotator: &str) -> Pty {
         Self::spawn(store, home, &["annotate", "--campaign", campaign, "--annotator", annotator], 120, 30)
+    }
+
+    /// Resizes the terminal (the program gets SIGWINCH).
+    pub fn resize(&mut self, cols: u16, rows: u16) {
+        use std::os::fd::AsRawFd;
+        let size = libc::winsize { ws_row: rows, ws_col: cols, ws_xpixel: 0, ws_ypixel: 0 };
+        // SAFETY: TIOCSWINSZ on the pty master this struct owns, with a valid winsize.
+        let r = unsafe { libc::ioctl(self.input.as_raw_fd(), libc::TIOCSWINSZ, &size) };
+        assert_eq!(r, 0, "TIOCSWINSZ: {}", std::io::Error::last_os_error());
+        self.screen.lock().unwrap().set_size(std::num::NonZero::new(rows).unwrap(), std::num::NonZero::new(cols).unwrap());
     }
 
     pub fn send(&mut self, keys: &str) {
