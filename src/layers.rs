@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Files outside `src/store` that still speak SQL (lines naming `rusqlite`, calling `.conn()`
 /// or `.tx()`, or opening a SQL string), with how many such lines each may have at most: the
 /// store is to own every statement (as gitui's `asyncgit/src/sync` owns every git2 call), so
-/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 29 files, 251 lines (the annotate session and its writer moved to `store::annotation`).
+/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 29 files, 217 lines (the annotate session and its writer moved to `store::annotation`, campaigns to `store::campaigns`).
 const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("analysis/data.rs", 12),
     ("analysis/dataset_stats.rs", 4),
@@ -32,7 +32,7 @@ const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("cli/export.rs", 5),
     ("cli/score_table.rs", 3),
     ("demo.rs", 4),
-    ("human/campaign.rs", 35),
+    ("human/campaign.rs", 1),
     ("human/exchange.rs", 30),
     ("human/imported.rs", 14),
     ("human/results.rs", 8),

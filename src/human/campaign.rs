@@ -22,7 +22,6 @@ use crate::store::{self, Store, Writer};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rusqlite::{OptionalExtension, params};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -37,6 +36,7 @@ pub const LIKERT_ASPECTS: [&str; 4] = ["strength", "content", "fluency", "overal
 pub enum Error {
     #[error(transparent)]
     Store(#[from] store::Error),
+    /// A statement of the modules not yet moved into the store (`layers.rs`, SQL_OUTSIDE_STORE).
     #[error("{0}")]
     Sql(#[from] rusqlite::Error),
     #[error("bad campaign definition in the store: {0}")]
@@ -292,17 +292,14 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
     let dataset_id = store.dataset_id(&def.dataset)?;
     let mut system_ids = Vec::new();
     for name in def.systems.iter().filter(|s| !(def.human_reference && *s == REFERENCE_SYSTEM)) {
-        let id: Option<i64> = store
-            .conn()
-            .query_row("SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, name], |r| r.get(0))
-            .optional()?;
+        let id = store.system_id(dataset_id, name)?;
         system_ids.push(id.ok_or_else(|| Error::Invalid(format!("dataset {} has no system {name:?}", def.dataset)))?);
     }
     let mut real = Vec::new();
     let mut training = Vec::new();
     for dir in &def.directions {
         let direction_id = store.direction_id(dataset_id, dir)?;
-        let mut candidates = candidates(store, direction_id, &system_ids, def.human_reference)?;
+        let mut candidates = store.items_with_outputs_of(direction_id, &system_ids, def.human_reference)?;
         let want = def.per_direction + def.training_per_direction;
         if candidates.len() < want {
             return Err(Error::Invalid(format!(
@@ -325,17 +322,10 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
         make_reference_system(&mut w, dataset_id, real.iter().chain(&training))?;
     }
     for (pos, name) in def.systems.iter().enumerate() {
-        w.tx().execute(
-            "INSERT INTO campaign_systems(campaign_id, system_id, pos)
-             SELECT ?1, id, ?3 FROM systems WHERE dataset_id = ?2 AND name = ?4",
-            params![campaign_id, dataset_id, pos as i64, name],
-        )?;
+        w.add_campaign_system(campaign_id, dataset_id, pos, name)?;
     }
     for (pos, (item, role)) in real.iter().map(|i| (i, "real")).chain(training.iter().map(|i| (i, "training"))).enumerate() {
-        w.tx().execute(
-            "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
-            params![campaign_id, item, role, pos as i64],
-        )?;
+        w.add_campaign_item(campaign_id, *item, role, pos)?;
     }
     w.commit()?;
     for a in &new.annotators {
@@ -344,33 +334,9 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
     load(store, &new.name)
 }
 
-/// Items of a direction with an output of every system in `systems` (and a reference if
-/// `need_ref`), in index order.
-fn candidates(store: &Store, direction_id: i64, systems: &[i64], need_ref: bool) -> Result<Vec<i64>> {
-    let ids: Vec<String> = systems.iter().map(i64::to_string).collect();
-    let sql = format!(
-        "SELECT i.id FROM items i WHERE i.direction_id = ?1
-           AND (SELECT COUNT(DISTINCT u.system_id) FROM outputs o JOIN runs u ON o.run_id = u.id
-                WHERE o.item_id = i.id AND u.system_id IN ({})) = ?2
-           AND (?3 = 0 OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id))
-         ORDER BY i.split, i.idx",
-        if ids.is_empty() { "NULL".to_owned() } else { ids.join(",") }
-    );
-    let mut st = store.conn().prepare(&sql)?;
-    let rows = st.query_map(params![direction_id, systems.len() as i64, need_ref], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
 /// The `reference` system (kind `human`): the first reference of each item as its output.
 pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>) -> Result<()> {
-    let kind: Option<String> = w
-        .tx()
-        .query_row(
-            "SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2",
-            params![dataset_id, REFERENCE_SYSTEM],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let kind = w.system_kind(dataset_id, REFERENCE_SYSTEM)?;
     if kind.as_deref().is_some_and(|k| k != "human") {
         return Err(Error::Invalid(format!(
             "the dataset has a system named {REFERENCE_SYSTEM:?} that is not of kind human"
@@ -379,58 +345,27 @@ pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: 
     let system = w.system(dataset_id, REFERENCE_SYSTEM, "human")?;
     let run = w.import_run(system, &serde_json::json!({"made_by": "tstlab campaign", "output": "the item's first reference"}))?;
     for &item in items {
-        let text: String = w
-            .tx()
-            .query_row("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx LIMIT 1", [item], |r| r.get(0))?;
+        let text = w.first_reference(item)?;
         w.output(run, item, &text, None)?;
     }
     Ok(())
 }
 
 pub fn campaign_id(store: &Store, name: &str) -> Result<Option<i64>> {
-    Ok(store
-        .conn()
-        .query_row("SELECT id FROM campaigns WHERE name = ?1", [name], |r| r.get(0))
-        .optional()?)
+    Ok(store.campaign_id(name)?)
 }
 
 /// Loads a campaign by name.
 pub fn load(store: &Store, name: &str) -> Result<Campaign> {
-    let (id, dataset_id, config, read_only, imported): (i64, i64, String, bool, Option<String>) = store
-        .conn()
-        .query_row(
-            "SELECT id, dataset_id, config, read_only, imported FROM campaigns WHERE name = ?1",
-            [name],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
-        )
-        .optional()?
-        .ok_or_else(|| Error::Invalid(format!("no campaign {name:?} (tstlab campaign status lists them)")))?;
+    let crate::store::CampaignRow { id, dataset_id, config, read_only, imported } =
+        store.campaign_row(name)?.ok_or_else(|| Error::Invalid(format!("no campaign {name:?} (tstlab campaign status lists them)")))?;
     let def: Definition = serde_json::from_str(&config)?;
-    let mut st = store.conn().prepare(
-        "SELECT c.item_id, x.id, s.name || '->' || t.name, i.split, i.idx, c.role = 'training'
-         FROM campaign_items c JOIN items i ON c.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
-         WHERE c.campaign_id = ?1 ORDER BY c.pos",
-    )?;
-    let items = st
-        .query_map([id], |r| {
-            Ok(CampaignItem {
-                item_id: r.get(0)?,
-                direction_id: r.get(1)?,
-                direction: r.get(2)?,
-                split: r.get(3)?,
-                idx: r.get(4)?,
-                training: r.get(5)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut st = store.conn().prepare(
-        "SELECT s.id, s.name FROM campaign_systems c JOIN systems s ON c.system_id = s.id
-         WHERE c.campaign_id = ?1 ORDER BY c.pos",
-    )?;
-    let systems = st
-        .query_map([id], |r| Ok(CampaignSystem { id: r.get(0)?, name: r.get(1)? }))?
-        .collect::<Result<Vec<_>, _>>()?;
+    let items = store
+        .campaign_items(id)?
+        .into_iter()
+        .map(|r| CampaignItem { item_id: r.item_id, direction_id: r.direction_id, direction: r.direction, split: r.split, idx: r.idx, training: r.training })
+        .collect();
+    let systems = store.campaign_systems(id)?.into_iter().map(|(id, name)| CampaignSystem { id, name }).collect();
     let imported = parse_imported(imported.as_deref())?;
     Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems, read_only, imported })
 }
@@ -450,10 +385,7 @@ impl Campaign {
 
     /// Ratings published per system without their items (imported system-level campaigns).
     pub fn system_ratings(&self, store: &Store) -> Result<usize> {
-        Ok(store
-            .conn()
-            .query_row("SELECT COUNT(*) FROM system_ratings WHERE campaign_id = ?1", [self.id], |r| r.get::<_, i64>(0))?
-            as usize)
+        Ok(store.system_rating_count(self.id)?)
     }
 
     pub fn n_real(&self) -> usize {
@@ -471,12 +403,7 @@ impl Campaign {
 
     /// Annotators with a queue, by name.
     pub fn annotators(&self, store: &Store) -> Result<Vec<(i64, String)>> {
-        let mut st = store.conn().prepare(
-            "SELECT DISTINCT a.id, a.name FROM queue q JOIN annotators a ON q.annotator_id = a.id
-             WHERE q.campaign_id = ?1 ORDER BY a.name",
-        )?;
-        let rows = st.query_map([self.id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
+        Ok(store.campaign_annotators(self.id)?)
     }
 }
 
@@ -488,19 +415,10 @@ pub fn add_annotator(store: &mut Store, campaign: &str, annotator: &str) -> Resu
     let slots = c.queue(annotator);
     let mut w = store.writer()?;
     let a = w.annotator(annotator)?;
-    let has: bool = w.tx().query_row(
-        "SELECT EXISTS(SELECT 1 FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2)",
-        params![c.id, a],
-        |r| r.get(0),
-    )?;
-    if !has {
+    if !w.has_queue(c.id, a)? {
         for (seq, s) in slots.iter().enumerate() {
             let display: Vec<i64> = s.display.iter().map(|&k| c.systems[k].id).collect();
-            w.tx().execute(
-                "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![c.id, a, seq as i64, c.items[s.item].item_id, s.training, s.repeat, serde_json::to_string(&display)?],
-            )?;
+            w.add_queue_entry(c.id, a, seq, c.items[s.item].item_id, s.training, s.repeat, &serde_json::to_string(&display)?)?;
         }
     }
     w.commit()?;
@@ -535,20 +453,7 @@ impl AnnotatorProgress {
 
 /// Per queue entry of `annotator_id`: (training, repeat, judgments stored, ms).
 pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Result<Vec<(bool, bool, usize, i64)>> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT q.training, q.repeat,
-           CASE WHEN q.repeat = 0
-             THEN (SELECT COUNT(*) FROM judgments j WHERE j.campaign_id = q.campaign_id
-                   AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id)
-             ELSE (SELECT COUNT(*) FROM repeat_judgments j WHERE j.campaign_id = q.campaign_id
-                   AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id) END,
-           q.ms
-         FROM queue q WHERE q.campaign_id = ?1 AND q.annotator_id = ?2 ORDER BY q.seq",
-    )?;
-    let rows = st.query_map(params![campaign_id, annotator_id], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    Ok(store.entry_counts(campaign_id, annotator_id)?)
 }
 
 /// Progress of every annotator of a campaign.
@@ -576,15 +481,7 @@ pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
                 (false, false) => (p.real += 1, p.real_done += done),
             };
         }
-        p.at = store
-            .conn()
-            .query_row(
-                "SELECT seq FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
-                params![c.id, id],
-                |r| r.get::<_, i64>(0),
-            )
-            .optional()?
-            .map(|s| s as usize);
+        p.at = store.annotation_position(c.id, id)?.map(|(s, _)| s as usize);
         out.push(p);
     }
     Ok(out)
@@ -612,10 +509,7 @@ pub struct CampaignSummary {
 }
 
 pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
-    let names: Vec<String> = {
-        let mut st = store.conn().prepare("SELECT name FROM campaigns ORDER BY name")?;
-        st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
-    };
+    let names = store.campaign_names()?;
     let mut out = Vec::new();
     for name in names {
         let c = load(store, &name)?;

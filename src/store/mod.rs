@@ -11,6 +11,7 @@
 //! `check.rs` holds the full integrity check and the online backup.
 
 mod annotation;
+mod campaigns;
 pub mod check;
 pub mod guard;
 mod read;
@@ -20,6 +21,7 @@ pub mod shard;
 mod write;
 
 pub use annotation::{Logged, QueueRow};
+pub use campaigns::{CampaignItemRow, CampaignRow, EntryCount};
 pub use read::*;
 pub use shard::Shard;
 pub use write::*;

@@ -1,0 +1,180 @@
+//! Campaigns in the store: their rows, sampled items and systems, annotators' queues and
+//! progress. `human::campaign` decides what a campaign holds; these are its statements.
+
+use super::{Result, Store, Writer};
+use rusqlite::{OptionalExtension, params};
+
+/// A campaign's own row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignRow {
+    pub id: i64,
+    pub dataset_id: i64,
+    /// The definition (JSON).
+    pub config: String,
+    pub read_only: bool,
+    /// Where an imported campaign came from (JSON), if it is one.
+    pub imported: Option<String>,
+}
+
+/// An item a campaign sampled, in campaign order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignItemRow {
+    pub item_id: i64,
+    pub direction_id: i64,
+    /// `source->target`.
+    pub direction: String,
+    pub split: String,
+    pub idx: i64,
+    pub training: bool,
+}
+
+/// One queue entry's progress: training, repeat, judgments stored, milliseconds spent.
+pub type EntryCount = (bool, bool, usize, i64);
+
+impl Store {
+    pub fn campaign_id(&self, name: &str) -> Result<Option<i64>> {
+        Ok(self.conn.query_row("SELECT id FROM campaigns WHERE name = ?1", [name], |r| r.get(0)).optional()?)
+    }
+
+    /// Every campaign's name, in order.
+    pub fn campaign_names(&self) -> Result<Vec<String>> {
+        let mut st = self.conn.prepare("SELECT name FROM campaigns ORDER BY name")?;
+        Ok(st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn campaign_row(&self, name: &str) -> Result<Option<CampaignRow>> {
+        Ok(self
+            .conn
+            .query_row("SELECT id, dataset_id, config, read_only, imported FROM campaigns WHERE name = ?1", [name], |r| {
+                Ok(CampaignRow { id: r.get(0)?, dataset_id: r.get(1)?, config: r.get(2)?, read_only: r.get(3)?, imported: r.get(4)? })
+            })
+            .optional()?)
+    }
+
+    /// The items a campaign sampled, in its order.
+    pub fn campaign_items(&self, campaign: i64) -> Result<Vec<CampaignItemRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT c.item_id, x.id, s.name || '->' || t.name, i.split, i.idx, c.role = 'training'
+             FROM campaign_items c JOIN items i ON c.item_id = i.id JOIN directions x ON i.direction_id = x.id
+             JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+             WHERE c.campaign_id = ?1 ORDER BY c.pos",
+        )?;
+        let rows = st.query_map([campaign], |r| {
+            Ok(CampaignItemRow { item_id: r.get(0)?, direction_id: r.get(1)?, direction: r.get(2)?, split: r.get(3)?, idx: r.get(4)?, training: r.get(5)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// A campaign's systems (id, name), in its order.
+    pub fn campaign_systems(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT s.id, s.name FROM campaign_systems c JOIN systems s ON c.system_id = s.id WHERE c.campaign_id = ?1 ORDER BY c.pos",
+        )?;
+        Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Ratings published per system without their items (imported system-level campaigns).
+    pub fn system_rating_count(&self, campaign: i64) -> Result<usize> {
+        Ok(self.conn.query_row("SELECT COUNT(*) FROM system_ratings WHERE campaign_id = ?1", [campaign], |r| r.get::<_, i64>(0))? as usize)
+    }
+
+    /// Annotators with a queue in a campaign (id, name), by name.
+    pub fn campaign_annotators(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT DISTINCT a.id, a.name FROM queue q JOIN annotators a ON q.annotator_id = a.id WHERE q.campaign_id = ?1 ORDER BY a.name",
+        )?;
+        Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The id of a dataset's system by name.
+    pub fn system_id(&self, dataset: i64, name: &str) -> Result<Option<i64>> {
+        Ok(self
+            .conn
+            .query_row("SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset, name], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// Items of a direction with an output of every system in `systems` (and a reference if
+    /// `need_ref`), in split and index order.
+    pub fn items_with_outputs_of(&self, direction: i64, systems: &[i64], need_ref: bool) -> Result<Vec<i64>> {
+        let ids: Vec<String> = systems.iter().map(i64::to_string).collect();
+        let sql = format!(
+            "SELECT i.id FROM items i WHERE i.direction_id = ?1
+               AND (SELECT COUNT(DISTINCT u.system_id) FROM outputs o JOIN runs u ON o.run_id = u.id
+                    WHERE o.item_id = i.id AND u.system_id IN ({})) = ?2
+               AND (?3 = 0 OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id))
+             ORDER BY i.split, i.idx",
+            if ids.is_empty() { "NULL".to_owned() } else { ids.join(",") }
+        );
+        let mut st = self.conn.prepare(&sql)?;
+        Ok(st.query_map(params![direction, systems.len() as i64, need_ref], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Per queue entry of an annotator, in order: see [`EntryCount`].
+    pub fn entry_counts(&self, campaign: i64, annotator: i64) -> Result<Vec<EntryCount>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT q.training, q.repeat,
+               CASE WHEN q.repeat = 0
+                 THEN (SELECT COUNT(*) FROM judgments j WHERE j.campaign_id = q.campaign_id
+                       AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id)
+                 ELSE (SELECT COUNT(*) FROM repeat_judgments j WHERE j.campaign_id = q.campaign_id
+                       AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id) END,
+               q.ms
+             FROM queue q WHERE q.campaign_id = ?1 AND q.annotator_id = ?2 ORDER BY q.seq",
+        )?;
+        let rows = st.query_map(params![campaign, annotator], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
+
+impl Writer<'_> {
+    /// The kind of a dataset's system, if it has one of that name.
+    pub fn system_kind(&self, dataset: i64, name: &str) -> Result<Option<String>> {
+        Ok(self
+            .tx
+            .query_row("SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset, name], |r| r.get(0))
+            .optional()?)
+    }
+
+    /// An item's first reference.
+    pub fn first_reference(&self, item: i64) -> Result<String> {
+        Ok(self.tx.query_row("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx LIMIT 1", [item], |r| r.get(0))?)
+    }
+
+    /// The dataset's system `name` as the campaign's system at `pos`.
+    pub fn add_campaign_system(&mut self, campaign: i64, dataset: i64, pos: usize, name: &str) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO campaign_systems(campaign_id, system_id, pos) SELECT ?1, id, ?3 FROM systems WHERE dataset_id = ?2 AND name = ?4",
+            params![campaign, dataset, pos as i64, name],
+        )?;
+        Ok(())
+    }
+
+    /// An item the campaign sampled, `real` or `training`, at `pos`.
+    pub fn add_campaign_item(&mut self, campaign: i64, item: i64, role: &str, pos: usize) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
+            params![campaign, item, role, pos as i64],
+        )?;
+        Ok(())
+    }
+
+    /// Whether an annotator has a queue in a campaign.
+    pub fn has_queue(&self, campaign: i64, annotator: i64) -> Result<bool> {
+        Ok(self.tx.query_row(
+            "SELECT EXISTS(SELECT 1 FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2)",
+            params![campaign, annotator],
+            |r| r.get(0),
+        )?)
+    }
+
+    /// One entry of an annotator's queue (`display`: the systems in their order, JSON).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_queue_entry(&mut self, campaign: i64, annotator: i64, seq: usize, item: i64, training: bool, repeat: bool, display: &str) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![campaign, annotator, seq as i64, item, training, repeat, display],
+        )?;
+        Ok(())
+    }
+}
