@@ -1,7 +1,7 @@
 //! `tstlab campaign new|status|export|import|results|disagreements`.
 
 use super::print_json;
-use crate::human::campaign::{self, Definition, Mode, NewCampaign, DEFAULT_ASPECTS, LIKERT_ASPECTS, REFERENCE_SYSTEM};
+use crate::human::campaign::{self, Draft, Mode, NewCampaign};
 use crate::human::{exchange, report, results};
 use crate::printable::Safe;
 use crate::store::Store;
@@ -173,46 +173,19 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
 }
 
 fn new(store: &mut Store, a: NewArgs) -> anyhow::Result<()> {
-    let mode = Mode::parse(&a.mode)?;
-    let dataset_id = store.dataset_id(&a.dataset)?;
-    let directions = if a.directions.is_empty() {
-        store.directions(dataset_id)?.iter().map(|d| d.label()).collect()
-    } else {
-        a.directions
-    };
-    let mut systems = if a.systems.is_empty() {
-        store
-            .systems(Some(dataset_id))?
-            .into_iter()
-            .filter(|s| s.kind != "human" && s.outputs > 0)
-            .map(|s| s.name)
-            .collect()
-    } else {
-        a.systems
-    };
-    if a.human_reference && !systems.iter().any(|s| s == REFERENCE_SYSTEM) {
-        systems.push(REFERENCE_SYSTEM.into());
-    }
-    let aspects = if !a.aspects.is_empty() {
-        a.aspects
-    } else if mode == Mode::Likert {
-        LIKERT_ASPECTS.iter().map(|s| s.to_string()).collect()
-    } else {
-        DEFAULT_ASPECTS.iter().map(|s| s.to_string()).collect()
-    };
-    let def = Definition {
-        dataset: a.dataset,
-        mode,
-        directions,
-        systems,
+    let draft = Draft {
+        directions: a.directions,
+        systems: a.systems,
         human_reference: a.human_reference,
-        aspects,
+        aspects: a.aspects,
         per_direction: a.per_direction,
-        training_per_direction: a.training.unwrap_or_else(|| a.per_direction.div_ceil(10)),
+        training: a.training,
         repeats: a.repeats,
         seed: a.seed,
-        show_reference: a.show_reference.unwrap_or(mode == Mode::Likert && !a.human_reference),
+        show_reference: a.show_reference,
+        ..Draft::new(&a.dataset, Mode::parse(&a.mode)?)
     };
+    let def = draft.definition(store)?;
     let c = campaign::create(store, &NewCampaign { name: a.name, def, annotators: a.annotators })?;
     crate::outln!(
         "created campaign {} ({}, seed {}): {} real + {} training item(s) over {}, systems {}, aspects {}",

@@ -273,6 +273,96 @@ impl Definition {
     }
 }
 
+/// A dataset a campaign can be made on: its directions and its systems with outputs (kind
+/// human left out: the reference is added as a system on request).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DatasetChoice {
+    pub name: String,
+    pub directions: Vec<String>,
+    pub systems: Vec<String>,
+}
+
+/// Every dataset a campaign can be made on, by name.
+pub fn choices(store: &Store) -> Result<Vec<DatasetChoice>> {
+    let mut out = Vec::new();
+    for d in store.datasets()? {
+        let directions = store.directions(d.id)?.iter().map(|x| x.label()).collect();
+        out.push(DatasetChoice { name: d.name, directions, systems: default_systems(store, d.id)? });
+    }
+    Ok(out)
+}
+
+fn default_systems(store: &Store, dataset_id: i64) -> Result<Vec<String>> {
+    Ok(store.systems(Some(dataset_id))?.into_iter().filter(|s| s.kind != "human" && s.outputs > 0).map(|s| s.name).collect())
+}
+
+/// A new campaign as `tstlab campaign new` and the Campaigns screen ask for it: what is left
+/// empty or unset gets the default (every direction; every system with outputs but the human
+/// ones; the mode's aspects; 10% training items, at least 1; references shown in Likert
+/// campaigns without the reference as a system).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    pub dataset: String,
+    pub mode: Mode,
+    pub directions: Vec<String>,
+    pub systems: Vec<String>,
+    pub human_reference: bool,
+    pub aspects: Vec<String>,
+    pub per_direction: usize,
+    pub training: Option<usize>,
+    pub repeats: f64,
+    pub seed: u64,
+    pub show_reference: Option<bool>,
+}
+
+impl Draft {
+    /// The defaults `tstlab campaign new` documents: 50 items per direction, 10% repeats, seed 1.
+    pub fn new(dataset: &str, mode: Mode) -> Draft {
+        Draft {
+            dataset: dataset.to_owned(),
+            mode,
+            directions: Vec::new(),
+            systems: Vec::new(),
+            human_reference: false,
+            aspects: Vec::new(),
+            per_direction: 50,
+            training: None,
+            repeats: 0.1,
+            seed: 1,
+            show_reference: None,
+        }
+    }
+
+    /// The campaign's definition, the defaults filled in from the store.
+    pub fn definition(self, store: &Store) -> Result<Definition> {
+        let dataset_id = store.dataset_id(&self.dataset)?;
+        let directions =
+            if self.directions.is_empty() { store.directions(dataset_id)?.iter().map(|d| d.label()).collect() } else { self.directions };
+        let mut systems = if self.systems.is_empty() { default_systems(store, dataset_id)? } else { self.systems };
+        if self.human_reference && !systems.iter().any(|s| s == REFERENCE_SYSTEM) {
+            systems.push(REFERENCE_SYSTEM.into());
+        }
+        let aspects = match (self.aspects.is_empty(), self.mode) {
+            (false, _) => self.aspects,
+            (true, Mode::Likert) => LIKERT_ASPECTS.iter().map(|s| s.to_string()).collect(),
+            (true, _) => DEFAULT_ASPECTS.iter().map(|s| s.to_string()).collect(),
+        };
+        Ok(Definition {
+            dataset: self.dataset,
+            mode: self.mode,
+            directions,
+            systems,
+            human_reference: self.human_reference,
+            aspects,
+            per_direction: self.per_direction,
+            training_per_direction: self.training.unwrap_or_else(|| self.per_direction.div_ceil(10)),
+            repeats: self.repeats,
+            seed: self.seed,
+            show_reference: self.show_reference.unwrap_or(self.mode == Mode::Likert && !self.human_reference),
+        })
+    }
+}
+
 /// What `tstlab campaign new` asks for.
 #[derive(Debug, Clone)]
 pub struct NewCampaign {

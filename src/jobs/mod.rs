@@ -65,6 +65,8 @@ pub enum Kind {
     Score,
     /// A figure computed (a t-SNE map); the store is not changed.
     Figure,
+    /// A campaign made, or an annotator's queue.
+    Campaign,
 }
 
 /// What the jobs list shows of a finished job's value.

@@ -145,11 +145,26 @@ pub enum Action {
     CyclePool,
     /// Browse or Compare: open the launch form of a local transfer run.
     LaunchTransfer,
-    /// The app opens the launch form for this direction (a screen's answer to `LaunchTransfer`).
-    Launch(Box<LaunchAt>),
+    /// The app opens a form (a screen's answer to `LaunchTransfer`, `NewCampaign`, `AddAnnotator`).
+    OpenForm(Box<FormAt>),
+    /// Campaigns: the form of a new campaign.
+    NewCampaign,
+    /// Campaigns: an annotator joins the selected campaign (their queue is made).
+    AddAnnotator,
     /// Compare: regenerate the selected output of a local run; keep the new one.
     Regenerate,
     KeepRegen,
+}
+
+/// A form to open, with what it starts from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormAt {
+    /// A transfer run's launch form.
+    Launch(LaunchAt),
+    /// A new campaign's form: the datasets to choose from, and the one to start on.
+    Campaign { datasets: Vec<crate::human::campaign::DatasetChoice>, dataset: Option<String> },
+    /// An annotator joining a campaign.
+    Annotator { campaign: String },
 }
 
 /// Where a transfer run is launched: a direction, and the item shown when launched from Compare.
@@ -179,7 +194,13 @@ impl Action {
     pub fn writes(&self) -> bool {
         matches!(
             self,
-            Action::StartScoring | Action::LaunchTransfer | Action::Regenerate | Action::KeepRegen | Action::OpenAnnotate { .. }
+            Action::StartScoring
+                | Action::LaunchTransfer
+                | Action::NewCampaign
+                | Action::AddAnnotator
+                | Action::Regenerate
+                | Action::KeepRegen
+                | Action::OpenAnnotate { .. }
         )
     }
 

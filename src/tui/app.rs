@@ -1,5 +1,5 @@
 //! The app: the screens (behind the `Screen` trait, from `screens::all()`), which one is shown,
-//! the help overlay, the launch form, the status line, and action dispatch. Nothing here names
+//! the help overlay, the open form, the status line, and action dispatch. Nothing here names
 //! a screen: to add one, write `screens/<name>.rs` and register it in `screens::all()` (keys of
 //! its own go in `keys.rs`).
 //!
@@ -11,11 +11,12 @@
 //! changes the store (`Loader::store_version`), the screen shown reloads at once and the others
 //! when they are next shown (`Screen::store_changed`).
 
-use super::action::{Action, LaunchAt, ScreenId};
+use super::action::{Action, FormAt, ScreenId};
 use super::frame::{self, Hint, Left, Tab, TabExtras};
 use super::keys::{self, Context};
 use super::screen::{Screen, Shared, Show};
-use super::screens::{self, launch::{self, LaunchForm}};
+use super::form::Form;
+use super::screens::{self, campaign_form::{AnnotatorForm, CampaignForm}, launch::LaunchForm};
 use tui_input::InputRequest;
 use super::loader::Loader;
 use super::{help, theme};
@@ -68,8 +69,8 @@ pub struct App {
     /// Screens to reload when next shown: the store changed while they were hidden.
     stale: Vec<bool>,
     areas: Areas,
-    /// The launch form of a transfer run, while open.
-    pub launch: Option<LaunchForm>,
+    /// The open form (a transfer run, a new campaign, an annotator joining one).
+    pub form: Option<Box<dyn Form>>,
     pub shared: Shared,
     /// Status line note and whether it is an error.
     pub note: Option<(String, bool)>,
@@ -98,7 +99,7 @@ impl App {
             store_seen,
             stale,
             areas: Areas::default(),
-            launch: None,
+            form: None,
             shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false, item_list: None },
             note: None,
             quit: false,
@@ -235,10 +236,10 @@ impl App {
         self.base_chain()
     }
 
-    /// The mode that picks the keys in force: the launch form's while it is open, else the
+    /// The mode that picks the keys in force: the open form's, else the
     /// shown screen's (`Screen::mode`).
     pub fn mode(&self) -> Option<&'static str> {
-        if let Some(form) = &self.launch {
+        if let Some(form) = &self.form {
             return Some(form.mode());
         }
         self.screens[self.shown].mode()
@@ -246,8 +247,8 @@ impl App {
 
     /// The key contexts in force under the overlays.
     fn base_chain(&self) -> Vec<Context> {
-        if self.launch.is_some() {
-            return vec![Context::Launch, Context::Any];
+        if self.form.is_some() {
+            return vec![Context::Form, Context::Any];
         }
         let screen = &self.screens[self.shown];
         if screen.typing() {
@@ -309,7 +310,7 @@ impl App {
             }
             return;
         }
-        if self.launch.is_some() || !self.areas.body.contains(at) {
+        if self.form.is_some() || !self.areas.body.contains(at) {
             return;
         }
         if let Some(next) = self.screens[self.shown].click(at.x, at.y, &mut self.shared) {
@@ -432,15 +433,15 @@ impl App {
             }
             return None;
         }
-        if self.launch.is_some() && !matches!(a, Action::Quit | Action::Help | Action::Loaded(_) | Action::Note(..)) {
-            return self.dispatch_launch(a);
+        if self.form.is_some() && !matches!(a, Action::Quit | Action::Help | Action::Loaded(_) | Action::Note(..)) {
+            return self.dispatch_form(a);
         }
         self.dispatch_main(a)
     }
 
-    /// Keys of the open launch form.
-    fn dispatch_launch(&mut self, a: Action) -> Option<Action> {
-        let form = self.launch.as_mut()?;
+    /// Keys of the open form.
+    fn dispatch_form(&mut self, a: Action) -> Option<Action> {
+        let form = self.form.as_mut()?;
         match a {
             Action::Up => form.up(),
             Action::Down | Action::NextPane => form.down(),
@@ -453,30 +454,26 @@ impl App {
             Action::ClearInput => form.edit(InputRequest::DeleteLine),
             Action::Top => form.edit(InputRequest::GoToStart),
             Action::Bottom => form.edit(InputRequest::GoToEnd),
-            Action::Back => self.launch = None,
+            Action::Accept => form.toggle(),
+            Action::Back => self.form = None,
             Action::Submit => {
-                // A spec that cannot be made keeps the form open, its reason shown in it.
-                let spec = form.spec()?;
-                let name = form.job_name();
-                self.launch = None;
-                let id = launch::spawn(&self.shared.jobs, name, &self.shared.store_path, launch::What::Launch(spec));
-                return Some(Action::Note(
-                    format!("transfer run started (job {id}): 3 shows progress; outputs appear in Compare as they land"),
-                    false,
-                ));
+                // A form that cannot start stays open, its reason shown in it.
+                let note = form.submit(&self.shared.jobs, &self.shared.store_path)?;
+                self.form = None;
+                return Some(Action::Note(note, false));
             }
             _ => {}
         }
         None
     }
 
-    /// Pasted text (bracketed paste): into the launch form's text field, or typed into the
+    /// Pasted text (bracketed paste): into the open form's text field, or typed into the
     /// shown screen's field; dropped where nothing is typed.
     pub fn paste(&mut self, text: &str) {
         if self.help.is_some() {
             return;
         }
-        if let Some(form) = self.launch.as_mut() {
+        if let Some(form) = self.form.as_mut() {
             form.paste(text);
         } else if self.screens[self.shown].typing() {
             for c in text.chars().filter(|c| !c.is_control()) {
@@ -486,15 +483,31 @@ impl App {
         self.remember();
     }
 
-    /// Opens the launch form for a direction (and item); the screen that lists the direction
-    /// says how many items it has.
-    fn open_launch(&mut self, at: LaunchAt) -> Option<Action> {
-        let items = self.screens.iter().find_map(|s| s.direction_items(at.direction_id)).unwrap_or(0);
-        match LaunchForm::new(&at.dataset, &at.direction, items, at.item) {
-            Ok(f) => self.launch = Some(f),
-            Err(e) => return Some(Action::Note(e, true)),
-        }
+    /// Opens a form: the launch form for a direction (and item; the screen that lists the
+    /// direction says how many items it has), a new campaign's, or an annotator's.
+    fn open_form(&mut self, at: FormAt) -> Option<Action> {
+        let form: Box<dyn Form> = match at {
+            FormAt::Launch(at) => {
+                let items = self.screens.iter().find_map(|s| s.direction_items(at.direction_id)).unwrap_or(0);
+                match LaunchForm::new(&at.dataset, &at.direction, items, at.item) {
+                    Ok(f) => Box::new(f),
+                    Err(e) => return Some(Action::Note(e, true)),
+                }
+            }
+            FormAt::Campaign { datasets, dataset } => Box::new(CampaignForm::new(datasets, dataset.as_deref())),
+            FormAt::Annotator { campaign } => Box::new(AnnotatorForm::new(&campaign)),
+        };
+        self.form = Some(form);
         None
+    }
+
+    /// The open form, when it is a `T`.
+    pub fn form_as<T: 'static>(&self) -> Option<&T> {
+        self.form.as_ref()?.as_any().downcast_ref()
+    }
+
+    pub fn form_as_mut<T: 'static>(&mut self) -> Option<&mut T> {
+        self.form.as_mut()?.as_any_mut().downcast_mut()
     }
 
     /// Shows screen `i` when its answer says yes.
@@ -563,7 +576,7 @@ impl App {
                 return self.show(i, answer);
             }
             Action::Note(text, error) => self.note = Some((text, error)),
-            Action::Launch(at) => return self.open_launch(*at),
+            Action::OpenForm(at) => return self.open_form(*at),
             Action::Loaded(r) => {
                 if let Err(e) = &r.result {
                     self.note = Some((format!("store query failed: {e}"), true));
@@ -661,7 +674,7 @@ impl App {
         self.areas.body = body;
         self.screens[self.shown].draw(f, body, &self.shared);
         f.render_widget(Paragraph::new(status_lines), status);
-        if let Some(form) = &self.launch {
+        if let Some(form) = &self.form {
             form.draw(f, body);
         }
         if self.help.is_some() {
@@ -681,7 +694,7 @@ impl App {
             return ("Messages, newest first".to_owned(), help::message_lines(&all, width));
         }
         let mode = self.mode();
-        let name = if self.launch.is_some() { "launch form" } else { self.shown().name() };
+        let name = self.form.as_ref().map_or(self.shown().name(), |f| f.name());
         let title = match mode {
             Some(m) => format!("Help · {name} · {m} mode"),
             None => format!("Help · {name}"),

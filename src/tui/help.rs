@@ -32,8 +32,8 @@ pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
         BINDINGS.iter().filter(|b| b.context == ctx && keep(b)).collect()
     };
     for ctx in base.iter().copied().filter(|c| !matches!(c, Context::Main | Context::Any)) {
-        // The mode is the shown screen's, or the launch form's when it is open.
-        let moded = matches!(ctx, Context::Screen(_) | Context::Launch);
+        // The mode is the shown screen's, or the open form's.
+        let moded = matches!(ctx, Context::Screen(_) | Context::Form);
         let heading = match (moded, mode) {
             (true, Some(m)) => format!("{} · {m} mode", title(ctx)),
             _ => title(ctx),
@@ -63,7 +63,7 @@ pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
 fn title(ctx: Context) -> String {
     match ctx {
         Context::Screen(id) => format!("{} keys", id.name()),
-        Context::Launch => "Launch form (a transfer run)".into(),
+        Context::Form => "Forms (a transfer run, a new campaign, an annotator)".into(),
         Context::Input => "While typing".into(),
         Context::Help => "In this help".into(),
         Context::Main | Context::Any => "Keys on every screen".into(),
@@ -166,10 +166,10 @@ mod tests {
     /// The launch form's keys come first in its mode (typing in a text field), then its other mode's.
     #[test]
     fn the_launch_form_mode_first() {
-        let s = sections(&[Context::Launch, Context::Any], Some("typing"));
-        assert_eq!(s[0].title, "Launch form (a transfer run) · typing mode");
+        let s = sections(&[Context::Form, Context::Any], Some("typing"));
+        assert_eq!(s[0].title, "Forms (a transfer run, a new campaign, an annotator) · typing mode");
         assert!(s[0].bindings.iter().any(|b| b.action == crate::tui::action::Action::DeleteWord));
-        assert_eq!(s[1].title, "Launch form (a transfer run) in other modes");
+        assert_eq!(s[1].title, "Forms (a transfer run, a new campaign, an annotator) in other modes");
         assert!(s[1].bindings.iter().all(|b| b.modes == ["choose"]));
         let listed: usize = s.iter().map(|s| s.bindings.len()).sum();
         assert_eq!(listed, BINDINGS.len());

@@ -4,8 +4,8 @@
 use super::action::{Action, ScreenId};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// The mode of a context in which printable keys that are not bound type themselves (the
-/// launch form's text fields), as everywhere in [`Context::Input`].
+/// The mode of a context in which printable keys that are not bound type themselves (a
+/// form's text fields), as everywhere in [`Context::Input`].
 pub const TYPING: &str = "typing";
 
 /// Where a binding applies. The app looks a key up in a chain of contexts, most specific first.
@@ -17,8 +17,8 @@ pub enum Context {
     Main,
     /// On one screen when not typing.
     Screen(ScreenId),
-    /// While the launch form of a transfer run is open.
-    Launch,
+    /// While a form is open (a transfer run, a new campaign, an annotator joining).
+    Form,
     /// While typing into a text field (other printable keys type themselves).
     Input,
     /// While the help overlay is open.
@@ -31,7 +31,7 @@ impl Context {
             Context::Any => "anywhere".into(),
             Context::Main => "screens".into(),
             Context::Screen(id) => id.name().to_lowercase(),
-            Context::Launch => "launch".into(),
+            Context::Form => "form".into(),
             Context::Input => "typing".into(),
             Context::Help => "help".into(),
         }
@@ -152,7 +152,7 @@ const TABLE: &[&str] = &["table"];
 const MENU: &[&str] = &["menu"];
 // The results screen's mode while a table is wider than the screen.
 const WIDE: &[&str] = &["wide"];
-// The launch form's modes: on a choice field, in a text field.
+// A form's modes: on a choice field, in a text field.
 const CHOOSE: &[&str] = &["choose"];
 const TYPE: &[&str] = &[TYPING];
 
@@ -260,6 +260,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(CAMPAIGNS, [k(K::Enter)], Action::Open, "annotators pane; on an annotator: annotate as them", "open"),
     bind!(CAMPAIGNS, [c('v')], Action::ViewResults, "results of the selected campaign", "results"),
     bind!(CAMPAIGNS, [c('s')], Action::CycleSort, "sort the campaigns by the next column (or click a header)", "sort"),
+    bind!(CAMPAIGNS, [c('n')], Action::NewCampaign, "make a new campaign (a form: dataset, mode, systems, annotators)", "new"),
+    bind!(CAMPAIGNS, [c('+')], Action::AddAnnotator, "an annotator joins the selected campaign (their queue is made)", "join"),
     bind!(ANNOTATE => RANK, [c('K'), c('+')], Action::RankUp, "move the selected output up (better)", "better"),
     bind!(ANNOTATE => RANK, [c('J'), c('-')], Action::RankDown, "move the selected output down (worse)", "worse"),
     bind!(ANNOTATE => RANK, [c('=')], Action::Tie, "tie the selected output with the one above (again: untie)", "tie"),
@@ -290,25 +292,26 @@ pub static BINDINGS: &[Binding] = &[
     bind!(RESULTS => WIDE, [c('>'), c('.')], Action::Sideways(8), "more columns of the tables wider than the screen", "columns"),
     bind!(RESULTS => WIDE, [c('<'), c(',')], Action::Sideways(-8), "back towards the tables' first columns"),
     bind!(RESULTS, [k(K::Esc)], Action::Go(ScreenId::CAMPAIGNS), "back to Campaigns", "back"),
-    bind!(Launch, [k(K::Up)], Action::Up, "previous field"),
-    bind!(Launch, [k(K::Down), k(K::Tab)], Action::Down, "next field", "field"),
-    bind!(Launch, [k(K::Enter)], Action::Submit, "start the run as a background job (the server's key: TSTLAB_API_KEY or OPENAI_API_KEY)", "start"),
-    bind!(Launch, [k(K::Esc)], Action::Back, "close the form", "close"),
-    bind!(Launch => CHOOSE, [c('k')], Action::Up, "previous field"),
-    bind!(Launch => CHOOSE, [c('j')], Action::Down, "next field"),
-    bind!(Launch => CHOOSE, [k(K::Left), c('h')], Action::Left, "previous choice", "change"),
-    bind!(Launch => CHOOSE, [k(K::Right), c('l')], Action::Right, "next choice"),
-    bind!(Launch => CHOOSE, [c('q')], Action::Back, "close the form"),
-    bind!(Launch => CHOOSE, [c('?'), k(K::F(1))], Action::Help, "show this help", "help"),
-    bind!(Launch => TYPE, [k(K::F(1))], Action::Help, "show this help (? types itself here)", "help"),
-    bind!(Launch => TYPE, [k(K::Left)], Action::Left, "cursor one character left"),
-    bind!(Launch => TYPE, [k(K::Right)], Action::Right, "cursor one character right"),
-    bind!(Launch => TYPE, [k(K::Home), ctrl('a')], Action::Top, "cursor to the start"),
-    bind!(Launch => TYPE, [k(K::End), ctrl('e')], Action::Bottom, "cursor to the end"),
-    bind!(Launch => TYPE, [k(K::Backspace)], Action::Backspace, "delete the character before the cursor", "delete"),
-    bind!(Launch => TYPE, [k(K::Delete), ctrl('d')], Action::DeleteNext, "delete the character at the cursor"),
-    bind!(Launch => TYPE, [ctrl('w')], Action::DeleteWord, "delete the word before the cursor"),
-    bind!(Launch => TYPE, [ctrl('u')], Action::ClearInput, "empty the field (pasting works too)"),
+    bind!(Form, [k(K::Up)], Action::Up, "previous field"),
+    bind!(Form, [k(K::Down), k(K::Tab)], Action::Down, "next field", "field"),
+    bind!(Form, [k(K::Enter)], Action::Submit, "start it as a background job (a transfer run: the server's key from TSTLAB_API_KEY or OPENAI_API_KEY)", "start"),
+    bind!(Form, [k(K::Esc)], Action::Back, "close the form", "close"),
+    bind!(Form => CHOOSE, [c('k')], Action::Up, "previous field"),
+    bind!(Form => CHOOSE, [c('j')], Action::Down, "next field"),
+    bind!(Form => CHOOSE, [k(K::Left), c('h')], Action::Left, "previous choice", "change"),
+    bind!(Form => CHOOSE, [k(K::Right), c('l')], Action::Right, "next choice"),
+    bind!(Form => CHOOSE, [c(' ')], Action::Accept, "tick or untick (systems, directions); else the next choice"),
+    bind!(Form => CHOOSE, [c('q')], Action::Back, "close the form"),
+    bind!(Form => CHOOSE, [c('?'), k(K::F(1))], Action::Help, "show this help", "help"),
+    bind!(Form => TYPE, [k(K::F(1))], Action::Help, "show this help (? types itself here)", "help"),
+    bind!(Form => TYPE, [k(K::Left)], Action::Left, "cursor one character left"),
+    bind!(Form => TYPE, [k(K::Right)], Action::Right, "cursor one character right"),
+    bind!(Form => TYPE, [k(K::Home), ctrl('a')], Action::Top, "cursor to the start"),
+    bind!(Form => TYPE, [k(K::End), ctrl('e')], Action::Bottom, "cursor to the end"),
+    bind!(Form => TYPE, [k(K::Backspace)], Action::Backspace, "delete the character before the cursor", "delete"),
+    bind!(Form => TYPE, [k(K::Delete), ctrl('d')], Action::DeleteNext, "delete the character at the cursor"),
+    bind!(Form => TYPE, [ctrl('w')], Action::DeleteWord, "delete the word before the cursor"),
+    bind!(Form => TYPE, [ctrl('u')], Action::ClearInput, "empty the field (pasting works too)"),
     bind!(Input, [k(K::Enter)], Action::Submit, "finish typing (Import: start the import)"),
     bind!(Input, [k(K::Esc)], Action::Back, "stop typing (search: clear it)"),
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
@@ -426,7 +429,7 @@ mod tests {
     /// `q` closes it and `?` opens the help; F1 opens it in both.
     #[test]
     fn the_launch_form_types_in_its_text_fields() {
-        let form = [Launch, Any];
+        let form = [Form, Any];
         for ch in ['q', '?', '1', 'j', 'h', ' '] {
             assert_eq!(action_for(&form, Some(TYPING), &key(K::Char(ch))), Some(Action::Char(ch)), "{ch}");
         }

@@ -43,6 +43,8 @@ pub enum Request {
     Neighbour { item_id: i64, forward: bool },
     /// Every campaign with its annotators' progress.
     Campaigns,
+    /// What a new campaign can be made on: datasets, their directions and systems.
+    CampaignChoices,
     /// A campaign's results (bootstrap resamples) and training disagreements.
     Results { campaign: String, resamples: usize },
     /// The Analysis screen's heatmap of a dataset (`None`: the screen's default dataset).
@@ -89,6 +91,7 @@ pub enum Topic {
     Items,
     Detail,
     Campaigns,
+    CampaignChoices,
     Results,
     Matrix,
     Cell,
@@ -98,7 +101,7 @@ pub enum Topic {
     Bars,
 }
 
-const TOPICS: usize = 12;
+const TOPICS: usize = 13;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -108,6 +111,7 @@ impl Request {
             Request::Items(_) => Topic::Items,
             Request::Detail(_) | Request::Neighbour { .. } => Topic::Detail,
             Request::Campaigns => Topic::Campaigns,
+            Request::CampaignChoices => Topic::CampaignChoices,
             Request::Results { .. } => Topic::Results,
             Request::Matrix { .. } => Topic::Matrix,
             Request::Cell(_) => Topic::Cell,
@@ -127,6 +131,7 @@ pub enum Reply {
     /// `None`: no neighbour in that direction.
     Detail(Option<ItemDetail>),
     Campaigns(Vec<CampaignSummary>),
+    CampaignChoices(Vec<campaign::DatasetChoice>),
     Results(Box<(Results, Vec<Disagreement>)>),
     Matrix(Box<Loaded>),
     Cell { query: Box<CellQuery>, report: Box<MetaReport> },
@@ -162,6 +167,7 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
             Err(e) => Err(e),
         },
         Request::Campaigns => return campaign::list(store).map(Reply::Campaigns).map_err(|e| e.to_string()),
+        Request::CampaignChoices => return campaign::choices(store).map(Reply::CampaignChoices).map_err(|e| e.to_string()),
         Request::Results { campaign, resamples } => {
             return results::compute(store, campaign, Some(*resamples))
                 .and_then(|r| Ok((r, results::disagreements(store, campaign)?)))

@@ -3,6 +3,7 @@
 //! - `screen.rs`: the `Screen` trait and what every screen may use; `screens/`: one file per
 //!   screen and `screens::all()`, the list of them
 //! - `app.rs`: the screens behind the trait, dispatch, status line
+//! - `form.rs`: what a form is (the launch form, the campaign forms) and what forms share
 //! - `action.rs`: the one action type and `ScreenId`; `keys.rs`: the key table (help is generated
 //!   from it)
 //! - `frame.rs`: the tab line and status line, laid out for 80x24 first; `help.rs`: the help
@@ -14,6 +15,7 @@
 pub mod action;
 pub mod app;
 pub mod bench;
+pub mod form;
 pub mod frame;
 pub mod help;
 pub mod keys;

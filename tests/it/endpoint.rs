@@ -708,7 +708,7 @@ fn the_tui_launch_form_runs_a_transfer_through_the_server() {
     keys(&mut app, "j");
     press(&mut app, KeyCode::Enter);
     keys(&mut app, "t");
-    assert!(app.launch.is_some(), "{:?}", app.note);
+    assert!(app.form.is_some(), "{:?}", app.note);
     // Items: first 10; then the server's address and model name.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
@@ -718,7 +718,7 @@ fn the_tui_launch_form_runs_a_transfer_through_the_server() {
     press(&mut app, KeyCode::Tab);
     keys(&mut app, MODEL);
     press(&mut app, KeyCode::Enter);
-    assert!(app.launch.is_none(), "started: {:?}", app.launch.as_ref().and_then(|f| f.error.clone()));
+    assert!(app.form.is_none(), "started: {:?}", app.form_as::<tstlab::tui::screens::launch::LaunchForm>().and_then(|f| f.error.clone()));
     let jobs = app.shared.jobs.list();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].name, format!("transfer demo-sentiment {DIR} tstbench-generic via {MODEL}"));

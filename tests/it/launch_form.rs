@@ -11,6 +11,7 @@ use tstlab::transfer::Library;
 use tstlab::transfer::run::Subset;
 use tstlab::transfer::template::{Origin, Template};
 use tstlab::tui::App;
+use tstlab::tui::form::Form;
 use tstlab::tui::screens::launch::{Choice, Field, LaunchForm};
 
 const URL: &str = "http://127.0.0.1:9/v1";
@@ -22,7 +23,7 @@ fn form_app(dir: &std::path::Path) -> App {
     let mut store = Store::open(&path).unwrap();
     tstlab::demo::build(&mut store).unwrap();
     let mut app = app_on(store, &path);
-    app.launch = Some(form(&Library::built_in()));
+    app.form = Some(Box::new(form(&Library::built_in())));
     app
 }
 
@@ -44,7 +45,7 @@ fn ctrl(app: &mut App, c: char) {
 }
 
 fn value(app: &App, field: Field) -> String {
-    let f = app.launch.as_ref().expect("the form is open");
+    let f = app.form_as::<LaunchForm>().expect("the form is open");
     match field {
         Field::Endpoint => f.endpoint.value().to_owned(),
         Field::Served => f.served.value().to_owned(),
@@ -61,7 +62,7 @@ fn text_fields_take_letters_q_question_mark_and_digits_and_edit() {
     for _ in 0..3 {
         press(&mut app, KeyCode::Down);
     }
-    assert_eq!(app.launch.as_ref().unwrap().focus(), Field::Endpoint);
+    assert_eq!(app.form_as::<LaunchForm>().unwrap().focus(), Field::Endpoint);
     assert_eq!(app.mode(), Some("typing"));
     typed(&mut app, "http://q?1.example:8000/v1");
     assert_eq!(value(&app, Field::Endpoint), "http://q?1.example:8000/v1");
@@ -90,7 +91,7 @@ fn text_fields_take_letters_q_question_mark_and_digits_and_edit() {
     assert_eq!(value(&app, Field::Endpoint), URL);
     // Esc closes the form from a text field too, the app keeps running.
     press(&mut app, KeyCode::Esc);
-    assert!(app.launch.is_none() && !app.quit);
+    assert!(app.form.is_none() && !app.quit);
 }
 
 #[test]
@@ -102,9 +103,9 @@ fn a_bad_address_or_a_missing_model_name_is_shown_in_the_form() {
     }
     typed(&mut app, "htp://localhost:8000");
     press(&mut app, KeyCode::Enter);
-    assert!(app.launch.is_some(), "the form stays open");
+    assert!(app.form.is_some(), "the form stays open");
     assert!(app.shared.jobs.list().is_empty(), "nothing started");
-    let error = app.launch.as_ref().unwrap().error.clone().expect("an error in the form");
+    let error = app.form_as::<LaunchForm>().unwrap().error.clone().expect("an error in the form");
     assert_eq!(error, (Field::Endpoint, "\"htp://localhost:8000\": an endpoint address starts with http:// or https://".to_owned()));
     let text = screen(&mut app, 80, 24);
     assert!(text.contains("✗ server URL: \"htp://localhost:8000\": an endpoint address starts with"), "{text}");
@@ -138,7 +139,7 @@ fn the_started_job_gets_the_spec_tstlab_transfer_makes() {
     app.paste(URL);
     press(&mut app, KeyCode::Tab);
     typed(&mut app, "served-name");
-    let spec = app.launch.as_mut().unwrap().spec().expect("a valid form");
+    let spec = app.form_as_mut::<LaunchForm>().unwrap().spec().expect("a valid form");
     let e = spec.endpoint.clone().expect("through the server");
     assert_eq!((e.url.as_str(), e.model.as_str()), (URL, "served-name"));
     assert_eq!(spec.model, PathBuf::from("served-name"));
@@ -148,7 +149,7 @@ fn the_started_job_gets_the_spec_tstlab_transfer_makes() {
     assert_eq!((e.concurrency, e.timeout.as_secs()), (4, 120));
     assert!(screen(&mut app, 80, 24).contains("Transfer run through a server"));
     press(&mut app, KeyCode::Enter);
-    assert!(app.launch.is_none());
+    assert!(app.form.is_none());
     let jobs = app.shared.jobs.list();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].name, "transfer demo-sentiment negative->positive tstbench-generic via served-name");
@@ -197,7 +198,7 @@ fn a_template_with_a_server_prefills_the_fields() {
 #[test]
 fn the_form_at_80x24_and_160x45() {
     let mut app = crate::headless::demo_app();
-    app.launch = Some(form(&Library::built_in()));
+    app.form = Some(Box::new(form(&Library::built_in())));
     insta::assert_snapshot!("launch_form_local_160x45", screen(&mut app, 160, 45));
     for _ in 0..3 {
         press(&mut app, KeyCode::Down);

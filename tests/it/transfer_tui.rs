@@ -33,7 +33,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     press(&mut app, KeyCode::Char('t'));
     if !tstlab::models::default_model_path().is_file() {
         // The form opens (a server needs no local model) and says there is none.
-        assert!(app.launch.is_some());
+        assert!(app.form.is_some());
         let text = screen(&mut app, 140, 40);
         assert!(text.contains("‹ none installed › (tstlab models install)"), "{text}");
         crate::skip::skip("the run: no model installed (tstlab models install; TSTLAB_HOME)");
@@ -46,7 +46,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     assert!(text.contains("all items (40)"), "{text}");
     // Keys go to the form: q closes it, the app keeps running.
     press(&mut app, KeyCode::Char('q'));
-    assert!(app.launch.is_none() && !app.quit);
+    assert!(app.form.is_none() && !app.quit);
     press(&mut app, KeyCode::Char('t'));
     // Items: first 10.
     press(&mut app, KeyCode::Down);
@@ -54,7 +54,7 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     press(&mut app, KeyCode::Right);
     assert!(screen(&mut app, 140, 40).contains("‹ first 10 ›"));
     press(&mut app, KeyCode::Enter);
-    assert!(app.launch.is_none());
+    assert!(app.form.is_none());
     let jobs = app.shared.jobs.list();
     assert_eq!(jobs.len(), 1);
     assert_eq!(jobs[0].name, "transfer demo-sentiment negative->positive tstbench-generic");
@@ -83,6 +83,6 @@ fn launch_from_browse_runs_a_job_whose_outputs_show_in_compare() {
     press(&mut app, KeyCode::Char('t'));
     assert!(screen(&mut app, 140, 40).contains("this item (demo-sentiment/negative->positive/1)"));
     press(&mut app, KeyCode::Esc);
-    assert!(app.launch.is_none());
+    assert!(app.form.is_none());
     assert_eq!(Path::new(&app.shared.store_path), path.as_path());
 }

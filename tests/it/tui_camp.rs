@@ -13,6 +13,7 @@ use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
 use tstlab::human::session::Session;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
+use tstlab::tui::screens::campaign_form::{AnnotatorForm, CampaignForm, Row};
 use tstlab::tui::screens::campaigns::{Campaigns, Column};
 use tstlab::tui::screens::results::ResultsView;
 use tstlab::tui::{Action, App, Loader, ScreenId};
@@ -223,4 +224,116 @@ fn campaigns_and_results_follow_the_store_keeping_the_place() {
     assert_eq!(app.screen::<ResultsView>().tab, 3, "the section is kept");
     let t = screen(&mut app, 80, 24);
     assert!(t.contains("Results · duel · rank · ") && !t.contains("· 0 judgment(s)"), "{t}");
+}
+
+/// Text of the open campaign form's error, if any.
+fn form_error(app: &App) -> Option<String> {
+    app.form_as::<CampaignForm>().and_then(|f| f.error.as_ref().map(|e| e.1.clone()))
+}
+
+/// Waits for the newest job to finish and hands its end to the app, as the event loop does.
+fn finish_job(app: &mut App) -> tstlab::jobs::JobView {
+    let id = app.shared.jobs.list().iter().map(|j| j.id).max().expect("a job");
+    let j = app.shared.jobs.wait(id, Duration::from_secs(60)).expect("the job");
+    app.jobs_changed();
+    assert!(app.settle(WAIT));
+    j
+}
+
+/// A researcher makes a campaign and adds an annotator without leaving the TUI: `n` opens the
+/// form (a name is asked for before anything starts), the choices are the store's, and what is
+/// made equals what `tstlab campaign new` makes from the same answers (the same items, systems
+/// and settings); `+` adds an annotator whose queue is the one `--join` gives.
+#[test]
+fn a_campaign_is_made_and_joined_from_the_tui() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = store(dir.path());
+    let mut app = app(&path);
+    keys(&mut app, "5n");
+    assert!(app.settle(WAIT));
+    let form = app.form_as::<CampaignForm>().expect("n opens the form");
+    assert_eq!(form.focus(), Row::Name);
+    assert_eq!(app.mode(), Some("typing"));
+    // Without a name nothing starts.
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(form_error(&app).as_deref(), Some("give the campaign a name"));
+    assert!(app.shared.jobs.list().is_empty());
+    // Typed keys type (even q and digits), Down goes on to the dataset.
+    keys(&mut app, "tui-made-q1");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.mode(), Some("choose"));
+    let t = screen(&mut app, 80, 24);
+    assert!(t.contains("New campaign") && t.contains("tui-made-q1") && t.contains("‹ demo-sentiment ›"), "{t}");
+    // Likert, 3 items per direction, two annotators, one direction of two.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Down);
+    app.handle(Action::ClearInput);
+    keys(&mut app, "3");
+    press(&mut app, KeyCode::Down);
+    keys(&mut app, "ann1, ann2");
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.form_as::<CampaignForm>().unwrap().focus(), Row::Direction(0));
+    keys(&mut app, " ");
+    // The form scrolls to the row under the cursor at 80x24.
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Down);
+        if app.form_as::<CampaignForm>().unwrap().focus() == Row::System(1) {
+            break;
+        }
+    }
+    let t = screen(&mut app, 80, 24);
+    assert!(t.contains("[ ] negative->positive") && t.contains("[x] positive->negative"), "{t}");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.form.is_none(), "started: {:?}", form_error(&app));
+    let j = finish_job(&mut app);
+    assert_eq!(j.status, tstlab::jobs::Status::Done, "{}", j.message);
+    until(&mut app, "the new campaign", |a| a.screen::<Campaigns>().list.iter().any(|c| c.name == "tui-made-q1"));
+
+    // The same answers through the CLI make the same campaign.
+    let home = tempfile::tempdir().unwrap();
+    let out = crate::bin::tstlab(home.path())
+        .args(["--store", path.to_str().unwrap(), "campaign", "new", "cli-made", "--dataset", "demo-sentiment", "--mode", "likert"])
+        .args(["--per-direction", "3", "--directions", "positive->negative", "--annotators", "ann1,ann2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let store = Store::open(&path).unwrap();
+    let (tui, cli) = (campaign::load(&store, "tui-made-q1").unwrap(), campaign::load(&store, "cli-made").unwrap());
+    assert_eq!(tui.def, cli.def);
+    assert_eq!(tui.def.mode, Mode::Likert);
+    assert_eq!(tui.def.per_direction, 3);
+    let ids = |c: &campaign::Campaign| c.items.iter().map(|i| (i.item_id, i.training)).collect::<Vec<_>>();
+    assert_eq!(ids(&tui), ids(&cli));
+    let names = |c: &campaign::Campaign| c.systems.iter().map(|s| s.name.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&tui), names(&cli));
+    let ann = |c: &campaign::Campaign, s: &Store| c.annotators(s).unwrap().into_iter().map(|a| a.1).collect::<Vec<_>>();
+    assert_eq!(ann(&tui, &store), ["ann1", "ann2"]);
+    drop(store);
+
+    // `+` on it: carol joins; her queue is there.
+    let at = app.screen::<Campaigns>().list.iter().position(|c| c.name == "tui-made-q1").unwrap();
+    while app.screen::<Campaigns>().selected != at {
+        let key = if app.screen::<Campaigns>().selected < at { KeyCode::Down } else { KeyCode::Up };
+        press(&mut app, key);
+    }
+    keys(&mut app, "+");
+    assert!(app.form_as::<AnnotatorForm>().is_some());
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.form_as::<AnnotatorForm>().unwrap().error.as_deref(), Some("type the annotator's name"));
+    keys(&mut app, "carol");
+    press(&mut app, KeyCode::Enter);
+    let j = finish_job(&mut app);
+    assert_eq!(j.status, tstlab::jobs::Status::Done, "{}", j.message);
+    let store = Store::open(&path).unwrap();
+    let tui = campaign::load(&store, "tui-made-q1").unwrap();
+    assert_eq!(ann(&tui, &store), ["ann1", "ann2", "carol"]);
+    let carol = tui.annotators(&store).unwrap().into_iter().find(|a| a.1 == "carol").unwrap().0;
+    assert_eq!(store.entry_counts(tui.id, carol).unwrap().len(), tui.queue("carol").len(), "her queue, whole");
+    // Esc closes a form without starting anything.
+    keys(&mut app, "n");
+    assert!(app.settle(WAIT) && app.form.is_some());
+    press(&mut app, KeyCode::Esc);
+    assert!(app.form.is_none());
 }

@@ -74,6 +74,10 @@ snap!(compare, |app| {
 snap!(jobs, |app| press_char(app, '3'));
 snap!(import, |app| press_char(app, '4'));
 snap!(campaigns, |app| press_char(app, '5'));
+snap!(campaign_form, |app| {
+    press_char(app, '5');
+    press_char(app, 'n');
+});
 snap!(analysis_heatmap, |app| press_char(app, '6'));
 snap!(analysis_tradeoff, |app| {
     press_char(app, '6');

@@ -4,7 +4,7 @@
 //! its names and counts; a search shows each source around its match.
 
 use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
-use crate::tui::action::{Action, LaunchAt, ScreenId};
+use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId};
 use crate::tui::screen::{ItemListAt, Screen, Shared};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
@@ -311,7 +311,7 @@ impl Screen for Browse {
                     return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
                 };
                 let direction = format!("{}->{}", d.source_style, d.target_style);
-                return Some(Action::Launch(Box::new(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.id, item: None })));
+                return Some(Action::OpenForm(Box::new(FormAt::Launch(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.id, item: None }))));
             }
             Action::CycleFilter => {
                 let all = ItemFilter::ALL;

@@ -1,13 +1,13 @@
 //! Campaigns: every annotation campaign in a table (sortable by any column: `s`, or a click on
 //! its header) with its annotators' progress below; annotate as one of them (Enter) or open the
-//! results (v). Names are abbreviated in the tables; the details pane shows the selected
+//! results (v); make a new campaign (n, a form) or add an annotator (+). Names are abbreviated in the tables; the details pane shows the selected
 //! campaign and annotator in full, wrapped. From 120 columns the campaigns sit beside the
 //! details and annotators, below that above them. Imported campaigns are listed too, marked
 //! read-only: Enter on one of their annotators says so instead of annotating. When another
 //! process changes the store (a new campaign, judgments entered) the lists reload in place.
 
 use crate::human::campaign::{AnnotatorProgress, CampaignSummary};
-use crate::tui::action::{Action, ScreenId};
+use crate::tui::action::{Action, FormAt, ScreenId};
 use crate::tui::screen::{Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
@@ -108,6 +108,8 @@ pub struct Campaigns {
     pub sort: Column,
     campaigns_at: Drawn,
     annotators_at: Drawn,
+    /// `n` asked for the new campaign form's choices: open it when they arrive.
+    form_asked: bool,
 }
 
 impl Campaigns {
@@ -200,13 +202,20 @@ impl Screen for Campaigns {
                 return Some(Action::OpenAnnotate { campaign: c.name.clone(), annotator: a.annotator.clone(), join: false });
             }
             Action::Open if n_ann > 0 => self.in_annotators = true,
-            Action::Open => {
-                return Some(Action::Note(
-                    "no annotators yet: tstlab annotate --campaign NAME --annotator NAME --join".into(),
-                    false,
-                ));
-            }
+            Action::Open if self.list.is_empty() => return Some(Action::Note("no campaigns yet: n makes one".into(), false)),
+            Action::Open => return Some(Action::Note("no annotators yet: + adds one".into(), false)),
             Action::ViewResults => return Some(Action::OpenResults(self.current()?.name.clone())),
+            Action::NewCampaign => {
+                self.form_asked = true;
+                sh.loader.request(Request::CampaignChoices);
+            }
+            Action::AddAnnotator => {
+                let c = self.current()?;
+                if c.read_only {
+                    return Some(Action::Note(format!("campaign {} is read-only: nobody can join it", theme::text(&c.name)), true));
+                }
+                return Some(Action::OpenForm(Box::new(FormAt::Annotator { campaign: c.name.clone() })));
+            }
             _ => {}
         }
         None
@@ -223,10 +232,19 @@ impl Screen for Campaigns {
     }
 
     fn loaded(&mut self, r: &Response, _sh: &mut Shared) -> Option<Action> {
-        if let Ok(Reply::Campaigns(list)) = &r.result {
-            let keep = self.place();
-            self.list = list.clone();
-            self.resort(keep);
+        match &r.result {
+            Ok(Reply::Campaigns(list)) => {
+                let keep = self.place();
+                self.list = list.clone();
+                self.resort(keep);
+            }
+            Ok(Reply::CampaignChoices(datasets)) if self.form_asked => {
+                self.form_asked = false;
+                let dataset = self.current().map(|c| c.dataset.clone());
+                return Some(Action::OpenForm(Box::new(FormAt::Campaign { datasets: datasets.clone(), dataset })));
+            }
+            Err(_) if r.topic == Topic::CampaignChoices => self.form_asked = false,
+            _ => {}
         }
         None
     }
@@ -301,7 +319,7 @@ impl Campaigns {
     /// wrap, with their styles.
     fn details(&self) -> Vec<(String, ratatui::style::Style)> {
         let Some(c) = self.current() else {
-            return vec![("no campaigns: tstlab campaign new --help".into(), theme::MUTED)];
+            return vec![("no campaigns: n makes one (or tstlab campaign new)".into(), theme::MUTED)];
         };
         let items = if c.system_ratings > 0 && c.real_items == 0 {
             format!("{} ratings per system, no items", c.system_ratings)
@@ -385,7 +403,7 @@ impl Campaigns {
         let inner = block.inner(area);
         f.render_widget(block, area);
         if self.list.is_empty() {
-            let text = if busy.is_empty() { "no campaigns: tstlab campaign new --help" } else { "loading…" };
+            let text = if busy.is_empty() { "no campaigns: n makes one (or tstlab campaign new)" } else { "loading…" };
             f.render_widget(Paragraph::new(text).style(theme::MUTED), inner);
             return Drawn::default();
         }
@@ -447,13 +465,13 @@ impl Campaigns {
             f.render_widget(theme::pane(" Annotators ".into(), false), area);
             return Drawn::default();
         };
-        let keys = if c.read_only { "v results" } else { "Enter annotates · v results" };
+        let keys = if c.read_only { "v results" } else { "Enter annotates · + joins · v results" };
         let title = format!(" Annotators ({}) · {keys} ", c.annotators.len());
         let block = theme::pane(title, self.in_annotators);
         let inner = block.inner(area);
         f.render_widget(block, area);
         if c.annotators.is_empty() {
-            let text = "no annotators yet: tstlab annotate --campaign NAME --annotator NAME --join";
+            let text = "no annotators yet: + adds one";
             let lines: Vec<Line> = theme::wrap(text, inner.width as usize).into_iter().map(|l| Line::styled(l, theme::MUTED)).collect();
             f.render_widget(Paragraph::new(lines), inner);
             return Drawn::default();

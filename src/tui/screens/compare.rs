@@ -7,7 +7,7 @@
 use crate::score::table_fmt::fmt_score;
 use crate::diff::{self, Op};
 use crate::store::{ItemDetail, OutputView};
-use crate::tui::action::{Action, LaunchAt, ScreenId};
+use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId};
 use crate::tui::screen::{Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::store::ItemQuery;
@@ -532,7 +532,7 @@ impl Screen for Compare {
                 let d = self.detail.as_ref()?;
                 let direction = format!("{}->{}", d.source_style, d.target_style);
                 let item = Some((d.id, d.address()));
-                return Some(Action::Launch(Box::new(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.direction_id, item })));
+                return Some(Action::OpenForm(Box::new(FormAt::Launch(LaunchAt { dataset: d.dataset.clone(), direction, direction_id: d.direction_id, item }))));
             }
             Action::Regenerate => return self.regenerate(sh),
             Action::KeepRegen => return self.keep_regen(sh),

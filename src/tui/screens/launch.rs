@@ -18,15 +18,12 @@ use crate::transfer::template::Template;
 use crate::tui::theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Clear, Paragraph, Wrap};
 use std::path::{Path, PathBuf};
 use tui_input::{Input, InputRequest};
 
-/// The form's mode (`keys.rs`) on a choice field, and in a text field (printable keys type).
-pub const CHOOSE: &str = "choose";
-pub const TYPING: &str = crate::tui::keys::TYPING;
+use crate::tui::form::{self, CHOOSE, Form, TYPING};
 
 /// One choice of a field: what is shown, what it means.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,12 +115,7 @@ fn launch_label(p: &Path) -> String {
 const LABELS: usize = 13;
 
 fn label(name: &str) -> String {
-    format!("{name:<LABELS$}")
-}
-
-/// Printable characters only: a pasted line break or control character is dropped.
-fn typable(c: char) -> bool {
-    !c.is_control()
+    form::label(name, LABELS)
 }
 
 impl LaunchForm {
@@ -193,11 +185,6 @@ impl LaunchForm {
         FIELDS[self.field]
     }
 
-    /// `typing` in a text field, else `choose` (the keys in force, see `keys.rs`).
-    pub fn mode(&self) -> &'static str {
-        if self.focus().is_text() { TYPING } else { CHOOSE }
-    }
-
     /// Whether the run goes to a server: the endpoint field is not empty.
     pub fn through_server(&self) -> bool {
         !self.endpoint.value().trim().is_empty()
@@ -229,67 +216,12 @@ impl LaunchForm {
         }
     }
 
-    pub fn up(&mut self) {
-        self.field = (self.field + FIELDS.len() - 1) % FIELDS.len();
-    }
-
-    pub fn down(&mut self) {
-        self.field = (self.field + 1) % FIELDS.len();
-    }
-
-    /// Next (`+1`) or previous (`-1`) choice of the field with the cursor; in a text field, the
-    /// cursor one character right or left.
-    pub fn cycle(&mut self, step: i64) {
-        let f = self.focus();
-        if f.is_text() {
-            self.edit(if step < 0 { InputRequest::GoToPrevChar } else { InputRequest::GoToNextChar });
-            return;
-        }
-        let n = self.len(f) as i64;
-        let slot = match f {
-            Field::Model => 0,
-            Field::Template => 1,
-            _ => 2,
-        };
-        if n > 0 {
-            self.pick[slot] = (self.pick[slot] as i64 + step).rem_euclid(n) as usize;
-        }
-        if f == Field::Template {
-            self.prefill();
-        }
-    }
-
     fn input_mut(&mut self) -> Option<&mut Input> {
         match self.focus() {
             Field::Endpoint => Some(&mut self.endpoint),
             Field::Served => Some(&mut self.served),
             _ => None,
         }
-    }
-
-    /// An edit of the text field with the cursor (none elsewhere).
-    pub fn edit(&mut self, req: InputRequest) {
-        if let InputRequest::InsertChar(c) = req
-            && !typable(c)
-        {
-            return;
-        }
-        let changed = self.input_mut().and_then(|i| i.handle(req)).is_some_and(|c| c.value);
-        if changed {
-            self.error = None;
-        }
-    }
-
-    /// Pasted text into the text field with the cursor, at the cursor; line breaks and other
-    /// control characters are dropped. False when no text field has the cursor.
-    pub fn paste(&mut self, text: &str) -> bool {
-        if !self.focus().is_text() {
-            return false;
-        }
-        for c in text.chars().filter(|c| typable(*c)) {
-            self.edit(InputRequest::InsertChar(c));
-        }
-        true
     }
 
     /// The run's spec, made as `tstlab transfer` makes it (`launch::apply`), or why not (also
@@ -338,28 +270,93 @@ impl LaunchForm {
         format!("transfer {} {} {template}{server}", self.dataset, self.direction)
     }
 
-    /// A text field's line: the visible part of its value, the cursor as a reversed cell when
-    /// it has the focus.
-    fn text_spans(input: &Input, focused: bool, width: usize) -> Vec<Span<'static>> {
-        let chars: Vec<char> = input.value().chars().collect();
-        let cursor = input.cursor().min(chars.len());
-        let width = width.max(2);
-        let start = if focused { (cursor + 1).saturating_sub(width) } else { 0 };
-        let end = (start + width).min(chars.len());
-        let shown = |a: usize, b: usize| theme::owned(chars[a..b.max(a)].iter().collect());
-        if !focused {
-            return vec![Span::raw(shown(start, end))];
+
+    /// The decoding a start would use (the template's sampling settings, see `launch::apply`).
+    fn decoding(&self) -> Decoding {
+        let mut s = Spec::new(&self.dataset, &self.direction, Path::new(""));
+        let local = Given { model: Some(String::new()), ..Given::default() };
+        match launch::apply(&mut s, &self.resolved[self.pick[1]], &local) {
+            Ok(()) => s.decoding,
+            Err(_) => Decoding::default(),
         }
-        let under = chars.get(cursor).map_or(" ".to_owned(), |c| theme::owned(c.to_string()));
-        let field = Style::new().add_modifier(Modifier::UNDERLINED);
-        vec![
-            Span::styled(shown(start, cursor), field),
-            Span::styled(under, field.add_modifier(Modifier::REVERSED)),
-            Span::styled(shown((cursor + 1).min(end), end), field),
-        ]
+    }
+}
+
+impl Form for LaunchForm {
+    fn name(&self) -> &'static str {
+        "launch form"
     }
 
-    pub fn draw(&self, f: &mut Frame, area: Rect) {
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
+    }
+
+    fn mode(&self) -> &'static str {
+        if self.focus().is_text() { TYPING } else { CHOOSE }
+    }
+
+    fn up(&mut self) {
+        self.field = (self.field + FIELDS.len() - 1) % FIELDS.len();
+    }
+
+    fn down(&mut self) {
+        self.field = (self.field + 1) % FIELDS.len();
+    }
+
+    /// Next (`+1`) or previous (`-1`) choice of the field with the cursor; in a text field, the
+    /// cursor one character right or left.
+    fn cycle(&mut self, step: i64) {
+        let f = self.focus();
+        if f.is_text() {
+            self.edit(if step < 0 { InputRequest::GoToPrevChar } else { InputRequest::GoToNextChar });
+            return;
+        }
+        let n = self.len(f) as i64;
+        let slot = match f {
+            Field::Model => 0,
+            Field::Template => 1,
+            _ => 2,
+        };
+        if n > 0 {
+            self.pick[slot] = (self.pick[slot] as i64 + step).rem_euclid(n) as usize;
+        }
+        if f == Field::Template {
+            self.prefill();
+        }
+    }
+
+    /// An edit of the text field with the cursor (none elsewhere).
+    fn edit(&mut self, req: InputRequest) {
+        let changed = self.input_mut().is_some_and(|i| form::edit_input(i, req));
+        if changed {
+            self.error = None;
+        }
+    }
+
+    /// Pasted text into the text field with the cursor, at the cursor; line breaks and other
+    /// control characters are dropped. False when no text field has the cursor.
+    fn paste(&mut self, text: &str) -> bool {
+        if !self.focus().is_text() {
+            return false;
+        }
+        for c in text.chars().filter(|c| form::typable(*c)) {
+            self.edit(InputRequest::InsertChar(c));
+        }
+        true
+    }
+
+    /// A spec that cannot be made keeps the form open, its reason shown in it.
+    fn submit(&mut self, jobs: &Jobs, store_path: &Path) -> Option<String> {
+        let spec = self.spec()?;
+        let id = spawn(jobs, self.job_name(), store_path, What::Launch(spec));
+        Some(format!("transfer run started (job {id}): 3 shows progress; outputs appear in Compare as they land"))
+    }
+
+    fn draw(&self, f: &mut Frame, area: Rect) {
         let w = area.width.min(78);
         let value_width = (w as usize).saturating_sub(2 + LABELS + 1);
         let mut lines = vec![Line::from(vec![
@@ -395,7 +392,7 @@ impl LaunchForm {
                         };
                         spans.push(Span::styled(hint, theme::MUTED));
                     } else {
-                        spans.extend(LaunchForm::text_spans(input, focused, value_width));
+                        spans.extend(form::text_spans(input, focused, value_width));
                     }
                 }
             }
@@ -423,23 +420,7 @@ impl LaunchForm {
         lines.push(Line::styled(keys, theme::MUTED));
         lines.push(Line::styled("CLI: tstlab transfer --endpoint URL --model NAME", theme::MUTED));
         let title = if server { " Transfer run through a server " } else { " Local transfer run " };
-        let inner = (w as usize).saturating_sub(2).max(1);
-        let rows: usize = lines.iter().map(|l| theme::wrap(&l.to_string(), inner).len().max(1)).sum();
-        let paragraph = Paragraph::new(lines).wrap(Wrap { trim: false });
-        let h = (rows as u16 + 2).min(area.height);
-        let rect = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
-        f.render_widget(Clear, rect);
-        f.render_widget(paragraph.block(theme::pane(title.into(), true)), rect);
-    }
-
-    /// The decoding a start would use (the template's sampling settings, see `launch::apply`).
-    fn decoding(&self) -> Decoding {
-        let mut s = Spec::new(&self.dataset, &self.direction, Path::new(""));
-        let local = Given { model: Some(String::new()), ..Given::default() };
-        match launch::apply(&mut s, &self.resolved[self.pick[1]], &local) {
-            Ok(()) => s.decoding,
-            Err(_) => Decoding::default(),
-        }
+        form::draw_box(f, area, 78, title, lines, 1 + self.field);
     }
 }
 

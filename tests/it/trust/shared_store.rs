@@ -1,6 +1,6 @@
 //! A store shared with other programs while judgments are entered (issue 28): the real
 //! `tstlab annotate` in a pseudo-terminal, in every mode, and the full TUI (its Annotate tab,
-//! with a score job running), while, all at once:
+//! with a score job running and a campaign made with its form), while, all at once:
 //! - a Python `sqlite3` reader connects, counts the judgments and closes, every 200 ms (a
 //!   closing connection checkpoints and deletes the WAL when no other process holds a lock on
 //!   the database: the way judgments shown as stored got lost);
@@ -392,7 +392,8 @@ fn slider_judgments_survive_other_programs_on_the_store() {
 }
 
 /// The full TUI: a score job started from the Scores screen (`x`, the metrics ticked, Enter),
-/// then the rank queue from the Campaigns screen, typed while the others work on the store.
+/// a campaign made with the Campaigns screen's form, then the rank queue from the Campaigns
+/// screen, typed while the others work on the store.
 #[test]
 fn the_full_tui_keeps_judgments_and_scores_while_other_programs_use_the_store() {
     if !ready() {
@@ -433,6 +434,17 @@ fn the_full_tui_keeps_judgments_and_scores_while_other_programs_use_the_store() 
     pty.wait_screen(&format!("{} ticked", want.len()));
     pty.send("\r");
     pty.wait_screen("started job");
+    // A campaign made with the Campaigns screen's form (`n`): a name, 3 items per direction
+    // (the CLI's system `later` has outputs for 10 items only), an annotator; Enter.
+    pty.send("5");
+    pty.wait_screen("Annotators (");
+    pty.send("n");
+    pty.wait_screen("New campaign");
+    pty.send("tui-made\x1b[B\x1b[B\x1b[B\x153\x1b[BT1");
+    pty.wait_screen("T1");
+    pty.send("\r");
+    // The note "making campaign" gives way to the job's end as soon as it is made.
+    pty.wait_screen("tui-made ");
     // The rank queue: Campaigns, the campaign, its annotator.
     pty.send("5");
     pty.wait_screen("Annotators (");
@@ -454,6 +466,13 @@ fn the_full_tui_keeps_judgments_and_scores_while_other_programs_use_the_store() 
     let status = pty.wait_exit();
     assert!(status.success(), "quit cleanly: {status:?}\n{}", pty.screen());
     let d = check_judgments(&path, &s, "full TUI, rank");
+    let store = Store::open(&path).unwrap();
+    let made = campaign::load(&store, "tui-made").expect("the campaign made in the TUI");
+    assert_eq!((made.n_real(), made.n_training()), (3, 1));
+    let ann = made.annotators(&store).unwrap();
+    assert_eq!(ann.iter().map(|a| a.1.as_str()).collect::<Vec<_>>(), ["T1"]);
+    assert_eq!(store.entry_counts(made.id, ann[0].0).unwrap().len(), made.queue("T1").len(), "T1's queue, whole");
+    drop(store);
     assert!(d["scores"] == want_scores, "the score job's values differ from the undisturbed run's");
     eprintln!("full TUI: 120 judgments, {changes} changes and {all} scores stored while {}", did.join("; "));
 }
