@@ -137,9 +137,7 @@ pub fn build(store: &mut Store) -> Result<Summary, ImportError> {
         };
         let files = [TextFile::from_bytes(path, text.as_bytes())];
         let s = tsv::items_from(&mut w, &files, &opts)?;
-        w.tx()
-            .execute("UPDATE datasets SET task = ?1, origin = 'tstlab demo' WHERE name = ?2", [task, dataset])
-            .map_err(|e| ImportError::new(path, None, e.to_string()))?;
+        w.describe_dataset(dataset, task, "tstlab demo").map_err(|e| ImportError::new(path, None, e.to_string()))?;
         total.datasets.push(dataset.into());
         total.items += s.items;
         total.references += s.references;
@@ -159,16 +157,7 @@ pub fn build(store: &mut Store) -> Result<Summary, ImportError> {
 /// Adds the `copy` and `lexicon-swap` outputs for every item of `dataset`.
 fn baselines(w: &mut Writer<'_>, dataset: &str, task: &str, lexicon: &Lexicon) -> crate::store::Result<(usize, usize)> {
     let d = w.dataset(dataset, task, "tstlab demo")?;
-    let items: Vec<(i64, String, String, String)> = {
-        let mut st = w.tx().prepare(
-            "SELECT i.id, i.source, s.name, t.name FROM items i
-             JOIN directions x ON i.direction_id = x.id
-             JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
-             WHERE x.dataset_id = ?1 ORDER BY i.id",
-        )?;
-        st.query_map([d], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-            .collect::<Result<_, _>>()?
-    };
+    let items = w.items_with_styles(d)?;
     let copy = w.system(d, "copy", "baseline")?;
     let copy_run = w.import_run(copy, &json!({"baseline": "copy", "rule": "output = source"}))?;
     let swap = w.system(d, "lexicon-swap", "baseline")?;

@@ -21,37 +21,26 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Files outside `src/store` that still speak SQL (lines naming `rusqlite`, calling `.conn()`
 /// or `.tx()`, or opening a SQL string), with how many such lines each may have at most: the
 /// store is to own every statement (as gitui's `asyncgit/src/sync` owns every git2 call), so
-/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 29 files, 217 lines (the annotate session and its writer moved to `store::annotation`, campaigns to `store::campaigns`).
+/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 18 files, 183 lines (the annotate session and its writer moved to `store::annotation`, campaigns to `store::campaigns`, the views analysis, tables and few-shot pools read to `store::views`).
 const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("analysis/data.rs", 12),
-    ("analysis/dataset_stats.rs", 4),
     ("analysis/joint_data.rs", 7),
-    ("analysis/scope.rs", 3),
     ("analysis/style_map.rs", 7),
-    ("analysis/tradeoff.rs", 2),
     ("cli/export.rs", 5),
-    ("cli/score_table.rs", 3),
-    ("demo.rs", 4),
     ("human/campaign.rs", 1),
     ("human/exchange.rs", 30),
     ("human/imported.rs", 14),
     ("human/results.rs", 8),
     ("import/anchor.rs", 10),
     ("import/tsv.rs", 10),
-    ("main.rs", 3),
     ("merge/mod.rs", 12),
     ("merge/tables.rs", 7),
-    ("metrics/style_data.rs", 4),
-    ("score/documents.rs", 4),
     ("score/mod.rs", 7),
     ("score/plan.rs", 8),
     ("score/table.rs", 10),
-    ("score/table_sig.rs", 3),
-    ("transfer/fewshot.rs", 3),
     ("transfer/mod.rs", 1),
     ("transfer/regen.rs", 6),
     ("transfer/run.rs", 28),
-    ("tui/loader.rs", 1),
 ];
 
 /// Pairs of files inside one module that use each other (a file-level cycle), each with why it

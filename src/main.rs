@@ -154,7 +154,7 @@ fn main() -> std::process::ExitCode {
 fn one_line(e: &anyhow::Error) -> String {
     let mut out = String::new();
     for cause in e.chain() {
-        if cause.downcast_ref::<rusqlite::ffi::Error>().is_some() {
+        if tstlab::store::is_sqlite_code(cause) {
             continue;
         }
         let text = cause.to_string();
@@ -209,11 +209,11 @@ fn store_bytes(path: &Path) -> u64 {
 
 /// A SQLite error met after opening (a damaged page, a read-only file) names the store.
 fn name_store(e: anyhow::Error, path: &Path) -> anyhow::Error {
-    use rusqlite::ErrorCode as C;
-    let code = e.chain().find_map(|c| c.downcast_ref::<rusqlite::Error>()?.sqlite_error_code());
-    let (what, hint) = match code {
-        Some(C::DatabaseCorrupt | C::NotADatabase) => ("is damaged", " (`tstlab store check` lists every problem)"),
-        Some(C::ReadOnly) => ("is read-only", ""),
+    use tstlab::store::Failure;
+    let failure = e.chain().find_map(|c| tstlab::store::sqlite_failure(c));
+    let (what, hint) = match failure {
+        Some(Failure::Damaged) => ("is damaged", " (`tstlab store check` lists every problem)"),
+        Some(Failure::ReadOnly) => ("is read-only", ""),
         _ => return e,
     };
     let text = one_line(&e);

@@ -130,25 +130,17 @@ impl Counts {
 pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, tokenizer: Tokenizer) -> Result<DatasetStats> {
     let styles: BTreeMap<i64, (String, String)> =
         store.directions(names.dataset_id)?.into_iter().map(|d| (d.id, (d.source_style, d.target_style))).collect();
-    let mut items = store.conn().prepare(
-        "SELECT i.id, i.direction_id, i.split, i.source FROM items i JOIN directions x ON x.id = i.direction_id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) ORDER BY i.direction_id, i.split, i.idx",
-    )?;
-    let mut refs = store.conn().prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
     // (direction, split) -> sources, references, item count, and overlap (found, of).
     type Part = (Counts, Counts, usize, usize, usize, usize);
     let mut parts: BTreeMap<(i64, String), Part> = BTreeMap::new();
-    let rows = items.query_map(rusqlite::params![names.dataset_id, direction], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, String>(3)?))
-    })?;
-    for row in rows {
-        let (item, dir, split, source) = row?;
+    for row in store.item_sources(Some(names.dataset_id), direction, false)? {
+        let (item, dir, split, source) = (row.item_id, row.direction_id, row.split, row.source);
         let part = parts.entry((dir, split)).or_default();
         let src = tokenizer.tokens(&source);
         part.0.add(&src);
         part.2 += 1;
         let src_types: HashSet<String> = src.iter().map(|t| t.to_lowercase()).collect();
-        let texts: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<std::result::Result<_, _>>()?;
+        let texts = store.reference_texts(item)?;
         if !texts.is_empty() {
             part.3 += 1;
         }

@@ -181,25 +181,12 @@ struct Flagged {
 /// The latest output of every system and item (as [`data::metric_values`] picks them) that is
 /// empty or a refusal.
 fn flagged(store: &Store, dataset_id: i64, direction: Option<i64>) -> Result<Vec<Flagged>> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT o.item_id, u.system_id, o.text, o.raw, i.source
-         FROM outputs o JOIN runs u ON u.id = o.run_id JOIN items i ON i.id = o.item_id
-         JOIN directions x ON x.id = i.direction_id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2)
-           AND o.run_id = (SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON u2.id = o2.run_id
-                           WHERE o2.item_id = o.item_id AND u2.system_id = u.system_id)",
-    )?;
     let mut out = Vec::new();
-    let mut q = st.query(rusqlite::params![dataset_id, direction])?;
-    while let Some(r) = q.next()? {
-        let (item, system): (i64, i64) = (r.get(0)?, r.get(1)?);
-        let text: String = r.get(2)?;
-        let raw: Option<String> = r.get(3)?;
-        let source: String = r.get(4)?;
-        let empty = text.trim().is_empty();
-        let refused = !empty && (is_refusal(&text, &source) || raw.as_deref().is_some_and(|w| is_refusal(w, &source)));
+    for o in store.latest_outputs(dataset_id, direction)? {
+        let empty = o.text.trim().is_empty();
+        let refused = !empty && (is_refusal(&o.text, &o.source) || o.raw.as_deref().is_some_and(|w| is_refusal(w, &o.source)));
         if empty || refused {
-            out.push(Flagged { item, system, empty, refused });
+            out.push(Flagged { item: o.item_id, system: o.system_id, empty, refused });
         }
     }
     Ok(out)

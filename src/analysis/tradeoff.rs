@@ -66,14 +66,8 @@ pub fn prefix(name: &str) -> &str {
 
 /// The latest run manifest of each system of a dataset.
 fn manifests(store: &Store, dataset_id: i64) -> data::Result<BTreeMap<i64, serde_json::Value>> {
-    let mut st = store.conn().prepare(
-        "SELECT s.id, u.manifest FROM runs u JOIN systems s ON s.id = u.system_id
-         WHERE s.dataset_id = ?1 ORDER BY u.id",
-    )?;
-    let rows = st.query_map([dataset_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     let mut out = BTreeMap::new();
-    for row in rows {
-        let (id, m) = row?;
+    for (id, m) in store.run_manifests(dataset_id)? {
         out.insert(id, serde_json::from_str(&m).unwrap_or(serde_json::Value::Null));
     }
     Ok(out)

@@ -17,21 +17,9 @@ pub struct Row {
 }
 
 pub fn rows(store: &Store, dataset_id: i64, metric: &str, hash: &str) -> anyhow::Result<Vec<Row>> {
-    let mut st = store.conn().prepare(
-        "SELECT s.name || '->' || t.name, y.name, y.kind, c.value
-         FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
-         JOIN directions x ON i.direction_id = x.id JOIN styles s ON x.source_style_id = s.id
-         JOIN styles t ON x.target_style_id = t.id JOIN runs u ON o.run_id = u.id
-         JOIN systems y ON u.system_id = y.id
-         WHERE x.dataset_id = ?1 AND c.metric = ?2 AND c.config = ?3
-           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
-                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
-         ORDER BY x.id, y.name",
-    )?;
     let mut groups: Vec<(String, String, String, Vec<f64>, usize)> = Vec::new();
-    let mut q = st.query(rusqlite::params![dataset_id, metric, hash])?;
-    while let Some(r) = q.next()? {
-        let (d, s, k, v): (String, String, String, Option<f64>) = (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?);
+    for r in store.score_values(dataset_id, metric, hash)? {
+        let (d, s, k, v) = (r.direction, r.system, r.kind, r.value);
         if groups.last().is_none_or(|g| g.0 != d || g.1 != s) {
             groups.push((d, s, k, Vec::new(), 0));
         }

@@ -65,7 +65,7 @@ impl SaveError {
                     SaveError::Io(e.detail())
                 }
             }
-            (_, Failure::Other) => SaveError::Other(e.detail()),
+            (_, Failure::Damaged | Failure::Other) => SaveError::Other(e.detail()),
         }
     }
 }

@@ -51,17 +51,10 @@ pub struct StyleData {
 impl StyleData {
     pub fn read(store: &Store, dataset: &str, with_references: bool) -> store::Result<StyleData> {
         let id = store.dataset_id(dataset)?;
-        let conn = store.conn();
-        let mut st = conn.prepare("SELECT name FROM styles WHERE dataset_id = ?1 ORDER BY name")?;
-        let styles: Vec<String> = st.query_map([id], |r| r.get(0))?.collect::<Result<_, _>>()?;
+        let styles = store.style_names(id)?;
         let label = |name: &str| styles.iter().position(|s| s == name).expect("style of the dataset");
-        let mut st = conn.prepare(
-            "SELECT i.split, i.source, s.name, t.name FROM items i JOIN directions x ON i.direction_id = x.id
-             JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
-             WHERE x.dataset_id = ?1 ORDER BY x.id, i.split, i.idx",
-        )?;
         let rows: Vec<(String, String, String, String)> =
-            st.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+            store.styled_sources(id)?.into_iter().map(|r| (r.split, r.text, r.source_style, r.target_style)).collect();
         let targets: BTreeSet<String> = rows.iter().map(|r| r.3.clone()).collect();
         let has_train = rows.iter().any(|r| r.0 == "train");
         let (train_split, held_split) = if has_train { ("train", Some("test")) } else { ("test", None) };
@@ -76,15 +69,10 @@ impl StyleData {
                 held_out.push(item);
             }
         }
-        let mut st = conn.prepare(
-            "SELECT r.text, t.name, i.source FROM refs r JOIN items i ON r.item_id = i.id
-             JOIN directions x ON i.direction_id = x.id JOIN styles t ON x.target_style_id = t.id
-             WHERE x.dataset_id = ?1 AND i.split = 'test' ORDER BY x.id, i.idx, r.idx",
-        )?;
         let mut references = Vec::new();
         let mut seen_ref = HashSet::new();
-        for row in st.query_map([id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))? {
-            let (text, t, source) = row?;
+        for row in store.styled_test_references(id)? {
+            let (text, t, source) = (row.text, row.target_style, row.source);
             if seen_ref.insert((text.clone(), t.clone())) {
                 references.push(Labelled { text, label: label(&t), group: source });
             }

@@ -16,20 +16,11 @@ use std::collections::{BTreeMap, HashMap};
 
 /// CIDEr-D's idf for every direction of the selection, and the digest of their documents.
 pub fn cider_idf(store: &Store, sel: &Selection, against: Against, tokenize: Tokenize) -> store::Result<(HashMap<i64, Idf>, String)> {
-    let mut st = store.conn().prepare(
-        "SELECT x.id, i.id, i.source FROM items i JOIN directions x ON x.id = i.direction_id
-         WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR x.id = ?2)
-           AND EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id)
-         ORDER BY x.id, i.split, i.idx",
-    )?;
-    let items: Vec<(i64, i64, String)> =
-        st.query_map(rusqlite::params![sel.dataset_id, sel.direction_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
-    let mut refs = store.conn().prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
     let mut docs: BTreeMap<i64, Vec<Vec<String>>> = BTreeMap::new();
-    for (direction, item, source) in items {
-        let texts: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
-        if let Some(doc) = against.pick(&source, &texts) {
-            docs.entry(direction).or_default().push(doc.into_iter().map(str::to_owned).collect());
+    for i in store.item_sources(sel.dataset_id, sel.direction_id, true)? {
+        let texts = store.reference_texts(i.item_id)?;
+        if let Some(doc) = against.pick(&i.source, &texts) {
+            docs.entry(i.direction_id).or_default().push(doc.into_iter().map(str::to_owned).collect());
         }
     }
     let mut h = Sha256::new();

@@ -48,29 +48,14 @@ struct Out {
 
 /// The latest output of every system for every item of a direction: system -> item -> output.
 fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<String, BTreeMap<i64, Out>>> {
-    let conn = store.conn();
-    let mut st = conn.prepare(
-        "SELECT o.id, i.id, i.source, o.text, y.name
-         FROM outputs o JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id
-         JOIN systems y ON u.system_id = y.id
-         WHERE i.direction_id = ?1
-           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
-                           WHERE u2.system_id = y.id AND o2.item_id = i.id)",
-    )?;
-    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
     let mut cache: HashMap<i64, Vec<String>> = HashMap::new();
     let mut out: BTreeMap<String, BTreeMap<i64, Out>> = BTreeMap::new();
-    let mut q = st.query([direction_id])?;
-    while let Some(r) = q.next()? {
-        let item: i64 = r.get(1)?;
-        let item_refs = match cache.entry(item) {
+    for o in store.latest_outputs_of_direction(direction_id)? {
+        let item_refs = match cache.entry(o.item_id) {
             std::collections::hash_map::Entry::Occupied(e) => e.get().clone(),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
-                e.insert(v).clone()
-            }
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(store.reference_texts(o.item_id)?).clone(),
         };
-        out.entry(r.get(4)?).or_default().insert(item, Out { id: r.get(0)?, source: r.get(2)?, refs: item_refs, text: r.get(3)? });
+        out.entry(o.system).or_default().insert(o.item_id, Out { id: o.output_id, source: o.source, refs: item_refs, text: o.text });
     }
     Ok(out)
 }

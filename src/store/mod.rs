@@ -18,12 +18,14 @@ mod read;
 pub mod schema;
 mod search;
 pub mod shard;
+mod views;
 mod write;
 
 pub use annotation::{Logged, QueueRow};
 pub use campaigns::{CampaignItemRow, CampaignRow, EntryCount};
 pub use read::*;
 pub use shard::Shard;
+pub use views::{Exemplar, ItemSource, LatestOutput, ScoreValue, StyledText};
 pub use write::*;
 
 use crate::held::Held;
@@ -79,22 +81,51 @@ pub enum Failure {
     Full,
     /// An I/O error, or the file could not be opened.
     Io,
+    /// The file is damaged or not a database.
+    Damaged,
     Other,
+}
+
+/// The kind of failure of an SQLite error, by its code.
+fn failure_of(e: &rusqlite::Error) -> Failure {
+    use rusqlite::ErrorCode as C;
+    match e.sqlite_error_code() {
+        Some(C::DatabaseBusy | C::DatabaseLocked) => Failure::Busy,
+        Some(C::ReadOnly) => Failure::ReadOnly,
+        Some(C::DiskFull) => Failure::Full,
+        Some(C::SystemIoFailure | C::CannotOpen) => Failure::Io,
+        Some(C::DatabaseCorrupt | C::NotADatabase) => Failure::Damaged,
+        _ => Failure::Other,
+    }
+}
+
+/// The failure SQLite reported somewhere in an error's chain of causes (errors of other
+/// modules wrap the store's), if it did.
+pub fn sqlite_failure(e: &(dyn std::error::Error + 'static)) -> Option<Failure> {
+    let mut next = Some(e);
+    while let Some(cause) = next {
+        if let Some(s) = cause.downcast_ref::<rusqlite::Error>() {
+            return Some(failure_of(s));
+        }
+        if let Some(s) = cause.downcast_ref::<Error>() {
+            return Some(s.failure());
+        }
+        next = cause.source();
+    }
+    None
+}
+
+/// Whether an error is SQLite's bare result code, which only repeats the message before it.
+pub fn is_sqlite_code(e: &(dyn std::error::Error + 'static)) -> bool {
+    e.downcast_ref::<rusqlite::ffi::Error>().is_some()
 }
 
 impl Error {
     /// The kind of failure, by SQLite's code.
     pub fn failure(&self) -> Failure {
-        use rusqlite::ErrorCode as C;
         match self {
             Error::ReadOnly { .. } => Failure::ReadOnly,
-            Error::Sql(rusqlite::Error::SqliteFailure(f, _)) => match f.code {
-                C::DatabaseBusy | C::DatabaseLocked => Failure::Busy,
-                C::ReadOnly => Failure::ReadOnly,
-                C::DiskFull => Failure::Full,
-                C::SystemIoFailure | C::CannotOpen => Failure::Io,
-                _ => Failure::Other,
-            },
+            Error::Sql(e) => failure_of(e),
             _ => Failure::Other,
         }
     }

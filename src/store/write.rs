@@ -67,6 +67,24 @@ impl<'a> Writer<'a> {
         Ok(id)
     }
 
+    /// Sets a dataset's task and origin, whatever they were.
+    pub fn describe_dataset(&mut self, name: &str, task: &str, origin: &str) -> Result<()> {
+        self.tx.execute("UPDATE datasets SET task = ?1, origin = ?2 WHERE name = ?3", params![task, origin, name])?;
+        Ok(())
+    }
+
+    /// Every item of a dataset as `(id, source, source style, target style)`, by id.
+    pub fn items_with_styles(&self, dataset_id: i64) -> Result<Vec<(i64, String, String, String)>> {
+        let mut st = self.tx.prepare(
+            "SELECT i.id, i.source, s.name, t.name FROM items i
+             JOIN directions x ON i.direction_id = x.id
+             JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
+             WHERE x.dataset_id = ?1 ORDER BY i.id",
+        )?;
+        let rows = st.query_map([dataset_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     pub fn style(&mut self, dataset_id: i64, name: &str) -> Result<i64> {
         let key = (dataset_id, name.to_owned());
         if let Some(&id) = self.styles.get(&key) {

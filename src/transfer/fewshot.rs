@@ -51,18 +51,11 @@ impl Pool {
     /// The pool of a direction; `need_context` keeps only items with a context.
     pub fn of(store: &Store, direction_id: i64, need_context: bool) -> crate::store::Result<Pool> {
         let query = |train: bool| -> crate::store::Result<Vec<Candidate>> {
-            let mut st = store.conn().prepare_cached(
-                "SELECT i.id, i.source, i.context,
-                   (SELECT r.text FROM refs r WHERE r.item_id = i.id ORDER BY r.idx LIMIT 1)
-                 FROM items i
-                 WHERE i.direction_id = ?1 AND (i.split = 'train') = ?2
-                   AND EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id)
-                 ORDER BY i.split, i.idx",
-            )?;
-            let rows = st.query_map(rusqlite::params![direction_id, train], |r| {
-                Ok(Candidate { item_id: r.get(0)?, source: r.get(1)?, context: r.get(2)?, target: r.get(3)? })
-            })?;
-            let mut v: Vec<Candidate> = rows.collect::<Result<_, _>>()?;
+            let mut v: Vec<Candidate> = store
+                .exemplars(direction_id, train)?
+                .into_iter()
+                .map(|e| Candidate { item_id: e.item_id, source: e.source, context: e.context, target: e.target })
+                .collect();
             if need_context {
                 v.retain(|c| c.context.as_deref().is_some_and(|x| !x.trim().is_empty()));
             }

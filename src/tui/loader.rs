@@ -244,7 +244,7 @@ enum Backend {
 
 /// The store's `PRAGMA data_version`: it changes when another connection commits.
 fn data_version(store: &Store) -> Option<i64> {
-    store.conn().query_row("PRAGMA data_version", [], |r| r.get(0)).ok()
+    store.data_version()
 }
 
 /// The UI's handle on the loader.
