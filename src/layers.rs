@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
 /// Files outside `src/store` that still speak SQL (lines naming `rusqlite`, calling `.conn()`
 /// or `.tx()`, or opening a SQL string), with how many such lines each may have at most: the
 /// store is to own every statement (as gitui's `asyncgit/src/sync` owns every git2 call), so
-/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 18 files, 183 lines (the annotate session and its writer moved to `store::annotation`, campaigns to `store::campaigns`, the views analysis, tables and few-shot pools read to `store::views`).
+/// this list may only shrink, and ends empty. Measured 2026-11-28: 31 files, 289 lines; now 15 files, 148 lines (the annotate session and its writer moved to `store::annotation`, campaigns to `store::campaigns`, the views analysis, tables and few-shot pools read to `store::views`, transfer runs to `store::runs`).
 const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("analysis/data.rs", 12),
     ("analysis/joint_data.rs", 7),
@@ -38,9 +38,6 @@ const SQL_OUTSIDE_STORE: &[(&str, usize)] = &[
     ("score/mod.rs", 7),
     ("score/plan.rs", 8),
     ("score/table.rs", 10),
-    ("transfer/mod.rs", 1),
-    ("transfer/regen.rs", 6),
-    ("transfer/run.rs", 28),
 ];
 
 /// Pairs of files inside one module that use each other (a file-level cycle), each with why it

@@ -31,8 +31,6 @@ pub enum TransferError {
     #[error(transparent)]
     Store(#[from] crate::store::Error),
     #[error(transparent)]
-    Sql(#[from] rusqlite::Error),
-    #[error(transparent)]
     Model(#[from] crate::models::ModelError),
     #[error(transparent)]
     Endpoint(#[from] crate::endpoint::EndpointError),

@@ -18,7 +18,6 @@ use super::launch;
 use crate::endpoint::Backend;
 use crate::models::Prompt;
 use crate::store::Store;
-use rusqlite::{OptionalExtension, params};
 use std::sync::atomic::AtomicBool;
 
 /// A regenerated output, not stored yet.
@@ -90,13 +89,7 @@ pub fn regenerate(
         }
     }
     let (prompt, it) = item_prompt(store, &m, item_id)?;
-    let (old_text, old_raw): (String, Option<String>) = store
-        .conn()
-        .query_row("SELECT text, raw FROM outputs WHERE run_id = ?1 AND item_id = ?2", params![run_id, item_id], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()?
-        .unwrap_or_default();
+    let (old_text, old_raw) = store.run_output(run_id, item_id)?.unwrap_or_default();
     let mut params = decoding.params();
     params.batch_size = 1;
     params.streams = vec![fewshot::item_seed(0, &it.split, it.idx)];
@@ -127,12 +120,9 @@ pub fn keep(store: &mut Store, r: &Regenerated) -> Result<()> {
             r.run_id
         )));
     }
-    let path = store.path().to_owned();
     let mut w = store.writer()?;
-    let text: String = w.tx().query_row("SELECT manifest FROM runs WHERE id = ?1", [r.run_id], |row| row.get(0))?;
-    let mut m: Manifest = serde_json::from_str(&text)?;
-    let _ = path;
-    let at: String = w.tx().query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |row| row.get(0))?;
+    let mut m: Manifest = serde_json::from_str(&w.run_manifest(r.run_id)?)?;
+    let at = w.now()?;
     m.edits.push(Edit {
         item_id: r.item_id,
         at,
@@ -141,7 +131,7 @@ pub fn keep(store: &mut Store, r: &Regenerated) -> Result<()> {
         previous_raw: r.old_raw.clone(),
     });
     w.output(r.run_id, r.item_id, &r.text, Some(&r.raw))?;
-    w.tx().execute("UPDATE runs SET manifest = ?2 WHERE id = ?1", params![r.run_id, serde_json::to_string(&m)?])?;
+    w.set_run_manifest(r.run_id, &serde_json::to_string(&m)?, None)?;
     w.commit()?;
     Ok(())
 }

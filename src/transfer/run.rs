@@ -19,7 +19,6 @@ use super::{Result, TransferError};
 use crate::endpoint::{Backend, Settings};
 use crate::models::Prompt;
 use crate::store::{Shard, Store, split_direction};
-use rusqlite::{OptionalExtension, params};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -221,46 +220,27 @@ pub fn system_name(model: &str, template: &str, d: &Decoding) -> String {
     name
 }
 
-fn now(store: &Store) -> Result<String> {
-    Ok(store.conn().query_row("SELECT strftime('%Y-%m-%dT%H:%M:%fZ', 'now')", [], |r| r.get(0))?)
-}
-
-pub struct ItemRow {
-    pub id: i64,
-    pub split: String,
-    pub idx: i64,
-    pub source: String,
-    pub context: Option<String>,
-}
+/// An item a run works on.
+pub type ItemRow = crate::store::RunItem;
 
 pub(crate) fn direction_items(store: &Store, direction_id: i64, subset: &Subset) -> Result<Vec<ItemRow>> {
-    let map = |r: &rusqlite::Row<'_>| {
-        Ok(ItemRow { id: r.get(0)?, split: r.get(1)?, idx: r.get(2)?, source: r.get(3)?, context: r.get(4)? })
-    };
-    let c = store.conn();
     Ok(match subset {
         Subset::All | Subset::First(_) => {
             let limit = match subset {
                 Subset::First(n) => *n as i64,
                 _ => -1,
             };
-            let mut st = c.prepare_cached(
-                "SELECT id, split, idx, source, context FROM items
-                 WHERE direction_id = ?1 AND split != 'train' ORDER BY split, idx LIMIT ?2",
-            )?;
-            st.query_map(params![direction_id, limit], map)?.collect::<Result<_, _>>()?
+            store.run_items(direction_id, limit)?
         }
         Subset::Items(ids) => {
-            let mut st = c.prepare_cached("SELECT id, split, idx, source, context, direction_id FROM items WHERE id = ?1")?;
             let mut out = Vec::new();
             let mut seen = HashSet::new();
             for &id in ids {
                 if !seen.insert(id) {
                     continue;
                 }
-                let row = st
-                    .query_row([id], |r| Ok((map(r)?, r.get::<_, i64>(5)?)))
-                    .optional()?
+                let row = store
+                    .run_item(id)?
                     .ok_or_else(|| TransferError::NotFound(format!("item #{id}")))?;
                 if row.1 != direction_id {
                     return Err(TransferError::Invalid(format!("item #{id} is not in this direction")));
@@ -286,7 +266,7 @@ pub(crate) fn locate(store: &Store, dataset: &str, direction: &str) -> Result<(i
     let dataset_id = store.dataset_id(dataset)?;
     let direction_id = store.direction_id(dataset_id, direction)?;
     let (s, t) = split_direction(direction).ok_or_else(|| TransferError::Invalid(format!("bad direction {direction:?}")))?;
-    let task: String = store.conn().query_row("SELECT task FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))?;
+    let task = store.dataset_task(dataset_id)?;
     Ok((dataset_id, direction_id, format!("{s}->{t}"), s.to_owned(), t.to_owned(), task))
 }
 
@@ -477,15 +457,7 @@ pub struct Preview {
 /// The dry run of `spec`: the system, what is missing and the first prompt.
 pub fn preview(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> Result<Preview> {
     let p = plan(store, backend, spec, lib)?;
-    let run_id: Option<i64> = store
-        .conn()
-        .query_row(
-            "SELECT r.id FROM runs r JOIN systems s ON r.system_id = s.id
-             WHERE s.dataset_id = ?1 AND s.name = ?2 AND json_extract(r.manifest, '$.key') = ?3 ORDER BY r.id DESC LIMIT 1",
-            params![p.dataset_id, p.system, p.manifest.key],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let run_id = store.run_with_key(p.dataset_id, &p.system, &p.manifest.key)?;
     let done = match run_id {
         Some(id) => done_items(store, id)?,
         None => HashSet::new(),
@@ -507,9 +479,7 @@ pub fn preview(store: &Store, backend: &Backend, spec: &Spec, lib: &Library) -> 
 }
 
 fn done_items(store: &Store, run_id: i64) -> Result<HashSet<i64>> {
-    let mut st = store.conn().prepare_cached("SELECT item_id FROM outputs WHERE run_id = ?1")?;
-    let done = st.query_map([run_id], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    Ok(done)
+    Ok(store.run_output_items(run_id)?.into_iter().collect())
 }
 
 /// Finds or creates the run for `spec`, takes its lock and renders the missing items' prompts.
@@ -523,10 +493,7 @@ pub fn prepare(store: &mut Store, backend: &Backend, spec: &Spec, lib: &Library)
     // settings cannot both create a run), then lock it.
     let (run_id, existing) = {
         let mut w = store.writer()?;
-        let kind: Option<String> = w
-            .tx()
-            .query_row("SELECT kind FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, system], |r| r.get(0))
-            .optional()?;
+        let kind = w.system_kind(dataset_id, &system)?;
         if let Some(k) = kind.filter(|k| k != "local") {
             return Err(TransferError::Invalid(format!(
                 "{} already has a system {system:?} of kind {k}; choose another name (--name)",
@@ -534,15 +501,7 @@ pub fn prepare(store: &mut Store, backend: &Backend, spec: &Spec, lib: &Library)
             )));
         }
         let system_id = w.system(dataset_id, &system, "local")?;
-        let found: Option<(i64, String)> = w
-            .tx()
-            .query_row(
-                "SELECT id, manifest FROM runs WHERE system_id = ?1 AND json_extract(manifest, '$.key') = ?2
-                 ORDER BY id DESC LIMIT 1",
-                params![system_id, manifest.key],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
+        let found = w.run_with_key(system_id, &manifest.key)?;
         let out = match found {
             Some((id, text)) => (id, Some(serde_json::from_str::<Manifest>(&text)?)),
             None => (w.new_run(system_id, &serde_json::to_value(&manifest)?, "running")?, None),
@@ -581,10 +540,7 @@ pub fn prepare(store: &mut Store, backend: &Backend, spec: &Spec, lib: &Library)
     }
     {
         let w = store.writer()?;
-        w.tx().execute(
-            "UPDATE runs SET manifest = ?2, status = 'running' WHERE id = ?1",
-            params![run_id, serde_json::to_string(&manifest)?],
-        )?;
+        w.set_run_manifest(run_id, &serde_json::to_string(&manifest)?, Some("running"))?;
         w.commit()?;
     }
     Ok(Launch { run_id, system, manifest, todo, total, already, resumed, _lock: lock })
@@ -632,7 +588,7 @@ pub fn execute(
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&RunProgress),
 ) -> Result<Outcome> {
-    let started = now(store)?;
+    let started = store.now()?;
     let t0 = Instant::now();
     let mut params = launch.manifest.decoding.params();
     // Sampled outputs depend on the item, not on its place in this launch.
@@ -696,7 +652,7 @@ pub fn execute(
 
     let session = Session {
         started,
-        finished: now(store)?,
+        finished: store.now()?,
         outcome: outcome.into(),
         items: p.generated,
         prompt_tokens,
@@ -718,10 +674,7 @@ pub fn execute(
     manifest.sessions.push(session.clone());
     {
         let w = store.writer()?;
-        w.tx().execute(
-            "UPDATE runs SET manifest = ?2, status = ?3 WHERE id = ?1",
-            params![run_id, serde_json::to_string(&manifest)?, outcome],
-        )?;
+        w.set_run_manifest(run_id, &serde_json::to_string(&manifest)?, Some(outcome))?;
         w.commit()?;
     }
     p.secs = secs;
@@ -735,10 +688,8 @@ pub fn execute(
 
 /// The manifest of a run.
 pub fn manifest(store: &Store, run_id: i64) -> Result<Manifest> {
-    let text: String = store
-        .conn()
-        .query_row("SELECT manifest FROM runs WHERE id = ?1", [run_id], |r| r.get(0))
-        .optional()?
+    let text = store
+        .run_manifest(run_id)?
         .ok_or_else(|| TransferError::NotFound(format!("run {run_id}")))?;
     let m: Manifest = serde_json::from_str(&text)
         .map_err(|e| TransferError::Invalid(format!("run {run_id} is not a local transfer run ({e})")))?;
@@ -749,11 +700,7 @@ pub fn manifest(store: &Store, run_id: i64) -> Result<Manifest> {
 /// decoding, subset, few-shot seed, system name).
 pub fn resume_spec(store: &Store, run_id: i64) -> Result<Spec> {
     let m = manifest(store, run_id)?;
-    let system: String = store.conn().query_row(
-        "SELECT s.name FROM runs r JOIN systems s ON r.system_id = s.id WHERE r.id = ?1",
-        [run_id],
-        |r| r.get(0),
-    )?;
+    let system = store.run_row(run_id)?.system;
     let template = Template::parse(&m.template.text, &m.template.name, Origin::Recorded)?;
     Ok(Spec {
         dataset: m.dataset.clone(),
@@ -779,23 +726,13 @@ pub fn resume_spec(store: &Store, run_id: i64) -> Result<Spec> {
 /// Counts of one run.
 pub fn summary(store: &Store, run_id: i64) -> Result<RunSummary> {
     let m = manifest(store, run_id)?;
-    let (system, status, created_at): (String, String, String) = store.conn().query_row(
-        "SELECT s.name, r.status, r.created_at FROM runs r JOIN systems s ON r.system_id = s.id WHERE r.id = ?1",
-        [run_id],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let crate::store::RunRow { system, status, created_at } = store.run_row(run_id)?;
     let (_, direction_id, ..) = locate(store, &m.dataset, &m.direction)?;
     let asked: HashSet<i64> =
         asked_items(store, direction_id, &Subset::from_record(&m.subset), m.shard)?.into_iter().map(|i| i.id).collect();
-    let mut st = store.conn().prepare_cached(
-        "SELECT o.item_id, o.text, o.raw, i.source FROM outputs o JOIN items i ON o.item_id = i.id WHERE o.run_id = ?1",
-    )?;
-    let rows = st.query_map([run_id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?, r.get::<_, String>(3)?))
-    })?;
     let (mut outputs, mut done, mut empty, mut refused) = (0, 0, 0, 0);
-    for row in rows {
-        let (item, text, raw, source) = row?;
+    for o in store.run_outputs(run_id)? {
+        let (item, text, raw, source) = (o.item_id, o.text, o.raw, o.source);
         outputs += 1;
         done += asked.contains(&item) as usize;
         if text.trim().is_empty() {
@@ -833,20 +770,8 @@ pub fn summary(store: &Store, run_id: i64) -> Result<RunSummary> {
 
 /// Local transfer runs, newest first (of one direction when given).
 pub fn list(store: &Store, direction_id: Option<i64>) -> Result<Vec<RunSummary>> {
-    let mut st = store.conn().prepare(
-        "SELECT r.id, x.id FROM runs r JOIN systems s ON r.system_id = s.id
-         JOIN datasets d ON s.dataset_id = d.id
-         LEFT JOIN directions x ON x.dataset_id = d.id
-           AND x.id = (SELECT xx.id FROM directions xx JOIN styles a ON xx.source_style_id = a.id
-                       JOIN styles b ON xx.target_style_id = b.id
-                       WHERE xx.dataset_id = d.id
-                         AND a.name || '->' || b.name = json_extract(r.manifest, '$.direction'))
-         WHERE s.kind = 'local' AND json_extract(r.manifest, '$.kind') = 'transfer'
-         ORDER BY r.id DESC",
-    )?;
-    let rows: Vec<(i64, Option<i64>)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut out = Vec::new();
-    for (run, dir) in rows {
+    for (run, dir) in store.transfer_runs()? {
         if direction_id.is_some() && dir != direction_id {
             continue;
         }
