@@ -74,6 +74,17 @@ pub fn tokens(old: &str, new: &str) -> Vec<Token> {
             }
         }
     }
+    // Where a removed token meets one of the output, each was spaced in its own text only:
+    // two words meeting there get a space (`joes Since`, not `joesSince`); punctuation keeps
+    // to its word.
+    for i in 1..out.len() {
+        let (prev, next) = (&out[i - 1], &out[i]);
+        let crossing = (prev.op == Op::Removed) != (next.op == Op::Removed);
+        let wordish = |c: Option<char>| c.is_some_and(char::is_alphanumeric);
+        if crossing && !next.spaced && wordish(prev.text.chars().last()) && wordish(next.text.chars().next()) {
+            out[i].spaced = true;
+        }
+    }
     out
 }
 
@@ -139,6 +150,33 @@ pub fn kept_share(pieces: &[Piece]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tokens as a line: spaced where their flags say.
+    fn line(t: &[Token]) -> String {
+        let mut out = String::new();
+        for (i, t) in t.iter().enumerate() {
+            if i > 0 && t.spaced {
+                out.push(' ');
+            }
+            let mark = match t.op {
+                Op::Kept => "",
+                Op::Added => "+",
+                Op::Removed => "-",
+            };
+            out += &format!("{mark}{}", t.text);
+        }
+        out
+    }
+
+    /// A removed word and an added one never run together, wherever each began its text.
+    #[test]
+    fn removed_and_added_words_stay_apart() {
+        assert_eq!(line(&tokens("joes was great", "Since Joe's was great")), "-joes +Since +Joe's was great");
+        assert_eq!(line(&tokens("wash your hands, then eat", "wash your,if you eat")), "wash your -hands, -then +if +you eat");
+        // Punctuation keeps to its word, across the two texts too.
+        assert_eq!(line(&tokens("it was cold.", "it was.")), "it was -cold.");
+        assert_eq!(line(&tokens("bland.", "tasty.")), "-bland +tasty.");
+    }
 
     #[test]
     fn replacement_insertion_deletion() {

@@ -693,6 +693,17 @@ mod tests {
         assert_eq!(text, ["x abc", "  def", "  gh"]);
     }
 
+    /// Compare's words: a removed run and the inserted one after it are two words, as
+    /// `tstlab show` spaces them (`joes` `Since`, not `joesSince`).
+    #[test]
+    fn a_removed_run_and_an_inserted_one_are_two_words() {
+        let words: Vec<(String, Style)> = diff_words("joes was great", "Since Joe's was great", true);
+        let text: Vec<&str> = words.iter().map(|w| w.0.as_str()).collect();
+        assert_eq!(text, ["joes", "Since", "Joe's", "was", "great"]);
+        assert_eq!(words[0].1, theme::REMOVED);
+        assert_eq!(words[1].1, theme::ADDED);
+    }
+
     #[test]
     fn removed_words_can_be_left_out() {
         let with: Vec<String> = diff_words("a b c", "a x c", true).into_iter().map(|w| w.0).collect();
