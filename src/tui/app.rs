@@ -375,6 +375,15 @@ impl App {
             ));
             return;
         }
+        // Quitting asks first when a change on screen is not stored (not taken with Enter).
+        let unstored = self.screens.iter().find_map(|s| s.unstored());
+        if action == Some(Action::Quit) && !asked && !self.unsaved()
+            && let Some(why) = unstored
+        {
+            self.quit_asked = true;
+            self.note = Some((format!("{why}; q again quits without it"), true));
+            return;
+        }
         // Quitting asks first while jobs run: quitting cancels them.
         let running = self.shared.jobs.running();
         if action == Some(Action::Quit) && !asked && running > 0 && !self.unsaved() {

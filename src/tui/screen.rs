@@ -132,6 +132,11 @@ pub trait Screen: Any {
     fn pending(&self) -> Option<Pending> {
         None
     }
+    /// A change shown that the user has not asked to store yet (a ranking moved with `K` and
+    /// not taken with Enter), in words: quitting asks first.
+    fn unstored(&self) -> Option<String> {
+        None
+    }
     /// Takes in what a background writer answered: `Some` when the screen changed, with a
     /// follow-up when there is one.
     fn tick(&mut self) -> Option<Option<Action>> {

@@ -120,9 +120,9 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     let mut b = spawn(&path, dir.path(), "c", "B");
     a.wait_for("Annotate · c · A · item 1/24");
     b.wait_for("Annotate · c · B · item 1/24");
-    // B hammers: each J or K moves its top output and commits.
+    // B hammers: each J moves its top output down, Enter stores it (and selects the top).
     let hammer = 200;
-    b.send(&"JK".repeat(hammer / 2));
+    b.send(&"J\r".repeat(hammer));
     // A works through two items, waiting for each change to land.
     let mut changes = 0;
     let mut step = |a: &mut Pty, keys: &str, change: bool| {
@@ -134,7 +134,7 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
         }
     };
     step(&mut a, "\r", true); // strength of item 1: the order shown
-    step(&mut a, "J", true);
+    step(&mut a, "J\r", true);
     step(&mut a, "\t", false);
     probe.until("content", |p| p.position("A").1 == "content");
     step(&mut a, "\r", true);
@@ -144,7 +144,7 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     step(&mut a, "n", false);
     probe.until("item 2", |p| p.position("A").0 == 1);
     step(&mut a, "\r", true);
-    step(&mut a, "J", true);
+    step(&mut a, "J\r", true);
     step(&mut a, "z", false); // undo: the history row stays, marked undone
     probe.until("the undo", |p| p.one("SELECT COUNT(*) FROM judgment_log WHERE undone = 1 AND ?1 = ?1", "") == 1);
     step(&mut a, "\t", false);

@@ -92,6 +92,11 @@ fn shown(app: &App) -> String {
     app.screen::<Annotate>().groups().map(|g| rankedit::format(&g)).unwrap_or_default()
 }
 
+/// The order on screen (moved with K, J and = and not stored yet, or the stored one).
+fn draft(app: &App) -> String {
+    app.screen::<Annotate>().shown_groups().map(|g| rankedit::format(&g)).unwrap_or_default()
+}
+
 /// The stored values of the shown entry and aspect for `who`, per system name.
 fn stored(path: &Path, who: &str, item_id: i64, aspect: &str) -> Vec<(String, f64)> {
     let s = Store::open(path).unwrap();
@@ -150,12 +155,34 @@ fn rank_tie_type_undo_redo_and_resume() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(shown(&app), "1>2>3");
     check_store(&app, &path);
-    // J moves the top output down; = ties it with the one above.
+    // J moves the top output down on screen only: the screen says so, the store and the
+    // history keep the stored order until Enter; = ties it with the one above.
+    let history = |path: &Path| -> i64 { Store::open(path).unwrap().conn().query_row("SELECT COUNT(*) FROM judgment_log", [], |r| r.get(0)).unwrap() };
+    let before = history(&path);
     keys(&mut app, "J");
-    assert_eq!(shown(&app), "2>1>3");
+    assert_eq!(shown(&app), "1>2>3", "not stored yet");
+    assert_eq!(draft(&app), "2>1>3");
     assert_eq!(app.screen::<Annotate>().selected, 1, "the selection follows the moved output");
+    let t = screen(&mut app, 120, 24);
+    assert!(t.contains("not stored: 2>1>3 · Enter stores the order shown"), "{t}");
     check_store(&app, &path);
     keys(&mut app, "=");
+    assert_eq!((shown(&app).as_str(), draft(&app).as_str()), ("1>2>3", "1=2>3"));
+    assert_eq!(history(&path), before, "moves are not stored");
+    // Leaving the aspect waits for Enter or Esc; Esc drops the moves.
+    keys(&mut app, "n");
+    assert!(app.note.as_ref().unwrap().0.contains("not stored: Enter stores it, Esc drops it"), "{:?}", app.note);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(draft(&app), "1>2>3");
+    assert_eq!(app.shown(), ScreenId::ANNOTATE);
+    keys(&mut app, "J");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(shown(&app), "2>1>3");
+    assert_eq!(history(&path), before + 1, "one history row for the moves and Enter");
+    check_store(&app, &path);
+    press(&mut app, KeyCode::Down);
+    keys(&mut app, "=");
+    press(&mut app, KeyCode::Enter);
     assert_eq!(shown(&app), "1=2>3");
     check_store(&app, &path);
     // A typed ordering; a wrong one is refused and can be fixed.
@@ -181,6 +208,7 @@ fn rank_tie_type_undo_redo_and_resume() {
     // K moves the selection up out of its tie.
     press(&mut app, KeyCode::Down);
     keys(&mut app, "K");
+    press(&mut app, KeyCode::Enter);
     assert_eq!(shown(&app), "2>1>3");
     check_store(&app, &path);
     // Next aspect: unranked again; the next item opens on its first aspect; the history

@@ -82,18 +82,25 @@ fn rank_mode_at_80x24() {
     assert!(app.note.clone().unwrap().0.contains("already the best"));
     assert_eq!(judgments(&path), 0);
     // Enter stores the order shown (one judgment per system: the first output stands for two
-    // identical ones); J moves the top one down; = then ties it with the one above.
+    // identical ones); J moves the top one down and = ties it with the one above, on screen
+    // only, until Enter stores them.
     press(&mut app, KeyCode::Enter);
     press_char(&mut app, 'J');
     press_char(&mut app, '=');
     assert_eq!(judgments(&path), 3);
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("not stored: 1=2 · Enter stores the order shown"), "{t}");
+    // Quitting with moves not stored asks first.
+    press_char(&mut app, 'q');
+    assert!(!app.quit && app.note.clone().unwrap().0.contains("not stored: Enter stores it; q again quits without it"), "{:?}", app.note);
+    press(&mut app, KeyCode::Enter);
     let t = shot(&mut app, 80, 24);
     insta::assert_snapshot!("annotate_rank_ranked_80x24", t);
     assert!(t.contains("stored: 1=2 ·") && t.contains("stored 3") && t.contains("▸✓strength"), "{t}");
     // Undo is one key and says so.
     press_char(&mut app, 'z');
     assert_eq!(app.note.clone().unwrap().0, "undone");
-    assert!(shot(&mut app, 80, 24).contains("stored: 2>1 ·"));
+    assert!(shot(&mut app, 80, 24).contains("stored: 1>2 ·"));
     // At 160x45 the same, with room to spare.
     let t = shot(&mut app, 160, 45);
     assert!(t.contains("▸✓strength") && t.contains("y redo") && t.contains("u unfinished"), "{t}");

@@ -38,6 +38,8 @@ pub struct Annotate {
     pub selected: usize,
     /// The ordering being typed.
     pub typing: Option<String>,
+    /// Rank mode: the order `K`, `J` and `=` made, shown and not stored until Enter.
+    pub draft: Option<Groups>,
     pub guidelines: bool,
     pub diff: bool,
     guide_scroll: usize,
@@ -69,8 +71,6 @@ enum After {
     Stay,
     /// Likert: select the next output.
     Next,
-    /// Ranking: keep this row selected.
-    Follow(usize),
     /// Select the top output and say this.
     Top(String),
     /// Undo (true) or redo.
@@ -84,6 +84,7 @@ impl Annotate {
         self.session = Some(s);
         self.selected = 0;
         self.typing = None;
+        self.draft = None;
         self.after = None;
         Ok(())
     }
@@ -100,12 +101,6 @@ impl Annotate {
             After::Stay => None,
             After::Next => {
                 self.selected = (self.selected + 1).min(n_rows.saturating_sub(1));
-                None
-            }
-            After::Follow(row) => {
-                if let Some(p) = self.order().iter().position(|&x| x == row) {
-                    self.selected = p;
-                }
                 None
             }
             After::Top(note) => {
@@ -137,10 +132,15 @@ impl Annotate {
         rankedit::from_values(self.session.as_ref()?.values())
     }
 
-    /// Row indices in the order shown: by rank when ranked, else display order.
+    /// The ranking shown: the draft `K`, `J` and `=` made, else the stored one.
+    pub fn shown_groups(&self) -> Option<Groups> {
+        self.draft.clone().or_else(|| self.groups())
+    }
+
+    /// Row indices in the order shown: by rank when ranked (or a draft), else display order.
     pub fn order(&self) -> Vec<usize> {
         let Some(s) = &self.session else { return Vec::new() };
-        match (s.campaign.def.mode, self.groups()) {
+        match (s.campaign.def.mode, self.shown_groups()) {
             (Mode::Rank, Some(g)) => rankedit::flat(&g),
             _ => (0..s.view.rows.len()).collect(),
         }
@@ -184,11 +184,22 @@ impl Annotate {
             return Some(Action::Note("this campaign scores outputs: digits, Left/Right".into(), false));
         }
         let row = self.selected_row()?;
-        let mut g = self.groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
+        let mut g = self.shown_groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
         if !op(&mut g, row) {
             return Some(Action::Note(why.into(), false));
         }
-        self.commit_groups(&g, After::Follow(row))
+        // The order changes on screen only; Enter stores it.
+        self.draft = if self.groups().as_ref() == Some(&g) { None } else { Some(g) };
+        if let Some(p) = self.order().iter().position(|&x| x == row) {
+            self.selected = p;
+        }
+        None
+    }
+
+    /// Why a key that leaves the shown aspect waits: a moved order not stored yet.
+    fn draft_blocks(&self) -> Option<Action> {
+        let g = self.draft.as_ref()?;
+        Some(Action::Note(format!("the order shown ({}) is not stored: Enter stores it, Esc drops it", rankedit::format(g)), true))
     }
 
     fn set_score(&mut self, value: impl Fn(Option<f64>) -> f64, after: After) -> Option<Action> {
@@ -213,6 +224,7 @@ impl Annotate {
         match rankedit::parse(&text, m) {
             Ok(g) => {
                 self.typing = None;
+                self.draft = None;
                 self.commit_groups(&g, After::Top(format!("ranked {}", rankedit::format(&g))))
             }
             Err(e) => Some(Action::Note(format!("{text}: {e}"), true)),
@@ -220,6 +232,9 @@ impl Annotate {
     }
 
     fn accept(&mut self) -> Option<Action> {
+        if let Some(g) = self.draft.take() {
+            return self.commit_groups(&g, After::Top(format!("stored {}", rankedit::format(&g))));
+        }
         let s = self.session.as_ref()?;
         let unranked = s.values().iter().any(Option::is_none);
         if s.campaign.def.mode == Mode::Rank && unranked {
@@ -274,7 +289,7 @@ impl Annotate {
         {
             out.push(Line::styled(format!("  entered, not stored yet: {}", rankedit::format(&g)), theme::LABEL));
         }
-        let groups = self.groups();
+        let groups = self.shown_groups();
         let ranks = groups.as_ref().map(|g| rankedit::row_ranks(g, &self.sizes()));
         let mut owner = Vec::new();
         for (pos, &row) in self.order().iter().enumerate() {
@@ -336,6 +351,9 @@ impl Annotate {
         let Some(s) = &self.session else { return String::new() };
         let values = s.values();
         let scored = values.iter().filter(|v| v.is_some()).count();
+        if let Some(d) = &self.draft {
+            return format!("not stored: {} · Enter stores the order shown · Esc drops it", rankedit::format(d));
+        }
         match (s.campaign.def.mode, self.groups()) {
             (Mode::Rank, Some(g)) => format!("stored: {} · Enter: next unfinished", rankedit::format(&g)),
             (Mode::Rank, None) => "not ranked yet · Enter stores the order shown".into(),
@@ -531,6 +549,10 @@ impl Screen for Annotate {
         }
     }
 
+    fn unstored(&self) -> Option<String> {
+        self.draft.as_ref().map(|g| format!("the order shown ({}) is not stored: Enter stores it", rankedit::format(g)))
+    }
+
     fn pending(&self) -> Option<Pending> {
         let w = self.session.as_ref()?.waiting.as_ref()?;
         Some(Pending { in_flight: w.in_flight, error: w.error.as_ref().map(|e| e.to_string()) })
@@ -630,6 +652,15 @@ impl Screen for Annotate {
                 Mode::Slider => return self.set_score(|v| v.unwrap_or(50.0) + f64::from(delta), After::Stay),
             },
             Action::Accept => return self.accept(),
+            Action::Back if self.draft.is_some() => {
+                self.draft = None;
+                return Some(Action::Note("the moved order is dropped: the stored one is shown".into(), false));
+            }
+            Action::NextAspect | Action::NextItem | Action::PrevItem | Action::NextUnfinished | Action::Undo | Action::Redo
+                if self.draft.is_some() =>
+            {
+                return self.draft_blocks();
+            }
             Action::NextAspect => {
                 let k = s.campaign.def.aspects.len();
                 let next = (s.aspect + 1) % k;
