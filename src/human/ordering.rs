@@ -30,19 +30,19 @@ pub struct Ordering {
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum OrderingError {
-    #[error("empty ordering: expected positions 1..={n} joined by '>' or '='")]
+    #[error("empty ordering: expected the labels 1 to {n} joined by '>' or '='")]
     Empty { n: usize },
-    #[error("unexpected character {ch:?} at column {col}: expected a position, '>' or '='")]
+    #[error("unexpected character {ch:?} at column {col}: expected a label, '>' or '='")]
     BadChar { ch: char, col: usize },
-    #[error("expected a position at column {col}, found {found}")]
+    #[error("expected a label at column {col}, found {found}")]
     ExpectedPosition { col: usize, found: String },
-    #[error("expected '>' or '=' at column {col} after position {after}")]
+    #[error("expected '>' or '=' at column {col} after label {after}")]
     ExpectedOperator { col: usize, after: usize },
-    #[error("position {text} at column {col} is out of range 1..={n}")]
+    #[error("label {text} at column {col} is not one of 1 to {n}")]
     OutOfRange { text: String, col: usize, n: usize },
-    #[error("position {pos} appears twice (columns {first} and {second})")]
+    #[error("label {pos} appears twice (columns {first} and {second})")]
     Duplicate { pos: usize, first: usize, second: usize },
-    #[error("position {pos} is missing: every position 1..={n} must appear once")]
+    #[error("label {pos} is missing: every label 1 to {n} must appear once")]
     Missing { pos: usize, n: usize },
 }
 
@@ -213,7 +213,7 @@ mod tests {
         assert_eq!(e("3>1x2>4"), BadChar { ch: 'x', col: 4 });
         assert_eq!(e("3>1=2>4>  "), ExpectedPosition { col: 11, found: "the end".into() });
         assert_eq!(e("99999999999999999999999>1"), OutOfRange { text: "99999999999999999999999".into(), col: 1, n: 4 });
-        assert_eq!(e("3>1=3>4").to_string(), "position 3 appears twice (columns 1 and 5)");
-        assert_eq!(e("3>1>4").to_string(), "position 2 is missing: every position 1..=4 must appear once");
+        assert_eq!(e("3>1=3>4").to_string(), "label 3 appears twice (columns 1 and 5)");
+        assert_eq!(e("3>1>4").to_string(), "label 2 is missing: every label 1 to 4 must appear once");
     }
 }
