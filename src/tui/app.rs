@@ -708,7 +708,7 @@ impl App {
             Some(m) => format!("Help · {name} · {m} mode"),
             None => format!("Help · {name}"),
         };
-        (title, help::lines(&help::sections(&self.base_chain(), mode), width))
+        (title, help::lines(&help::sections(&self.base_chain(), mode, self.shared.locked), width))
     }
 
     fn draw_tabs(&mut self, f: &mut Frame, area: Rect) {

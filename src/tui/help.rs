@@ -3,6 +3,7 @@
 //! under a heading; descriptions wrap, the overlay scrolls. The messages overlay (the status
 //! line's latest notes, whole) uses the same frame.
 
+use super::action::Action;
 use super::keys::{BINDINGS, Binding, Context};
 use super::{frame, theme};
 use ratatui::Frame;
@@ -25,7 +26,9 @@ pub struct Section {
 /// The help's groups for the contexts `base` (the keys in force under the overlay, most
 /// specific first) and the shown screen's `mode`: those contexts first, then the keys of every
 /// screen, then every other context of the table, so that each binding is listed once.
-pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
+/// `locked` (`tstlab annotate`: one screen only): the keys that go to other screens and the
+/// other screens' keys are left out.
+pub fn sections(base: &[Context], mode: Option<&str>, locked: bool) -> Vec<Section> {
     let mut out = Vec::new();
     let mut done: Vec<Context> = Vec::new();
     let of = |ctx: Context, keep: &dyn Fn(&Binding) -> bool| -> Vec<&'static Binding> {
@@ -47,10 +50,14 @@ pub fn sections(base: &[Context], mode: Option<&str>) -> Vec<Section> {
         }
         done.push(ctx);
     }
-    let mut every = of(Context::Main, &|_| true);
+    let mut every = of(Context::Main, &|b| !(locked && matches!(b.action, Action::Go(_))));
     every.extend(of(Context::Any, &|_| true));
-    out.push(Section { title: "Keys on every screen".into(), bindings: every, show_modes: false });
+    let heading = if locked { "Keys everywhere" } else { "Keys on every screen" };
+    out.push(Section { title: heading.into(), bindings: every, show_modes: false });
     done.extend([Context::Main, Context::Any]);
+    if locked {
+        return out;
+    }
     for b in BINDINGS {
         if !done.contains(&b.context) {
             done.push(b.context);
@@ -154,7 +161,7 @@ mod tests {
     #[test]
     fn every_binding_once_screen_first() {
         let annotate = Context::Screen(ScreenId::ANNOTATE);
-        let s = sections(&[annotate, Context::Main, Context::Any], Some("likert"));
+        let s = sections(&[annotate, Context::Main, Context::Any], Some("likert"), false);
         assert_eq!(s[0].title, "Annotate keys · likert mode");
         assert!(s[0].bindings.iter().all(|b| b.in_mode(Some("likert"))));
         assert_eq!(s[1].title, "Annotate keys in other modes");
@@ -166,7 +173,7 @@ mod tests {
     /// The launch form's keys come first in its mode (typing in a text field), then its other mode's.
     #[test]
     fn the_launch_form_mode_first() {
-        let s = sections(&[Context::Form, Context::Any], Some("typing"));
+        let s = sections(&[Context::Form, Context::Any], Some("typing"), false);
         assert_eq!(s[0].title, "Forms (a transfer run, a new campaign, an annotator) · typing mode");
         assert!(s[0].bindings.iter().any(|b| b.action == crate::tui::action::Action::DeleteWord));
         assert_eq!(s[1].title, "Forms (a transfer run, a new campaign, an annotator) in other modes");
@@ -178,7 +185,7 @@ mod tests {
     /// At 80 columns nothing is cut: every word of every description is on some line.
     #[test]
     fn descriptions_wrap_whole() {
-        let s = sections(&[Context::Main, Context::Any], None);
+        let s = sections(&[Context::Main, Context::Any], None, false);
         let text: Vec<String> = lines(&s, 72).iter().map(|l| l.to_string()).collect();
         assert!(text.iter().all(|l| theme::width(l) <= 72), "{text:#?}");
         let all = text.join(" ");

@@ -334,3 +334,26 @@ fn campaigns_screen_opens_a_queue_and_results() {
     let t = screen(&mut app, 130, 40);
     assert!(t.contains("disagreement") || t.contains("no disagreement"), "{t}");
 }
+
+/// `?` inside `tstlab annotate` lists only what works there: the rank keys (`J` is "worse"),
+/// not the keys of screens it does not show (`1` Browse, `J` Jobs); the full TUI's help on the
+/// same screen lists them.
+#[test]
+fn help_in_tstlab_annotate_lists_only_its_keys() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = tiny_store(dir.path());
+    make_campaign(&path, "t", Mode::Rank, &["a"]);
+    let mut locked = annotator_app(&path, "t", "a");
+    keys(&mut locked, "?");
+    let t = screen(&mut locked, 100, 200);
+    assert!(t.contains("worse") && t.contains("Keys everywhere"), "{t}");
+    for other in ["Browse screen", "Jobs screen", "Compare keys", "Scores keys", "launch"] {
+        assert!(!t.contains(other), "{other} listed in tstlab annotate:\n{t}");
+    }
+    let mut full = app(&path);
+    full.handle(tstlab::tui::Action::OpenAnnotate { campaign: "t".into(), annotator: "a".into(), join: false });
+    assert!(full.settle(crate::headless::WAIT));
+    keys(&mut full, "?");
+    let t = screen(&mut full, 100, 200);
+    assert!(t.contains("Browse screen") && t.contains("Jobs screen"), "{t}");
+}
