@@ -34,6 +34,9 @@ pub enum Error {
     NotFound(String),
     #[error("{0}")]
     Invalid(String),
+    /// Ranks and scores of one aspect would be averaged together: one campaign must be chosen.
+    #[error("{aspect:?} is judged by rank and by score campaigns; choose one with --campaign")]
+    MixedCampaigns { aspect: String },
     #[error(transparent)]
     Plot(#[from] crate::plot::Error),
     #[error("{path}: {source}")]
@@ -331,9 +334,7 @@ pub fn human_values(store: &Store, dataset_id: i64, aspect: &str, campaign: Opti
     }
     let ranks = campaigns.iter().filter(|c| c.mode == "rank").count();
     if ranks > 0 && ranks < campaigns.len() {
-        return Err(Error::Invalid(format!(
-            "{aspect:?} is judged by rank and by score campaigns; choose one with --campaign"
-        )));
+        return Err(Error::MixedCampaigns { aspect: aspect.to_owned() });
     }
     let orientation = if ranks > 0 { Orientation::LowerIsBetter } else { Orientation::HigherIsBetter };
     let mut st = store.conn().prepare_cached(&format!(

@@ -71,6 +71,8 @@ pub struct BarsQuery {
     pub figure: FigureKind,
     /// `None`: every direction pooled.
     pub direction: Option<i64>,
+    /// Judgments of this campaign only (`None`: every campaign that judged the dataset).
+    pub campaign: Option<String>,
 }
 
 /// The cell a `Request::Cell` asks about (echoed in the reply).
@@ -204,10 +206,15 @@ fn bars(store: &Store, q: &BarsQuery) -> crate::analysis::data::Result<BarsData>
     let spec = BootstrapSpec::new(crate::stats::bootstrap::DEFAULT_RESAMPLES, 0);
     let source = match &q.figure {
         FigureKind::MetricBars(k) => Source::Metric(k, crate::analysis::orient::known(&k.metric)),
-        FigureKind::AspectBars(a) => Source::Human { aspect: a, campaign: None },
+        FigureKind::AspectBars(a) => Source::Human { aspect: a, campaign: q.campaign.as_deref() },
         FigureKind::Map { .. } => return Err(crate::analysis::data::Error::Invalid("a map has no bars".into())),
     };
-    bars_data(store, &names, source, q.direction, spec, false)
+    bars_data(store, &names, source, q.direction, spec, false).map_err(|e| match e {
+        crate::analysis::data::Error::MixedCampaigns { aspect } => crate::analysis::data::Error::Invalid(format!(
+            "{aspect:?} is judged by rank and by score campaigns, which cannot be averaged together: choose one campaign with a in Analysis"
+        )),
+        e => e,
+    })
 }
 
 fn score_tables(store: &Store, dataset: Option<&str>, bleu: Option<&str>, ppl_pooling: Option<PplPooling>, baseline: Option<&str>) -> anyhow::Result<Reply> {

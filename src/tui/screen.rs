@@ -27,6 +27,9 @@ pub struct Shared {
     pub locked: bool,
     /// The item list Browse last opened an item from: Compare's next and previous step through it.
     pub item_list: Option<ItemListAt>,
+    /// The dataset Analysis shows and the campaign whose judgments it reads (`a`): Figures
+    /// follows them.
+    pub analysis_at: Option<(String, Option<String>)>,
 }
 
 /// An item's place in a list of Browse (its search, filter and sort).

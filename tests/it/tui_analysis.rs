@@ -355,3 +355,59 @@ fn judgments_stored_elsewhere_show_without_r() {
     assert_eq!(a.settings.campaign.as_deref(), Some("toy:sliders"), "the campaign chosen is kept");
     assert!(a.matrix().is_some(), "toy:sliders alone: no mix of ranks and scores");
 }
+
+/// Figures follows Analysis: it opens on its dataset and reads the judgments of the campaign
+/// chosen there with `a`. On an entry that cannot be drawn (content judged by rank and by
+/// score campaigns, every campaign) it says which key helps, and `w` writes nothing, never the
+/// chart shown before under the new name.
+#[test]
+fn figures_follow_the_analysis_campaign_and_write_only_the_chart_shown() {
+    use tstlab::analysis::figure_list::FigureKind;
+    use tstlab::tui::screens::figures::Figures;
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = common::toy_store(true);
+    add_ranks(&mut store);
+    let mut app = App::new(Loader::inline(store), Jobs::new(), &dir.path().join("toy.sqlite"));
+    app.start();
+    assert!(app.settle(WAIT));
+    press(&mut app, KeyCode::Char('6'));
+    press(&mut app, KeyCode::Char('f'));
+    assert!(app.settle(WAIT));
+    let content = |app: &App| {
+        let l = app.screen::<Figures>().list.as_ref().expect("the figure list");
+        l.figures.iter().position(|f| *f == FigureKind::AspectBars("content".into())).expect("a content entry")
+    };
+    // The first entry's bars load; then the content entry, which cannot be drawn.
+    assert!(app.screen::<Figures>().bars.is_some());
+    let at = content(&app);
+    for _ in 0..at {
+        press(&mut app, KeyCode::Down);
+    }
+    assert!(app.settle(WAIT));
+    let t = text(&render(&mut app, 160, 45));
+    assert!(t.contains("choose one campaign with a in Analysis") && !t.contains("--campaign"), "{t}");
+    press(&mut app, KeyCode::Char('w'));
+    let (note, error) = app.note.clone().unwrap();
+    assert!(error && note.starts_with("nothing written"), "{note}");
+    assert!(!dir.path().join("figures").exists() || std::fs::read_dir(dir.path().join("figures")).unwrap().next().is_none());
+    // a in Analysis chooses toy:ranks: Figures shows it and draws content.
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('a'));
+    assert!(app.settle(WAIT));
+    press(&mut app, KeyCode::Char('f'));
+    assert!(app.settle(WAIT));
+    assert_eq!(app.screen::<Figures>().campaign.as_deref(), Some("toy:ranks"));
+    let at = content(&app);
+    while app.screen::<Figures>().selected < at {
+        press(&mut app, KeyCode::Down);
+    }
+    assert!(app.settle(WAIT));
+    let t = text(&render(&mut app, 160, 45));
+    assert!(t.contains("campaign toy:ranks") && t.contains("human content"), "{t}");
+    press(&mut app, KeyCode::Char('w'));
+    let (note, error) = app.note.clone().unwrap();
+    assert!(!error && note.starts_with("wrote"), "{note}");
+    let written: Vec<String> =
+        std::fs::read_dir(dir.path().join("figures")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert!(written.iter().any(|n| n.contains("content") && n.ends_with(".png")), "{written:?}");
+}

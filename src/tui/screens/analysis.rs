@@ -197,6 +197,7 @@ impl Analysis {
         let at = self.settings.campaign.as_ref().and_then(|c| l.campaigns.iter().position(|x| x == c)).map_or(0, |i| i + 1);
         let next = (at + 1) % (l.campaigns.len() + 1);
         self.settings.campaign = next.checked_sub(1).map(|i| l.campaigns[i].clone());
+        sh.analysis_at = Some((l.names.dataset.clone(), self.settings.campaign.clone()));
         self.col = 0;
         self.left = 0;
         let what = match &self.settings.campaign {
@@ -404,6 +405,7 @@ impl Screen for Analysis {
                 }
                 if !l.names.dataset.is_empty() {
                     self.dataset = Some(l.names.dataset.clone());
+                    sh.analysis_at = Some((l.names.dataset.clone(), self.settings.campaign.clone()));
                 }
                 self.failed = None;
                 self.loaded = Some(l.clone());

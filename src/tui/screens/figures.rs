@@ -59,6 +59,8 @@ pub enum MapState {
 pub struct Figures {
     pub list: Option<Box<FigureList>>,
     pub dataset: Option<String>,
+    /// The campaign whose judgments the aspect bars show (Analysis's `a`); `None`: every one.
+    pub campaign: Option<String>,
     pub selected: usize,
     /// `None`: every direction pooled; else an index into the dataset's directions.
     pub direction: Option<usize>,
@@ -123,14 +125,21 @@ impl Figures {
         self.maps.iter().find(|(k, _)| *k == key).map(|(_, m)| m)
     }
 
+    /// The bars the selected figure shows, if it is a bar chart.
+    fn query(&self) -> Option<BarsQuery> {
+        let (l, f) = (self.list.as_ref()?, self.figure()?);
+        if matches!(f, FigureKind::Map { .. }) {
+            return None;
+        }
+        let campaign = if matches!(f, FigureKind::AspectBars(_)) { self.campaign.clone() } else { None };
+        Some(BarsQuery { dataset: l.names.dataset.clone(), figure: f.clone(), direction: self.direction_id().map(|d| d.0), campaign })
+    }
+
     /// Asks for the selected figure's bars (maps wait for `Enter`).
     fn ask(&mut self, sh: &mut Shared) {
-        let (Some(l), Some(f)) = (&self.list, self.figure()) else { return };
-        if matches!(f, FigureKind::Map { .. }) {
-            return;
-        }
-        let q = BarsQuery { dataset: l.names.dataset.clone(), figure: f.clone(), direction: self.direction_id().map(|d| d.0) };
+        let Some(q) = self.query() else { return };
         if self.bars.as_ref().is_none_or(|b| b.0 != q) {
+            self.error = None;
             sh.loader.request(Request::Bars(Box::new(q)));
         }
     }
@@ -189,8 +198,14 @@ impl Figures {
             match (f, &self.bars, self.map()) {
                 (FigureKind::Map { .. }, _, Some(MapState::Ready(m))) => m.figure(&format!("{}: {}", l.names.dataset, f.title())).save(path),
                 (FigureKind::Map { .. }, _, _) => return Err("no map yet: Enter makes it".into()),
-                (_, Some(b), _) => b.1.figure(&l.names.dataset).save(path),
-                _ => return Err("the bars are not loaded yet".into()),
+                // Only the chart of the entry shown, never one loaded before.
+                (_, Some(b), _) if Some(&b.0) == self.query().as_ref() => b.1.figure(&l.names.dataset).save(path),
+                _ => {
+                    return Err(match &self.error {
+                        Some(e) => format!("nothing written: {e}"),
+                        None => "nothing written: the chart is not loaded yet".into(),
+                    });
+                }
             }
             .map_err(|e| e.to_string())
         };
@@ -380,7 +395,7 @@ impl Screen for Figures {
                 }
                 let i = l.datasets.iter().position(|d| *d == l.names.dataset).map_or(0, |i| (i + 1) % l.datasets.len());
                 self.dataset = Some(l.datasets[i].clone());
-                (self.selected, self.direction, self.bars) = (0, None, None);
+                (self.selected, self.direction, self.bars, self.campaign) = (0, None, None, None);
                 self.request(sh);
             }
             Action::WriteFigure => {
@@ -399,7 +414,16 @@ impl Screen for Figures {
         None
     }
 
+    /// Opens on the dataset and campaign Analysis shows.
     fn on_show(&mut self, sh: &mut Shared) -> Show {
+        if let Some((dataset, campaign)) = sh.analysis_at.clone()
+            && (self.dataset.as_ref() != Some(&dataset) || self.campaign != campaign)
+        {
+            if self.dataset.as_ref() != Some(&dataset) {
+                (self.selected, self.direction) = (0, None);
+            }
+            (self.dataset, self.campaign, self.bars, self.list) = (Some(dataset), campaign, None, None);
+        }
         if self.list.is_none() && !sh.loader.busy(Topic::Figures) {
             self.request(sh);
         }
@@ -438,7 +462,8 @@ impl Screen for Figures {
         let busy = if sh.loader.busy(Topic::Figures) || sh.loader.busy(Topic::Bars) { " · loading…" } else { "" };
         let scope = self.direction_id().map_or("all directions".to_owned(), |d| d.1);
         let dataset = self.list.as_ref().map_or("", |l| l.names.dataset.as_str());
-        let title = theme::cut(&format!(" Figures · {} · {}{busy} ", theme::text(dataset), theme::text(&scope)), area.width.saturating_sub(2) as usize);
+        let camp = self.campaign.as_ref().map_or(String::new(), |c| format!(" · campaign {}", theme::text(c)));
+        let title = theme::cut(&format!(" Figures · {} · {}{camp}{busy} ", theme::text(dataset), theme::text(&scope)), area.width.saturating_sub(2) as usize);
         let block = theme::pane(title, true);
         let inner = block.inner(area);
         f.render_widget(block, area);
