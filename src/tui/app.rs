@@ -426,13 +426,15 @@ impl App {
     }
 
     fn dispatch(&mut self, a: Action) -> Option<Action> {
+        // A page is the lines the overlay last showed (less one, kept for context).
+        let page = self.areas.popup.map_or(10, |p| (p.height.saturating_sub(3) as usize).max(1));
         if let Some(scroll) = self.help.as_mut() {
             match a {
                 Action::Back | Action::Help => self.help = None,
                 Action::Up => *scroll = scroll.saturating_sub(1),
                 Action::Down => *scroll += 1,
-                Action::PageUp => *scroll = scroll.saturating_sub(10),
-                Action::PageDown => *scroll += 10,
+                Action::PageUp => *scroll = scroll.saturating_sub(page),
+                Action::PageDown => *scroll += page,
                 Action::Top => *scroll = 0,
                 // Clamped to the text when drawn.
                 Action::Bottom => *scroll = usize::MAX / 2,

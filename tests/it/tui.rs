@@ -371,3 +371,21 @@ fn scores_columns_follow_the_selection_at_80_columns() {
     }
     assert_eq!(head(&mut app), first);
 }
+
+/// PgDn and PgUp in the help move a whole page of what is shown (less one line kept for
+/// context), at 80x24 and 160x45, not a fixed half page.
+#[test]
+fn help_pages_by_what_it_shows() {
+    for (w, h) in [(80u16, 24u16), (160, 45)] {
+        let mut app = demo_app();
+        keys(&mut app, "?");
+        let t = text(&render(&mut app, w, h));
+        assert!(t.contains(&format!("1-{} of", h - 4)), "{t}");
+        press(&mut app, KeyCode::PageDown);
+        assert_eq!(app.help, Some((h - 5) as usize), "{w}x{h}");
+        let t = text(&render(&mut app, w, h));
+        assert!(t.contains(&format!("{}-{} of", h - 4, 2 * h - 9)), "{t}");
+        press(&mut app, KeyCode::PageUp);
+        assert_eq!(app.help, Some(0));
+    }
+}

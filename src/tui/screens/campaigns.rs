@@ -203,6 +203,9 @@ impl Screen for Campaigns {
             }
             Action::Open if n_ann > 0 => self.in_annotators = true,
             Action::Open if self.list.is_empty() => return Some(Action::Note("no campaigns yet: n makes one".into(), false)),
+            Action::Open if self.current().is_some_and(|c| c.read_only) => {
+                return Some(Action::Note("an imported campaign: v shows its results".into(), false));
+            }
             Action::Open => return Some(Action::Note("no annotators yet: + adds one".into(), false)),
             Action::ViewResults => return Some(Action::OpenResults(self.current()?.name.clone())),
             Action::NewCampaign => {
@@ -471,7 +474,7 @@ impl Campaigns {
         let inner = block.inner(area);
         f.render_widget(block, area);
         if c.annotators.is_empty() {
-            let text = "no annotators yet: + adds one";
+            let text = if c.read_only { "no annotators: its ratings were imported per system (v shows them)" } else { "no annotators yet: + adds one" };
             let lines: Vec<Line> = theme::wrap(text, inner.width as usize).into_iter().map(|l| Line::styled(l, theme::MUTED)).collect();
             f.render_widget(Paragraph::new(lines), inner);
             return Drawn::default();
