@@ -210,7 +210,8 @@ fn store_bytes(path: &Path) -> u64 {
 /// A SQLite error met after opening (a damaged page, a read-only file) names the store.
 fn name_store(e: anyhow::Error, path: &Path) -> anyhow::Error {
     use tstlab::store::Failure;
-    let failure = e.chain().find_map(|c| tstlab::store::sqlite_failure(c));
+    // `sqlite_failure` walks the causes itself.
+    let failure = tstlab::store::sqlite_failure(AsRef::<dyn std::error::Error>::as_ref(&e));
     let (what, hint) = match failure {
         Some(Failure::Damaged) => ("is damaged", " (`tstlab store check` lists every problem)"),
         Some(Failure::ReadOnly) => ("is read-only", ""),

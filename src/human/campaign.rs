@@ -149,15 +149,7 @@ pub struct Definition {
 }
 
 /// One sampled item of a campaign.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct CampaignItem {
-    pub item_id: i64,
-    pub direction_id: i64,
-    pub direction: String,
-    pub split: String,
-    pub idx: i64,
-    pub training: bool,
-}
+pub use crate::store::CampaignItem;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct CampaignSystem {
@@ -450,11 +442,7 @@ pub fn load(store: &Store, name: &str) -> Result<Campaign> {
     let crate::store::CampaignRow { id, dataset_id, config, read_only, imported } =
         store.campaign_row(name)?.ok_or_else(|| Error::Invalid(format!("no campaign {name:?} (tstlab campaign status lists them)")))?;
     let def: Definition = serde_json::from_str(&config)?;
-    let items = store
-        .campaign_items(id)?
-        .into_iter()
-        .map(|r| CampaignItem { item_id: r.item_id, direction_id: r.direction_id, direction: r.direction, split: r.split, idx: r.idx, training: r.training })
-        .collect();
+    let items = store.campaign_items(id)?;
     let systems = store.campaign_systems(id)?.into_iter().map(|(id, name)| CampaignSystem { id, name }).collect();
     let imported = parse_imported(imported.as_deref())?;
     Ok(Campaign { id, name: name.to_owned(), dataset_id, def, items, systems, read_only, imported })

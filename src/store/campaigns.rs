@@ -17,8 +17,8 @@ pub struct CampaignRow {
 }
 
 /// An item a campaign sampled, in campaign order.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CampaignItemRow {
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CampaignItem {
     pub item_id: i64,
     pub direction_id: i64,
     /// `source->target`.
@@ -52,7 +52,7 @@ impl Store {
     }
 
     /// The items a campaign sampled, in its order.
-    pub fn campaign_items(&self, campaign: i64) -> Result<Vec<CampaignItemRow>> {
+    pub fn campaign_items(&self, campaign: i64) -> Result<Vec<CampaignItem>> {
         let mut st = self.conn.prepare(
             "SELECT c.item_id, x.id, s.name || '->' || t.name, i.split, i.idx, c.role = 'training'
              FROM campaign_items c JOIN items i ON c.item_id = i.id JOIN directions x ON i.direction_id = x.id
@@ -60,7 +60,7 @@ impl Store {
              WHERE c.campaign_id = ?1 ORDER BY c.pos",
         )?;
         let rows = st.query_map([campaign], |r| {
-            Ok(CampaignItemRow { item_id: r.get(0)?, direction_id: r.get(1)?, direction: r.get(2)?, split: r.get(3)?, idx: r.get(4)?, training: r.get(5)? })
+            Ok(CampaignItem { item_id: r.get(0)?, direction_id: r.get(1)?, direction: r.get(2)?, split: r.get(3)?, idx: r.get(4)?, training: r.get(5)? })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }

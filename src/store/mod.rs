@@ -23,7 +23,7 @@ mod views;
 mod write;
 
 pub use annotation::{Logged, QueueRow};
-pub use campaigns::{CampaignItemRow, CampaignRow, EntryCount};
+pub use campaigns::{CampaignItem, CampaignRow, EntryCount};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};
 pub use shard::Shard;

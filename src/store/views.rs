@@ -132,11 +132,20 @@ impl Store {
 
     /// The latest output of every system and item of a dataset, or of one of its directions.
     pub fn latest_outputs(&self, dataset_id: i64, direction: Option<i64>) -> Result<Vec<LatestOutput>> {
+        self.latest(Some(dataset_id), direction)
+    }
+
+    /// The latest output of every system and item of one direction.
+    pub fn latest_outputs_of_direction(&self, direction_id: i64) -> Result<Vec<LatestOutput>> {
+        self.latest(None, Some(direction_id))
+    }
+
+    fn latest(&self, dataset_id: Option<i64>, direction: Option<i64>) -> Result<Vec<LatestOutput>> {
         let sql = format!(
             "SELECT o.id, o.item_id, u.system_id, y.name, i.source, o.text, o.raw
              FROM outputs o JOIN runs u ON u.id = o.run_id JOIN items i ON i.id = o.item_id
              JOIN directions x ON x.id = i.direction_id JOIN systems y ON y.id = u.system_id
-             WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) AND {LATEST}"
+             WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR i.direction_id = ?2) AND {LATEST}"
         );
         let mut st = self.conn.prepare_cached(&sql)?;
         let rows = st.query_map(params![dataset_id, direction], |r| {
@@ -151,12 +160,6 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
-    /// The latest output of every system and item of one direction.
-    pub fn latest_outputs_of_direction(&self, direction_id: i64) -> Result<Vec<LatestOutput>> {
-        let dataset: i64 = self.conn.query_row("SELECT dataset_id FROM directions WHERE id = ?1", [direction_id], |r| r.get(0))?;
-        self.latest_outputs(dataset, Some(direction_id))
     }
 
     /// An item's references, in order.

@@ -376,9 +376,10 @@ impl App {
             return;
         }
         // Quitting asks first when a change on screen is not stored (not taken with Enter).
-        let unstored = self.screens.iter().find_map(|s| s.unstored());
-        if action == Some(Action::Quit) && !asked && !self.unsaved()
-            && let Some(why) = unstored
+        if action == Some(Action::Quit)
+            && !asked
+            && !self.unsaved()
+            && let Some(why) = self.screens.iter().find_map(|s| s.unstored())
         {
             self.quit_asked = true;
             self.note = Some((format!("{why}; q again quits without it"), true));
@@ -514,11 +515,13 @@ impl App {
 
     /// The open form, when it is a `T`.
     pub fn form_as<T: 'static>(&self) -> Option<&T> {
-        self.form.as_ref()?.as_any().downcast_ref()
+        let form: &dyn std::any::Any = self.form.as_deref()?;
+        form.downcast_ref()
     }
 
     pub fn form_as_mut<T: 'static>(&mut self) -> Option<&mut T> {
-        self.form.as_mut()?.as_any_mut().downcast_mut()
+        let form: &mut dyn std::any::Any = self.form.as_deref_mut()?;
+        form.downcast_mut()
     }
 
     /// Shows screen `i` when its answer says yes.

@@ -34,14 +34,21 @@ pub trait Form: Any {
     }
     /// An edit of the text field under the cursor (none elsewhere).
     fn edit(&mut self, req: InputRequest);
-    /// Pasted text into the text field under the cursor; false when none has it.
-    fn paste(&mut self, text: &str) -> bool;
+    /// Pasted text into the text field under the cursor, at the cursor; line breaks and
+    /// other control characters are dropped. False when no text field has the cursor.
+    fn paste(&mut self, text: &str) -> bool {
+        if self.mode() != TYPING {
+            return false;
+        }
+        for c in text.chars().filter(|c| typable(*c)) {
+            self.edit(InputRequest::InsertChar(c));
+        }
+        true
+    }
     /// Starts what the form asks for as a background job: the note for the status line (the
     /// form closes), or `None` when it cannot start (the form stays open and shows why).
     fn submit(&mut self, jobs: &Jobs, store_path: &Path) -> Option<String>;
     fn draw(&self, f: &mut Frame, area: Rect);
-    fn as_any(&self) -> &dyn Any;
-    fn as_any_mut(&mut self) -> &mut dyn Any;
 }
 
 /// Printable characters only: a pasted line break or control character is dropped.

@@ -198,8 +198,7 @@ impl Annotate {
 
     /// Why a key that leaves the shown aspect waits: a moved order not stored yet.
     fn draft_blocks(&self) -> Option<Action> {
-        let g = self.draft.as_ref()?;
-        Some(Action::Note(format!("the order shown ({}) is not stored: Enter stores it, Esc drops it", rankedit::format(g)), true))
+        Some(Action::Note(format!("{}, Esc drops it", self.unstored()?), true))
     }
 
     fn set_score(&mut self, value: impl Fn(Option<f64>) -> f64, after: After) -> Option<Action> {

@@ -103,7 +103,8 @@ impl CampaignForm {
     }
 
     pub fn focus(&self) -> Row {
-        self.rows()[self.at.min(self.rows().len() - 1)]
+        let rows = self.rows();
+        rows[self.at.min(rows.len() - 1)]
     }
 
     fn input_mut(&mut self) -> Option<&mut Input> {
@@ -241,16 +242,6 @@ impl Form for CampaignForm {
         }
     }
 
-    fn paste(&mut self, text: &str) -> bool {
-        if !self.focus().is_text() {
-            return false;
-        }
-        for c in text.chars().filter(|c| form::typable(*c)) {
-            self.edit(InputRequest::InsertChar(c));
-        }
-        true
-    }
-
     fn submit(&mut self, jobs: &Jobs, store_path: &Path) -> Option<String> {
         let (name, draft, annotators) = match self.draft() {
             Ok(d) => d,
@@ -305,14 +296,6 @@ impl Form for CampaignForm {
         lines.push(Line::styled(keys, theme::MUTED));
         form::draw_box(f, area, 78, " New campaign ", lines, focus_line);
     }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
-    }
 }
 
 /// An annotator joining a campaign: one text field, their name.
@@ -351,13 +334,6 @@ impl Form for AnnotatorForm {
         }
     }
 
-    fn paste(&mut self, text: &str) -> bool {
-        for c in text.chars().filter(|c| form::typable(*c)) {
-            self.edit(InputRequest::InsertChar(c));
-        }
-        true
-    }
-
     fn submit(&mut self, jobs: &Jobs, store_path: &Path) -> Option<String> {
         let name = self.name.value().trim().to_owned();
         if name.is_empty() {
@@ -387,13 +363,5 @@ impl Form for AnnotatorForm {
         }
         lines.push(Line::styled("typing · Enter add · Esc close · F1 keys", theme::MUTED));
         form::draw_box(f, area, 70, " An annotator joins ", lines, 1);
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 }

@@ -270,7 +270,6 @@ impl LaunchForm {
         format!("transfer {} {} {template}{server}", self.dataset, self.direction)
     }
 
-
     /// The decoding a start would use (the template's sampling settings, see `launch::apply`).
     fn decoding(&self) -> Decoding {
         let mut s = Spec::new(&self.dataset, &self.direction, Path::new(""));
@@ -285,14 +284,6 @@ impl LaunchForm {
 impl Form for LaunchForm {
     fn name(&self) -> &'static str {
         "launch form"
-    }
-
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
-    }
-
-    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
-        self
     }
 
     fn mode(&self) -> &'static str {
@@ -335,18 +326,6 @@ impl Form for LaunchForm {
         if changed {
             self.error = None;
         }
-    }
-
-    /// Pasted text into the text field with the cursor, at the cursor; line breaks and other
-    /// control characters are dropped. False when no text field has the cursor.
-    fn paste(&mut self, text: &str) -> bool {
-        if !self.focus().is_text() {
-            return false;
-        }
-        for c in text.chars().filter(|c| form::typable(*c)) {
-            self.edit(InputRequest::InsertChar(c));
-        }
-        true
     }
 
     /// A spec that cannot be made keeps the form open, its reason shown in it.
