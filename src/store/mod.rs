@@ -10,10 +10,14 @@
 //! folder cannot be written is opened read-only: reads work, `writer()` says it is read-only.
 //! `check.rs` holds the full integrity check and the online backup.
 
+pub mod analysis;
 mod annotation;
 mod campaigns;
+pub mod exchange;
 pub mod check;
 pub mod guard;
+pub mod items;
+pub mod merge;
 mod read;
 mod runs;
 pub mod schema;
