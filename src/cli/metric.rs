@@ -147,7 +147,7 @@ fn list(as_json: bool) -> anyhow::Result<()> {
     if as_json {
         let families: Vec<_> = FAMILIES
             .iter()
-            .map(|f| json!({"names": f.names, "about": f.about, "follows": f.follows, "needs": f.needs}))
+            .map(|f| json!({"names": f.names, "about": f.about, "follows": f.follows, "needs": f.needs, "methods": format!("docs/METHODS.md, {}", f.section)}))
             .collect();
         let groups: serde_json::Map<_, _> = GROUPS.iter().map(|(g, m)| (g.to_string(), json!(m))).collect();
         return print_json(&json!({"metrics": families, "groups": groups, "elsewhere": ELSEWHERE}));
@@ -161,6 +161,7 @@ fn list(as_json: bool) -> anyhow::Result<()> {
         if !f.needs.is_empty() {
             lines.push(format!("      needs: {}", f.needs));
         }
+        lines.push(format!("      methods: docs/METHODS.md, {}", f.section));
     }
     lines.push(String::new());
     lines.push("Groups:".into());

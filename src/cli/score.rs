@@ -168,13 +168,14 @@ pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
             );
         }
         Event::Absent { metric, reason } => crate::errln!("{metric:>16}: absent: {reason}"),
-        Event::Note { metric, text } => crate::errln!("{metric:>16}: {text}"),
+        Event::Note { metric, text } | Event::Training { metric, what: text } => crate::errln!("{metric:>16}: {text}"),
     })?;
     crate::errln!("done in {:.1} s", started_all.elapsed().as_secs_f64());
     if args.json {
         let v = serde_json::json!({
             "done": report.done,
             "absent": report.absent.iter().map(|(m, r)| serde_json::json!({"metric": m, "reason": r})).collect::<Vec<_>>(),
+            "trained": report.trained,
             "seconds": started_all.elapsed().as_secs_f64(),
         });
         super::print_json(&v)?;

@@ -5,6 +5,7 @@
 
 pub mod catalog;
 pub mod documents;
+pub mod inputs;
 pub mod plan;
 pub mod table;
 pub mod table_fmt;
@@ -49,46 +50,29 @@ pub fn missing(store: &Store, sel: &Selection, metric: &str, hash: &str) -> stor
 
 /// [`missing`] among the outputs of one shard's items.
 pub fn missing_in(store: &Store, sel: &Selection, shard: Option<Shard>, metric: &str, hash: &str) -> store::Result<(Vec<Target>, usize)> {
-    let conn = store.conn();
-    let mut st = conn.prepare(
-        "SELECT o.id, i.id, x.id, s.name, t.name, y.name, i.source, o.text,
-           EXISTS(SELECT 1 FROM scores c WHERE c.output_id = o.id AND c.metric = ?3 AND c.config = ?4), i.idx
-         FROM outputs o JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         JOIN styles s ON x.source_style_id = s.id JOIN styles t ON x.target_style_id = t.id
-         JOIN runs u ON o.run_id = u.id JOIN systems y ON u.system_id = y.id
-         WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?2 IS NULL OR x.id = ?2)
-           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
-                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
-         ORDER BY x.id, i.idx, y.name",
-    )?;
-    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
     let mut out = Vec::new();
     let mut cached = 0;
-    let mut q = st.query(rusqlite::params![sel.dataset_id, sel.direction_id, metric, hash])?;
-    while let Some(r) = q.next()? {
-        let system: String = r.get(5)?;
-        if !sel.systems.is_empty() && !sel.systems.contains(&system) {
+    for c in store.score_candidates(sel.dataset_id, sel.direction_id, metric, hash)? {
+        if !sel.systems.is_empty() && !sel.systems.contains(&c.system) {
             continue;
         }
-        let idx: i64 = r.get(9)?;
-        if shard.is_some_and(|p| !p.holds(idx)) {
+        if shard.is_some_and(|p| !p.holds(c.idx)) {
             continue;
         }
-        if r.get::<_, bool>(8)? {
+        if c.scored {
             cached += 1;
             continue;
         }
-        let item_id: i64 = r.get(1)?;
         out.push(Target {
-            output_id: r.get(0)?,
-            item_id,
-            direction_id: r.get(2)?,
-            source_style: r.get(3)?,
-            target_style: r.get(4)?,
-            system,
-            source: r.get(6)?,
-            references: refs.query_map([item_id], |r| r.get(0))?.collect::<Result<_, _>>()?,
-            text: r.get(7)?,
+            output_id: c.output_id,
+            item_id: c.item_id,
+            direction_id: c.direction_id,
+            source_style: c.source_style,
+            target_style: c.target_style,
+            system: c.system,
+            source: c.source,
+            references: store.reference_texts(c.item_id)?,
+            text: c.text,
         });
     }
     Ok((out, cached))
@@ -178,12 +162,7 @@ pub fn run_acc_in(
     let hash = store::config_hash(&scorer.metric(), &scorer.config());
     let mut w = store.writer()?;
     for (id, v, detail) in scorer.take_details() {
-        let exists: bool = w.tx().query_row(
-            "SELECT EXISTS(SELECT 1 FROM scores WHERE output_id = ?1 AND metric = 'acc' AND config = ?2)",
-            rusqlite::params![id, hash],
-            |r| r.get(0),
-        )?;
-        if exists {
+        if w.has_score(id, "acc", &hash)? {
             w.score(id, "acc", &hash, v, Some(&detail))?;
         }
     }

@@ -21,7 +21,6 @@ use crate::analysis::joint_data::{self, Choice, JointOptions};
 use crate::metrics::family::{self, Convention};
 use crate::metrics::joint::{self, PplPooling, PplStat};
 use crate::store::{self, Store};
-use rusqlite::OptionalExtension;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -223,32 +222,13 @@ struct Out {
 
 /// The outputs of the latest run of each system in a direction, by system (name, kind).
 fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, String), Vec<Out>>> {
-    let conn = store.conn();
-    let mut st = conn.prepare(
-        "SELECT o.id, i.id, i.source, o.text, y.name, y.kind
-         FROM outputs o JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id
-         JOIN systems y ON u.system_id = y.id
-         WHERE i.direction_id = ?1
-           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
-                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
-         ORDER BY y.name, i.idx",
-    )?;
-    let mut refs = conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
     let mut cache: HashMap<i64, Vec<String>> = HashMap::new();
     let mut out: BTreeMap<(String, String), Vec<Out>> = BTreeMap::new();
-    let mut q = st.query([direction_id])?;
-    while let Some(r) = q.next()? {
-        let item: i64 = r.get(1)?;
-        if !cache.contains_key(&item) {
-            let v: Vec<String> = refs.query_map([item], |r| r.get(0))?.collect::<Result<_, _>>()?;
-            cache.insert(item, v);
+    for o in store.system_outputs(direction_id)? {
+        if !cache.contains_key(&o.item_id) {
+            cache.insert(o.item_id, store.reference_texts(o.item_id)?);
         }
-        out.entry((r.get(4)?, r.get(5)?)).or_default().push(Out {
-            id: r.get(0)?,
-            source: r.get(2)?,
-            refs: cache[&item].clone(),
-            text: r.get(3)?,
-        });
+        out.entry((o.system, o.kind)).or_default().push(Out { id: o.output_id, source: o.source, refs: cache[&o.item_id].clone(), text: o.text });
     }
     Ok(out)
 }
@@ -256,30 +236,13 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, 
 /// Stored per-output values of one metric in one configuration.
 pub(super) struct Scores {
     pub(super) config: String,
-    pub(super) values: HashMap<i64, (Option<f64>, Option<String>)>,
+    pub(super) values: store::ScoreMap,
 }
 
 /// The configuration of `metric` with the most values in the direction (ties: by hash), and
 /// its values.
 pub(super) fn scores(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Scores>> {
-    let conn = store.conn();
-    let config: Option<String> = conn
-        .query_row(
-            "SELECT c.config FROM scores c JOIN outputs o ON c.output_id = o.id JOIN items i ON o.item_id = i.id
-             WHERE i.direction_id = ?1 AND c.metric = ?2
-             GROUP BY c.config ORDER BY COUNT(c.value) DESC, c.config LIMIT 1",
-            rusqlite::params![direction_id, metric],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(config) = config else { return Ok(None) };
-    let mut st = conn.prepare(
-        "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
-         JOIN items i ON o.item_id = i.id WHERE i.direction_id = ?1 AND c.metric = ?2 AND c.config = ?3",
-    )?;
-    let values = st
-        .query_map(rusqlite::params![direction_id, metric, config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-        .collect::<Result<_, _>>()?;
+    let Some((config, values)) = store.direction_scores(direction_id, metric)? else { return Ok(None) };
     Ok(Some(Scores { config, values }))
 }
 
@@ -325,8 +288,7 @@ const STORED: &[(Column, &[&str])] = &[
 
 /// A metric configuration's JSON by its hash (`Null` when there is none or it is not JSON).
 pub(super) fn config_json(store: &Store, hash: &str) -> serde_json::Value {
-    let config: Option<String> =
-        store.conn().query_row("SELECT config FROM metric_configs WHERE hash = ?1", [hash], |r| r.get(0)).ok();
+    let config = store.metric_config_text(hash).ok().flatten();
     config.and_then(|c| serde_json::from_str(&c).ok()).unwrap_or_default()
 }
 

@@ -258,6 +258,14 @@ impl Store {
             .ok_or_else(|| Error::NotFound(format!("dataset {name:?}")))
     }
 
+    /// A dataset's name from its id.
+    pub fn dataset_name(&self, dataset_id: i64) -> Result<String> {
+        self.conn
+            .query_row("SELECT name FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))
+            .optional()?
+            .ok_or_else(|| Error::NotFound(format!("dataset #{dataset_id}")))
+    }
+
     pub fn directions(&self, dataset_id: i64) -> Result<Vec<DirectionSummary>> {
         let mut st = self.conn.prepare(
             "SELECT x.id, d.name, s.name, t.name,

@@ -266,3 +266,32 @@ fn every_listed_metric_is_accepted_by_score() {
     assert!(!bad.status.success());
     assert!(String::from_utf8_lossy(&bad.stderr).contains("tstlab metric --list"));
 }
+
+/// ACC and d-PPL need models trained on the dataset: the plan trains them as a step of its own,
+/// said before the metric is scored and listed in the report, and never again once they exist.
+#[test]
+fn training_is_a_step_the_plan_says_and_reports() {
+    let home = tempfile::tempdir().unwrap();
+    let score = || tstlab(home.path()).args(["score", "--dataset", "demo-sentiment", "--json", "--metrics", "acc,d-ppl"]).output().unwrap();
+    let first = score();
+    let err = String::from_utf8_lossy(&first.stderr);
+    assert!(first.status.success(), "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&first.stdout).unwrap();
+    let trained: Vec<&str> = report["trained"].as_array().unwrap().iter().map(|t| t.as_str().unwrap()).collect();
+    assert_eq!(
+        trained,
+        [
+            "no style classifier for demo-sentiment: training the n-gram classifier (tstlab classifier train --dataset demo-sentiment)",
+            "no d-PPL LMs for demo-sentiment: training them (tstlab lm train --dataset demo-sentiment)",
+        ]
+    );
+    // Said before what it made, each on the metric's line.
+    let says = err.find("acc: no style classifier").unwrap_or_else(|| panic!("{err}"));
+    assert!(err[says..].contains("acc: trained on "), "{err}");
+    assert!(report["done"].as_array().unwrap().iter().all(|o| o["computed"].as_u64() > Some(0)), "{report}");
+
+    let again = score();
+    let report: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
+    assert_eq!(report["trained"], serde_json::json!([]), "{}", String::from_utf8_lossy(&again.stderr));
+    assert!(report["done"].as_array().unwrap().iter().all(|o| o["computed"] == 0 && o["cached"].as_u64() > Some(0)), "{report}");
+}

@@ -76,7 +76,7 @@ impl Scores {
             let report = plan::run(&mut store, &sel, &metrics, &Options::default(), ctx.cancel_flag(), &mut |e| match e {
                 Event::Start { metric, index, of } => ctx.message(format!("[{}/{of}] {metric}", index + 1)),
                 Event::Progress { progress, .. } => ctx.progress(progress.done as u64, progress.total as u64),
-                Event::Note { metric, text } => ctx.message(format!("{metric}: {text}")),
+                Event::Note { metric, text } | Event::Training { metric, what: text } => ctx.message(format!("{metric}: {text}")),
                 Event::Absent { .. } | Event::Done(_) => {}
             })?;
             if report.cancelled {
