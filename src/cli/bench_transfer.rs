@@ -160,10 +160,10 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
     crate::outln!(
         "model {} ({}, {} parameters, {} layers, vocab {}) on {}; loaded in {:.2}s",
         info.path.display(),
-        info.architecture,
-        info.parameters,
-        info.layers,
-        info.vocab_size,
+        info.shape.architecture,
+        info.shape.parameters,
+        info.shape.layers,
+        info.shape.vocab_size,
         info.device,
         t0.elapsed().as_secs_f64()
     );

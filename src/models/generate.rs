@@ -21,7 +21,7 @@ use super::device;
 use super::arch::{self, Arch};
 use super::gguf::GgufFile;
 use super::llama::Llama;
-use super::runtime::{CausalLm, KvCache, Step};
+use super::runtime::{CausalLm, KvCache, Shape, Step};
 use super::sampling::Sampler;
 use super::tokenizer::Tokenizer;
 use super::error::{ModelError, Result};
@@ -184,14 +184,9 @@ pub struct ModelInfo {
     pub path: PathBuf,
     /// `gguf` or `huggingface`.
     pub format: String,
-    pub architecture: String,
-    pub parameters: usize,
-    pub vocab_size: usize,
-    pub context_length: usize,
-    pub layers: usize,
-    pub hidden_size: usize,
-    pub heads: usize,
-    pub kv_heads: usize,
+    /// Its architecture and sizes (the keys of the JSON object itself).
+    #[serde(flatten)]
+    pub shape: Shape,
     pub device: String,
     /// Where the chat template came from.
     pub chat_template: String,
@@ -370,18 +365,10 @@ impl Generator {
             tokenizer.set_chat_template(ChatTemplate::none("GPT-2 has no chat template"));
         }
         let lm = model.as_ref();
-        let c = lm.shape();
         let info = ModelInfo {
             path: path.to_path_buf(),
             format: format.to_owned(),
-            architecture: c.architecture,
-            parameters: c.parameters,
-            vocab_size: c.vocab_size,
-            context_length: c.context_length,
-            layers: c.layers,
-            hidden_size: c.hidden_size,
-            heads: c.heads,
-            kv_heads: c.kv_heads,
+            shape: lm.shape(),
             device: match lm.kernels() {
                 Some(k) => format!("{} ({k})", device::describe(lm.device())),
                 None => device::describe(lm.device()),

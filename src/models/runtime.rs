@@ -338,9 +338,10 @@ pub(crate) fn take(tensors: &mut HashMap<String, Tensor>, name: &str, shape: &[u
 }
 
 /// What a model is, for [`super::ModelInfo`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Shape {
     /// The forward that runs it: `llama` or `gpt2`.
+    #[serde(skip)]
     pub family: &'static str,
     /// As named by the model file (`llama`, `qwen2`, `LlamaForCausalLM`, `gpt2`, ...).
     pub architecture: String,

@@ -293,10 +293,10 @@ fn model_record(backend: &Backend, template: &Template, d: &Decoding) -> Result<
                 path: info.path.display().to_string(),
                 name: model_name(&info.path),
                 sha256: generator.sha256()?,
-                architecture: info.architecture.clone(),
+                architecture: info.shape.architecture.clone(),
                 format: info.format.clone(),
-                parameters: info.parameters,
-                context_length: info.context_length,
+                parameters: info.shape.parameters,
+                context_length: info.shape.context_length,
                 chat_template: info.chat_template.clone(),
             };
             (model, info.device.clone(), None)

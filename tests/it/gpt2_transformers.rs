@@ -94,11 +94,11 @@ fn huggingface_folder_matches_transformers() {
     let dir = fixture("hf");
     let g = load(&dir);
     let info = g.info();
-    assert_eq!((info.architecture.as_str(), info.format.as_str(), info.layers, info.heads, info.kv_heads), ("gpt2", "huggingface", 2, 2, 2));
-    assert_eq!((info.vocab_size, info.context_length, info.hidden_size), (300, 64, 32));
+    assert_eq!((info.shape.architecture.as_str(), info.format.as_str(), info.shape.layers, info.shape.heads, info.shape.kv_heads), ("gpt2", "huggingface", 2, 2, 2));
+    assert_eq!((info.shape.vocab_size, info.shape.context_length, info.shape.hidden_size), (300, 64, 32));
     // Every weight the file stores (the head is tied to the token embeddings, stored once).
     let stored = tstlab::models::registry::safetensors_parameters(&dir.join("model.safetensors")).unwrap();
-    assert_eq!(info.parameters as u64, stored);
+    assert_eq!(info.shape.parameters as u64, stored);
     assert_eq!(info.chat_template, "none (GPT-2 has no chat template)");
     let e = g.encode(&Prompt::user("Hello")).unwrap_err().to_string();
     assert!(e.contains("use a prompt template with `format: text`"), "{e}");
@@ -137,7 +137,7 @@ fn gguf_files_match_transformers() {
     for label in ["f32", "f16", "q8_0"] {
         let g = load(&fixture(&format!("tiny-gpt2-{label}.gguf")));
         let info = g.info();
-        assert_eq!((info.architecture.as_str(), info.format.as_str(), info.layers, info.vocab_size), ("gpt2", "gguf", 2, 300));
+        assert_eq!((info.shape.architecture.as_str(), info.format.as_str(), info.shape.layers, info.shape.vocab_size), ("gpt2", "gguf", 2, 300));
         assert_eq!(info.chat_template, "none (GPT-2 has no chat template)");
         check_logits(&g, label);
         check_ids(&g);

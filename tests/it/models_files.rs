@@ -185,8 +185,8 @@ fn huggingface_folder_loads() {
 
     let g = Generator::load_on(dir.path(), &Device::Cpu).unwrap();
     let info = g.info();
-    assert_eq!((info.architecture.as_str(), info.format.as_str(), info.layers, info.vocab_size), ("Qwen2ForCausalLM", "huggingface", 2, v));
-    assert_eq!(info.parameters, v * d + layers * (d * d * 2 + 2 * d * hd + h * hd + 2 * kv * hd + 3 * d * inter + 2 * d) + d);
+    assert_eq!((info.shape.architecture.as_str(), info.format.as_str(), info.shape.layers, info.shape.vocab_size), ("Qwen2ForCausalLM", "huggingface", 2, v));
+    assert_eq!(info.shape.parameters, v * d + layers * (d * d * 2 + 2 * d * hd + h * hd + 2 * kv * hd + 3 * d * inter + 2 * d) + d);
     assert!(info.chat_template.starts_with("ChatML from"), "{}", info.chat_template);
     assert_eq!(g.sha256().unwrap().len(), 64);
     let ids = g.encode(&Prompt::user("the food was cold .")).unwrap();

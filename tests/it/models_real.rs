@@ -104,8 +104,8 @@ fn real_model_rewrites_negative_sentences() {
     let Some(path) = model_path() else { return };
     let g = Generator::load(&path).unwrap();
     let info = g.info();
-    assert_eq!((info.architecture.as_str(), info.layers, info.vocab_size, info.context_length), ("llama", 30, 49152, 8192));
-    assert!((134_000_000..136_000_000).contains(&info.parameters), "{}", info.parameters);
+    assert_eq!((info.shape.architecture.as_str(), info.shape.layers, info.shape.vocab_size, info.shape.context_length), ("llama", 30, 49152, 8192));
+    assert!((134_000_000..136_000_000).contains(&info.shape.parameters), "{}", info.shape.parameters);
     let cases = [
         ("the food was cold and the staff were rude .", "food"),
         ("the hotel room was dirty and the sheets smelled musty .", "room"),
