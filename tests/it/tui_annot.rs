@@ -196,3 +196,61 @@ fn a_click_selects_an_output() {
     app.screen_mut::<Annotate>().click(30, src, &mut sh);
     assert_eq!(app.screen::<Annotate>().selected, 1);
 }
+
+/// Likert at 80x24 with four references and six two-line outputs: the source, the references
+/// that fit and the aspect stay on screen while the outputs scroll under them; outputs below or
+/// above the fold are marked, and what is stored stays in view.
+#[test]
+fn likert_pins_the_source_and_marks_the_fold() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sqlite");
+    let mut store = Store::open(&path).unwrap();
+    let mut w = store.writer().unwrap();
+    let d = w.dataset("many", "formality", "test").unwrap();
+    let x = w.direction(d, "informal", "formal").unwrap();
+    let long = |what: &str, i: usize| format!("{what} {i}: gonna be honest the movie was kinda long and the ending did not really land for me at all");
+    let item = w.item(x, "test", 0, &long("source", 0), None).unwrap();
+    for r in 1..=4 {
+        w.reference(item, &long("reference", r), "").unwrap();
+    }
+    let systems: Vec<String> = (1..=6).map(|i| format!("sys{i}")).collect();
+    for (i, s) in systems.iter().enumerate() {
+        let id = w.system(d, s, "system").unwrap();
+        let run = w.import_run(id, &serde_json::json!({})).unwrap();
+        w.output(run, item, &long("output", i + 1), None).unwrap();
+    }
+    w.commit().unwrap();
+    let def = Definition {
+        dataset: "many".into(),
+        mode: Mode::Likert,
+        directions: vec!["informal->formal".into()],
+        systems,
+        human_reference: false,
+        aspects: vec!["content".into()],
+        per_direction: 1,
+        training_per_direction: 0,
+        repeats: 0.0,
+        seed: 1,
+        show_reference: true,
+    };
+    campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
+    drop(store);
+    let mut app = annotator(&path);
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_likert_pinned_80x24", t);
+    assert!(t.contains("source 0: gonna be honest") && t.contains("── content:"), "{t}");
+    assert!(t.contains("not shown: the terminal is too short"), "references that do not fit are said:\n{t}");
+    assert!(t.contains("▼ ") && t.contains(" below") && t.contains("stored: 0 of 6 scored"), "{t}");
+    // Scoring moves down the outputs; the source stays, a marker says what is above.
+    for k in "44444".chars() {
+        press_char(&mut app, k);
+    }
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_likert_pinned_last_80x24", t);
+    assert!(t.contains("source 0: gonna be honest") && t.contains("── content:"), "the source never scrolls away:\n{t}");
+    assert!(t.contains("▲ ") && t.contains(" above") && t.contains("stored: 5 of 6 scored"), "{t}");
+    assert!(t.contains("▶") && t.contains("[6]"), "the last output is selected and whole:\n{t}");
+    // At 160x45 everything fits: no marker.
+    let t = shot(&mut app, 160, 45);
+    assert!(!t.contains("▲") && !t.contains("▼") && !t.contains("not shown"), "{t}");
+}

@@ -62,6 +62,82 @@ struct OutputsAt {
     owner: Vec<Option<usize>>,
 }
 
+/// The item's lines by part (see `Annotate::body`).
+#[derive(Default)]
+struct Body {
+    source: Vec<Line<'static>>,
+    /// Each reference's lines.
+    references: Vec<Vec<Line<'static>>>,
+    /// The aspect and its scale.
+    rule: Vec<Line<'static>>,
+    outputs: Vec<Line<'static>>,
+    /// For each line of `outputs`, the position of the output it shows.
+    owner: Vec<Option<usize>>,
+    footer: Vec<Line<'static>>,
+}
+
+impl Body {
+    /// The pinned lines in at most `room` lines where they fit: the source and the aspect
+    /// always, then as many whole references as fit, and a line saying how many do not.
+    fn pinned(&self, room: usize) -> Vec<Line<'static>> {
+        let mut out = self.source.clone();
+        let fixed = self.source.len() + self.rule.len();
+        let all: usize = self.references.iter().map(Vec::len).sum();
+        if fixed + all <= room {
+            out.extend(self.references.iter().flatten().cloned());
+        } else {
+            // Keep one line for the note.
+            let mut left = room.saturating_sub(fixed + 1);
+            let mut shown = 0;
+            for r in &self.references {
+                if r.len() > left {
+                    break;
+                }
+                left -= r.len();
+                out.extend(r.iter().cloned());
+                shown += 1;
+            }
+            let n = self.references.len();
+            let which = if n - shown == 1 { format!("ref {n} is") } else { format!("refs {}-{n} are", shown + 1) };
+            out.push(Line::styled(format!("  … {which} not shown: the terminal is too short"), theme::MUTED));
+        }
+        out.extend(self.rule.iter().cloned());
+        out
+    }
+}
+
+/// The outputs' lines in `h` rows, scrolled so the selected output is whole on screen, with a
+/// marker where outputs are above or below the fold; and the scroll.
+fn folded(mut lines: Vec<Line<'static>>, owner: &[Option<usize>], selected: usize, h: usize) -> (Vec<Line<'static>>, usize) {
+    if lines.len() <= h || h < 3 {
+        return (lines, 0);
+    }
+    let first = owner.iter().position(|o| *o == Some(selected)).unwrap_or(0);
+    let last = owner.iter().rposition(|o| *o == Some(selected)).unwrap_or(first);
+    // One line above the selection for the marker; one below it.
+    let mut scroll = first.saturating_sub(1);
+    if last + 2 > scroll + h {
+        scroll = (last + 2).saturating_sub(h);
+    }
+    scroll = scroll.min(lines.len() - h);
+    let outputs_in = |range: std::ops::Range<usize>| {
+        let mut v: Vec<usize> = owner[range].iter().flatten().copied().collect();
+        v.dedup();
+        v
+    };
+    let label = |v: &[usize]| if v.len() == 1 { "1 output".to_owned() } else { format!("{} outputs", v.len()) };
+    let mut shown: Vec<Line<'static>> = lines.drain(scroll..scroll + h).collect();
+    if scroll > 0 {
+        let above = outputs_in(0..scroll + 1);
+        shown[0] = Line::styled(format!("  ▲ {} above", label(&above)), theme::MUTED);
+    }
+    if scroll + h < owner.len() {
+        let below = outputs_in(scroll + h - 1..owner.len());
+        shown[h - 1] = Line::styled(format!("  ▼ {} below", label(&below)), theme::MUTED);
+    }
+    (shown, scroll)
+}
+
 /// From this width the guidelines are shown beside the item, below it over the item.
 const GUIDE_BESIDE: u16 = 120;
 
@@ -259,30 +335,35 @@ impl Annotate {
     }
 
     /// The item's lines at `width`, and for each line the position of the output it shows.
-    fn body(&self, width: u16) -> (Vec<Line<'static>>, Vec<Option<usize>>) {
-        let Some(s) = &self.session else { return (Vec::new(), Vec::new()) };
+    /// What the item's area shows: the source, references and aspect (pinned), the outputs
+    /// (scrolled) and what is stored (pinned below them).
+    fn body(&self, width: u16) -> Body {
+        let Some(s) = &self.session else { return Body::default() };
         let v = &s.view;
         let text_w = (width as usize).saturating_sub(16).max(10);
-        let mut out: Vec<Line<'static>> = Vec::new();
+        let mut body = Body::default();
         let plain = |out: &mut Vec<Line<'static>>, label: &str, text: &str| {
             let words = text.split_whitespace().map(|w| (w.to_owned(), Style::new())).collect();
             push_wrapped(out, "  ", Span::styled(theme::fit(label, 11), theme::LABEL), words, text_w);
         };
-        plain(&mut out, "source", &v.source);
+        plain(&mut body.source, "source", &v.source);
         for (i, r) in v.references.iter().enumerate() {
-            plain(&mut out, &format!("ref {}", i + 1), r);
+            let mut lines = Vec::new();
+            plain(&mut lines, &format!("ref {}", i + 1), r);
+            body.references.push(lines);
         }
         let mode = s.campaign.def.mode;
         // The aspect and its scale in words; wrapped, never cut.
         let rule = format!("── {}: {} ", theme::text(s.aspect_name()), mode.scale_words(s.aspect_name()));
         let fill = (width as usize).saturating_sub(theme::width(&rule));
         if fill > 0 {
-            out.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
+            body.rule.push(Line::styled(format!("{rule}{}", "─".repeat(fill)), theme::MUTED));
         } else {
             let words = rule.split_whitespace().map(|w| (w.to_owned(), theme::MUTED)).collect();
-            push_wrapped(&mut out, "", Span::raw(""), words, (width as usize).saturating_sub(2));
+            push_wrapped(&mut body.rule, "", Span::raw(""), words, (width as usize).saturating_sub(2));
         }
         let entered = s.entered();
+        let mut out: Vec<Line<'static>> = Vec::new();
         if mode == Mode::Rank
             && let Some(g) = entered.and_then(rankedit::from_values)
         {
@@ -330,18 +411,18 @@ impl Annotate {
             }
             owner.resize(out.len(), Some(pos));
         }
-        out.push(Line::styled(format!("  {}", self.entered_summary()), theme::LABEL));
+        body.footer.push(Line::styled(format!("  {}", self.entered_summary()), theme::LABEL));
         if let Some(t) = &self.typing {
-            out.push(Line::default());
-            out.push(Line::from(vec![
+            body.footer.push(Line::from(vec![
                 Span::styled("  ordering: ", theme::LABEL),
                 Span::raw(t.clone()),
                 Span::styled("▏", theme::KEY),
                 Span::styled("  labels 1-n, > better, = tie · Enter ranks · Esc cancels", theme::MUTED),
             ]));
         }
-        owner.resize(out.len(), None);
-        (out, owner)
+        body.outputs = out;
+        body.owner = owner;
+        body
     }
 
     /// What is stored for the shown aspect, in one line: the ranking, or how many outputs are
@@ -762,13 +843,28 @@ impl Screen for Annotate {
             if let Some(p) = save {
                 f.render_widget(p, save_area);
             }
-            let (lines, owner) = self.body(body.width);
-            // Keep the selected output in view.
-            let sel_line = owner.iter().position(|o| *o == Some(self.selected)).unwrap_or(0);
-            let h = body.height as usize;
-            let scroll = sel_line.saturating_sub(h.saturating_sub(3));
-            self.outputs_at = OutputsAt { body, scroll, owner };
-            f.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), body);
+            let b = self.body(body.width);
+            // The source, references and aspect stay on screen while the outputs scroll; the
+            // outputs get at least 2/5 of the room (4 lines), the references what is left.
+            let footer_h = (b.footer.len() as u16).min(body.height.saturating_sub(1));
+            let room = body.height - footer_h;
+            let outputs_min = b.outputs.len().min(usize::from(room) * 2 / 5).max(4.min(b.outputs.len()));
+            let pinned = b.pinned(usize::from(room).saturating_sub(outputs_min));
+            let pinned_h = (pinned.len() as u16).min(room.saturating_sub(1));
+            let outputs_h = (b.outputs.len() as u16).clamp(1, room - pinned_h);
+            // What is stored follows the outputs, at the foot once they fill the room.
+            let [pinned_area, outputs, footer, _] = Layout::vertical([
+                Constraint::Length(pinned_h),
+                Constraint::Length(outputs_h),
+                Constraint::Length(footer_h),
+                Constraint::Min(0),
+            ])
+            .areas(body);
+            f.render_widget(Paragraph::new(pinned), pinned_area);
+            let (lines, scroll) = folded(b.outputs, &b.owner, self.selected, outputs.height as usize);
+            self.outputs_at = OutputsAt { body: outputs, scroll, owner: b.owner };
+            f.render_widget(Paragraph::new(lines), outputs);
+            f.render_widget(Paragraph::new(b.footer), footer);
             f.render_widget(Paragraph::new(self.keys_line(foot.width as usize)), foot);
         }
         if let Some(g) = guide {
