@@ -6,7 +6,7 @@ use super::{Result, Store};
 use rusqlite::params;
 
 /// The latest output of a system for an item (the run with the highest id that has one).
-const LATEST: &str = "o.run_id = (SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON u2.id = o2.run_id
+pub(super) const LATEST: &str = "o.run_id = (SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON u2.id = o2.run_id
                       WHERE o2.item_id = o.item_id AND u2.system_id = u.system_id)";
 
 /// The latest output of a system for an item, with the item's source.
