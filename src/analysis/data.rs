@@ -18,7 +18,6 @@
 
 use super::meta::{MetaRow, Orientation};
 use crate::store::{self, Store};
-use rusqlite::params;
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -28,8 +27,6 @@ use std::collections::BTreeMap;
 pub enum Error {
     #[error(transparent)]
     Store(#[from] store::Error),
-    #[error("{0}")]
-    Sql(#[from] rusqlite::Error),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -65,25 +62,18 @@ pub struct MetricKey {
 
 /// The metric configurations with scores in a dataset, labelled, sorted by label.
 pub fn metric_keys(store: &Store, dataset_id: i64) -> Result<Vec<MetricKey>> {
-    let mut st = store.conn().prepare(
-        "SELECT c.metric, c.config, m.config, COUNT(*), COUNT(c.value)
-         FROM scores c JOIN metric_configs m ON m.hash = c.config
-         JOIN outputs o ON o.id = c.output_id JOIN items i ON i.id = o.item_id
-         JOIN directions x ON x.id = i.direction_id
-         WHERE x.dataset_id = ?1 GROUP BY c.metric, c.config",
-    )?;
-    let mut keys: Vec<MetricKey> = st
-        .query_map([dataset_id], |r| {
-            Ok(MetricKey {
-                metric: r.get(0)?,
-                config: r.get(1)?,
-                config_json: r.get(2)?,
-                label: String::new(),
-                scores: r.get::<_, i64>(3)? as usize,
-                defined: r.get::<_, i64>(4)? as usize,
-            })
-        })?
-        .collect::<std::result::Result<_, _>>()?;
+    let mut keys: Vec<MetricKey> = store
+        .score_configs(dataset_id)?
+        .into_iter()
+        .map(|c| MetricKey {
+            metric: c.metric,
+            config: c.config,
+            config_json: c.config_json,
+            label: String::new(),
+            scores: c.scores,
+            defined: c.defined,
+        })
+        .collect();
     label_keys(&mut keys);
     keys.sort_by(|a, b| a.label.cmp(&b.label));
     Ok(keys)
@@ -226,37 +216,14 @@ pub struct Aspect {
     pub campaigns: Vec<AspectCampaign>,
 }
 
-/// The condition that leaves out judgments `j` of a campaign's training items: they are stored
-/// and exported, but no aggregate counts them.
-const NOT_TRAINING: &str = "NOT EXISTS (SELECT 1 FROM campaign_items ci
-    WHERE ci.campaign_id = j.campaign_id AND ci.item_id = j.item_id AND ci.role = 'training')";
-
 /// The aspects judged in a dataset (on real items, not training ones), sorted by name.
 pub fn aspects(store: &Store, dataset_id: i64) -> Result<Vec<Aspect>> {
-    let mut st = store.conn().prepare(
-        &format!(
-            "SELECT j.aspect, c.name, c.mode, COUNT(*), COUNT(DISTINCT j.annotator_id)
-             FROM judgments j JOIN campaigns c ON c.id = j.campaign_id
-             WHERE c.dataset_id = ?1 AND {NOT_TRAINING} GROUP BY j.aspect, c.id ORDER BY j.aspect, c.name"
-        ),
-    )?;
     let mut out: Vec<Aspect> = Vec::new();
-    let rows = st.query_map([dataset_id], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            AspectCampaign {
-                campaign: r.get(1)?,
-                mode: r.get(2)?,
-                judgments: r.get::<_, i64>(3)? as usize,
-                annotators: r.get::<_, i64>(4)? as usize,
-            },
-        ))
-    })?;
-    for row in rows {
-        let (name, c) = row?;
+    for row in store.aspect_counts(dataset_id)? {
+        let c = AspectCampaign { campaign: row.campaign, mode: row.mode, judgments: row.judgments, annotators: row.annotators };
         match out.last_mut() {
-            Some(a) if a.name == name => a.campaigns.push(c),
-            _ => out.push(Aspect { name, campaigns: vec![c] }),
+            Some(a) if a.name == row.aspect => a.campaigns.push(c),
+            _ => out.push(Aspect { name: row.aspect, campaigns: vec![c] }),
         }
     }
     Ok(out)
@@ -267,18 +234,8 @@ pub type Values = BTreeMap<(i64, i64), (i64, Option<f64>)>;
 
 /// A metric's values on the latest output of each system for each item of a dataset.
 pub fn metric_values(store: &Store, dataset_id: i64, key: &MetricKey) -> Result<Values> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT i.direction_id, o.item_id, u.system_id, c.value
-         FROM scores c JOIN outputs o ON o.id = c.output_id JOIN runs u ON u.id = o.run_id
-         JOIN items i ON i.id = o.item_id JOIN directions x ON x.id = i.direction_id
-         WHERE x.dataset_id = ?1 AND c.metric = ?2 AND c.config = ?3
-           AND o.run_id = (SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON u2.id = o2.run_id
-                           WHERE o2.item_id = o.item_id AND u2.system_id = u.system_id)",
-    )?;
-    let rows = st.query_map(params![dataset_id, key.metric, key.config], |r| {
-        Ok(((r.get::<_, i64>(1)?, r.get::<_, i64>(2)?), (r.get::<_, i64>(0)?, r.get::<_, Option<f64>>(3)?)))
-    })?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
+    let rows = store.latest_values(dataset_id, &key.metric, &key.config)?;
+    Ok(rows.into_iter().map(|r| ((r.item_id, r.system_id), (r.direction_id, r.value))).collect())
 }
 
 /// Human values of one aspect: the mean judgment per (item, system) over the chosen campaigns
@@ -337,22 +294,12 @@ pub fn human_values(store: &Store, dataset_id: i64, aspect: &str, campaign: Opti
         return Err(Error::MixedCampaigns { aspect: aspect.to_owned() });
     }
     let orientation = if ranks > 0 { Orientation::LowerIsBetter } else { Orientation::HigherIsBetter };
-    let mut st = store.conn().prepare_cached(&format!(
-        "SELECT i.direction_id, j.item_id, j.system_id, AVG(j.value), COUNT(*)
-         FROM judgments j JOIN campaigns c ON c.id = j.campaign_id JOIN items i ON i.id = j.item_id
-         WHERE c.dataset_id = ?1 AND j.aspect = ?2 AND (?3 IS NULL OR c.name = ?3) AND {NOT_TRAINING}
-         GROUP BY j.item_id, j.system_id"
-    ))?;
     let mut values = Values::new();
     let (mut judgments, mut multi) = (0, 0);
-    let rows = st.query_map(params![dataset_id, aspect, campaign], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, f64>(3)?, r.get::<_, i64>(4)?))
-    })?;
-    for row in rows {
-        let (d, item, sys, mean, n) = row?;
-        values.insert((item, sys), (d, Some(mean)));
-        judgments += n as usize;
-        multi += usize::from(n > 1);
+    for r in store.mean_judgments(dataset_id, aspect, campaign)? {
+        values.insert((r.item_id, r.system_id), (r.direction_id, Some(r.mean)));
+        judgments += r.judgments;
+        multi += usize::from(r.judgments > 1);
     }
     Ok(HumanValues {
         aspect: aspect.to_owned(),
@@ -367,11 +314,7 @@ pub fn human_values(store: &Store, dataset_id: i64, aspect: &str, campaign: Opti
 
 /// Item id -> its index (the number in its address) for every item of a dataset.
 pub fn item_numbers(store: &Store, dataset_id: i64) -> Result<BTreeMap<i64, i64>> {
-    let mut st = store.conn().prepare(
-        "SELECT i.id, i.idx FROM items i JOIN directions x ON x.id = i.direction_id WHERE x.dataset_id = ?1",
-    )?;
-    let rows = st.query_map([dataset_id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
+    Ok(store.item_indices(dataset_id)?)
 }
 
 /// Meta-evaluation rows: every (item, system) in either map, optionally one direction only.

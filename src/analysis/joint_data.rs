@@ -23,7 +23,7 @@ use crate::metrics::ngrams::Counts;
 use crate::metrics::joint::{self, BleuLevel, BleuSource, BleuStat, OutputStats, PplPooling, PplStat, Pooled, Spec};
 use crate::models::words::Tokenizer;
 use crate::store::Store;
-use rusqlite::params;
+use crate::store::analysis::{OutputRow, OutputScores};
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -176,67 +176,9 @@ pub struct PartStats {
     pub systems: Vec<SystemStats>,
 }
 
-/// One output as read from the store.
-struct Out {
-    id: i64,
-    item: i64,
-    direction: i64,
-    source: String,
-    text: String,
-    system: (i64, String, String),
-    target_style: String,
-}
-
-/// The latest-run outputs of a dataset (or of one direction), ordered by system name and item.
-fn outputs(store: &Store, dataset_id: i64, direction: Option<i64>) -> Result<Vec<Out>> {
-    let mut st = store.conn().prepare(
-        "SELECT o.id, i.id, i.direction_id, i.source, o.text, y.id, y.name, y.kind, t.name
-         FROM outputs o JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id
-         JOIN systems y ON u.system_id = y.id JOIN directions x ON i.direction_id = x.id
-         JOIN styles t ON x.target_style_id = t.id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2)
-           AND o.run_id = (SELECT MAX(u2.id) FROM runs u2 JOIN outputs o2 ON o2.run_id = u2.id
-                           WHERE u2.system_id = y.id AND o2.item_id = i.id)
-         ORDER BY y.name, i.direction_id, i.idx",
-    )?;
-    let rows = st.query_map(params![dataset_id, direction], |r| {
-        Ok(Out {
-            id: r.get(0)?,
-            item: r.get(1)?,
-            direction: r.get(2)?,
-            source: r.get(3)?,
-            text: r.get(4)?,
-            system: (r.get(5)?, r.get(6)?, r.get(7)?),
-            target_style: r.get(8)?,
-        })
-    })?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
-}
-
-fn references(store: &Store, dataset_id: i64, direction: Option<i64>) -> Result<HashMap<i64, Vec<String>>> {
-    let mut st = store.conn().prepare(
-        "SELECT r.item_id, r.text FROM refs r JOIN items i ON r.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) ORDER BY r.item_id, r.idx",
-    )?;
-    let mut out: HashMap<i64, Vec<String>> = HashMap::new();
-    let mut q = st.query(params![dataset_id, direction])?;
-    while let Some(r) = q.next()? {
-        out.entry(r.get(0)?).or_default().push(r.get(1)?);
-    }
-    Ok(out)
-}
-
-type Stored = HashMap<i64, (Option<f64>, Option<String>)>;
-
 /// A metric's values and details by output id (in a dataset, or one direction of it).
-fn stored(store: &Store, dataset_id: i64, direction: Option<i64>, key: &MetricKey) -> Result<Stored> {
-    let mut st = store.conn().prepare_cached(
-        "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
-         JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         WHERE x.dataset_id = ?1 AND (?4 IS NULL OR i.direction_id = ?4) AND c.metric = ?2 AND c.config = ?3",
-    )?;
-    let rows = st.query_map(params![dataset_id, key.metric, key.config, direction], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
-    Ok(rows.collect::<std::result::Result<_, _>>()?)
+fn stored(store: &Store, dataset_id: i64, direction: Option<i64>, key: &MetricKey) -> Result<OutputScores> {
+    Ok(store.scores_by_output(dataset_id, direction, &key.metric, &key.config)?)
 }
 
 /// Factor bringing stored values to 0-100 (see the module docs).
@@ -282,8 +224,8 @@ pub fn ppl_stat(value: f64, detail: Option<&str>, words_of: impl FnOnce() -> Opt
 /// The parts of a dataset: one direction (`only`), or every direction and then all directions
 /// pooled.
 pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) -> Result<Vec<PartStats>> {
-    let outs = outputs(store, names.dataset_id, only)?;
-    let refs = references(store, names.dataset_id, only)?;
+    let outs = store.latest_output_rows(names.dataset_id, only)?;
+    let refs = store.references_by_item(names.dataset_id, only)?;
     let no_refs: Vec<String> = Vec::new();
     let refs_of = |item: i64| refs.get(&item).unwrap_or(&no_refs);
 
@@ -297,7 +239,7 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
     }
     let mut parts = Vec::new();
     for (label, dir) in labels {
-        let items: BTreeSet<i64> = outs.iter().filter(|o| dir.is_none_or(|d| o.direction == d)).map(|o| o.item).collect();
+        let items: BTreeSet<i64> = outs.iter().filter(|o| dir.is_none_or(|d| o.direction_id == d)).map(|o| o.item_id).collect();
         if items.is_empty() {
             continue;
         }
@@ -314,7 +256,7 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
     let acc_factor = choice.acc.as_ref().zip(acc_values.as_ref()).map(|(k, v)| percent_factor(k, v.values().filter_map(|x| x.0)));
     let ppl_values = choice.ppl.as_ref().map(|k| stored(store, names.dataset_id, only, k)).transpose()?;
     let tokenizers = choice.ppl.as_ref().filter(|k| k.metric == "d-ppl").map(dppl_tokenizers).unwrap_or_default();
-    let mut bleu_values: Option<(Stored, f64)> = None;
+    let mut bleu_values: Option<(OutputScores, f64)> = None;
     let mut counts: Vec<(Against, HashMap<i64, Counts>)> = Vec::new();
     match &choice.bleu {
         Some(BleuChoice::SentenceMean(k)) => {
@@ -327,25 +269,25 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
                 if counts.iter().any(|(x, _)| x == a) {
                     continue;
                 }
-                let with: Vec<(&Out, Vec<&str>)> = outs.iter().filter_map(|o| Some((o, a.pick(&o.source, refs_of(o.item))?))).collect();
+                let with: Vec<(&OutputRow, Vec<&str>)> = outs.iter().filter_map(|o| Some((o, a.pick(&o.source, refs_of(o.item_id))?))).collect();
                 let hyps: Vec<&str> = with.iter().map(|(o, _)| o.text.as_str()).collect();
                 let rs: Vec<&[&str]> = with.iter().map(|(_, r)| r.as_slice()).collect();
                 let c = convention.counts(&hyps, &rs).map_err(|e| Error::Invalid(e.to_string()))?;
-                counts.push((*a, with.iter().map(|(o, _)| o.id).zip(c).collect()));
+                counts.push((*a, with.iter().map(|(o, _)| o.output_id).zip(c).collect()));
             }
         }
         None => {}
     }
-    let stats = |o: &Out, against: Against| -> OutputStats {
-        let acc = acc_values.as_ref().and_then(|v| v.get(&o.id)).map(|(v, _)| v.map(|x| x * acc_factor.unwrap_or(100.0)));
+    let stats = |o: &OutputRow, against: Against| -> OutputStats {
+        let acc = acc_values.as_ref().and_then(|v| v.get(&o.output_id)).map(|(v, _)| v.map(|x| x * acc_factor.unwrap_or(100.0)));
         let bleu = match &choice.bleu {
             Some(BleuChoice::Corpus { .. }) => {
-                Some(counts.iter().find(|(a, _)| *a == against).and_then(|(_, c)| c.get(&o.id)).map(|c| BleuStat::Counts(*c)))
+                Some(counts.iter().find(|(a, _)| *a == against).and_then(|(_, c)| c.get(&o.output_id)).map(|c| BleuStat::Counts(*c)))
             }
-            Some(BleuChoice::SentenceMean(_)) => bleu_values.as_ref().and_then(|(v, f)| v.get(&o.id).map(|(x, _)| x.map(|x| BleuStat::Percent(x * f)))),
+            Some(BleuChoice::SentenceMean(_)) => bleu_values.as_ref().and_then(|(v, f)| v.get(&o.output_id).map(|(x, _)| x.map(|x| BleuStat::Percent(x * f)))),
             None => None,
         };
-        let ppl = ppl_values.as_ref().and_then(|v| v.get(&o.id)).map(|(v, detail)| {
+        let ppl = ppl_values.as_ref().and_then(|v| v.get(&o.output_id)).map(|(v, detail)| {
             v.map(|v| ppl_stat(v, detail.as_deref(), || tokenizers.get(&o.target_style).map(|t| t.tokens(&o.text).len())))
         });
         OutputStats { acc, bleu, ppl }
@@ -370,14 +312,14 @@ pub fn load(store: &Store, names: &Names, choice: &Choice, only: Option<i64>) ->
             None => BleuSource::SentenceMean { metric: "absent".into() },
         };
         let mut systems: BTreeMap<(String, i64), SystemStats> = BTreeMap::new();
-        for o in outs.iter().filter(|o| dir.is_none_or(|d| o.direction == d)) {
-            let s = systems.entry((o.system.1.clone(), o.system.0)).or_insert_with(|| SystemStats {
-                id: o.system.0,
-                name: o.system.1.clone(),
-                kind: o.system.2.clone(),
+        for o in outs.iter().filter(|o| dir.is_none_or(|d| o.direction_id == d)) {
+            let s = systems.entry((o.system.clone(), o.system_id)).or_insert_with(|| SystemStats {
+                id: o.system_id,
+                name: o.system.clone(),
+                kind: o.system_kind.clone(),
                 outputs: vec![None; items.len()],
             });
-            s.outputs[pos[&o.item]] = Some(stats(o, against));
+            s.outputs[pos[&o.item_id]] = Some(stats(o, against));
         }
         let systems: Vec<SystemStats> = systems.into_values().collect();
         let pooling = choice.pooling.unwrap_or_else(|| {

@@ -22,8 +22,6 @@ pub enum MapError {
     #[error(transparent)]
     Data(#[from] data::Error),
     #[error(transparent)]
-    Sql(#[from] rusqlite::Error),
-    #[error(transparent)]
     Store(#[from] crate::store::Error),
     #[error(transparent)]
     Encoder(#[from] ClassifierError),
@@ -108,40 +106,19 @@ pub fn map_texts(store: &Store, names: &Names, direction: Option<i64>, systems: 
     let styles: BTreeMap<i64, (String, String)> =
         store.directions(names.dataset_id)?.into_iter().map(|d| (d.id, (d.source_style, d.target_style))).collect();
     let mut out = Vec::new();
-    let mut st = store.conn().prepare(
-        "SELECT i.id, i.direction_id, i.source, r.text FROM items i JOIN directions x ON x.id = i.direction_id
-         LEFT JOIN refs r ON r.item_id = i.id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2) ORDER BY i.direction_id, i.split, i.idx, r.idx",
-    )?;
     let mut last = None;
-    let rows = st.query_map(rusqlite::params![names.dataset_id, direction], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, Option<String>>(3)?))
-    })?;
-    for row in rows {
-        let (item, dir, source, reference) = row?;
-        let (s, t) = styles.get(&dir).cloned().unwrap_or_default();
+    for row in store.sources_and_references(names.dataset_id, direction)? {
+        let (s, t) = styles.get(&row.direction_id).cloned().unwrap_or_default();
         // One row per reference: the source is taken once per item (consecutive rows).
-        if last != Some(item) {
-            out.push(MapText { role: Role::Source, style: s, system: None, direction: names.direction(dir), text: source });
-            last = Some(item);
+        if last != Some(row.item_id) {
+            out.push(MapText { role: Role::Source, style: s, system: None, direction: names.direction(row.direction_id), text: row.source });
+            last = Some(row.item_id);
         }
-        if let Some(text) = reference {
-            out.push(MapText { role: Role::Reference, style: t, system: None, direction: names.direction(dir), text });
+        if let Some(text) = row.reference {
+            out.push(MapText { role: Role::Reference, style: t, system: None, direction: names.direction(row.direction_id), text });
         }
     }
-    let mut st = store.conn().prepare(
-        "SELECT i.direction_id, u.system_id, o.text FROM outputs o JOIN runs u ON u.id = o.run_id
-         JOIN items i ON i.id = o.item_id JOIN directions x ON x.id = i.direction_id
-         WHERE x.dataset_id = ?1 AND (?2 IS NULL OR i.direction_id = ?2)
-           AND o.run_id = (SELECT MAX(o2.run_id) FROM outputs o2 JOIN runs u2 ON u2.id = o2.run_id
-                           WHERE o2.item_id = o.item_id AND u2.system_id = u.system_id)
-         ORDER BY u.system_id, i.direction_id, i.split, i.idx",
-    )?;
-    let rows = st.query_map(rusqlite::params![names.dataset_id, direction], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?))
-    })?;
-    for row in rows {
-        let (dir, sys, text) = row?;
+    for (dir, sys, text) in store.latest_output_texts(names.dataset_id, direction)? {
         let system = names.system(sys);
         if systems.is_some_and(|w| !w.contains(&system)) {
             continue;
