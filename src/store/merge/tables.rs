@@ -1,6 +1,7 @@
-//! What `tstlab merge` matches in each table: the natural key of a row (names, positions and the
-//! keys of the rows it refers to, never row ids), the values two stores must agree on, and those
-//! that are only kept or combined. Tables are listed so that a row comes after those it refers to.
+//! What a merge matches in each table of the schema: the natural key of a row (names, positions
+//! and the keys of the rows it refers to, never row ids), the values two stores must agree on, and
+//! those that are only kept or combined. Tables are listed so that a row comes after those it
+//! refers to.
 
 /// What a column is to the merge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,9 +14,9 @@ pub enum Role {
     Keep,
     /// Counters that only grow (time spent, visits): the larger is kept.
     Max,
-    /// A run's manifest: transfer runs of the same settings are combined (`manifest.rs`).
+    /// A run's manifest: transfer runs of the same settings are combined (the caller decides how).
     Manifest,
-    /// A run's status: the least finished of the two (`manifest::status`).
+    /// A run's status: combined as the caller decides (`tstlab merge`: the least finished).
     Status,
 }
 
@@ -39,7 +40,7 @@ pub struct Table {
 }
 
 /// How a row of these tables is named in a conflict message (SQL taking its id).
-pub fn label(table: &str) -> Option<&'static str> {
+pub(super) fn label(table: &str) -> Option<&'static str> {
     Some(match table {
         "datasets" => "SELECT 'dataset ' || quote(name) FROM datasets WHERE id = ?1",
         "styles" => "SELECT 'style ' || quote(name) FROM styles WHERE id = ?1",
@@ -81,7 +82,7 @@ const fn max(name: &'static str) -> Col {
 
 /// A transfer run is its system and settings key; any other run (imports, baselines) is its
 /// system and its place among that system's runs without a key (imports add one per system).
-pub const RUN_KEY: &str = "CASE WHEN json_valid(manifest) AND json_extract(manifest, '$.key') IS NOT NULL
+const RUN_KEY: &str = "CASE WHEN json_valid(manifest) AND json_extract(manifest, '$.key') IS NOT NULL
     THEN 'settings ' || json_extract(manifest, '$.key')
     ELSE 'imported run #' || (SELECT COUNT(*) FROM runs r2 WHERE r2.system_id = runs.system_id AND r2.id < runs.id
       AND NOT (json_valid(r2.manifest) AND json_extract(r2.manifest, '$.key') IS NOT NULL)) END";
@@ -230,7 +231,7 @@ pub const TABLES: &[Table] = &[
     },
 ];
 
-pub fn table(name: &str) -> Option<&'static Table> {
+pub(super) fn table(name: &str) -> Option<&'static Table> {
     TABLES.iter().find(|t| t.name == name)
 }
 
