@@ -178,7 +178,7 @@ pub struct PartStats {
 
 /// A metric's values and details by output id (in a dataset, or one direction of it).
 fn stored(store: &Store, dataset_id: i64, direction: Option<i64>, key: &MetricKey) -> Result<OutputScores> {
-    Ok(store.scores_by_output(dataset_id, direction, &key.metric, &key.config)?)
+    Ok(store.scores_by_output(Some(dataset_id), direction, &key.metric, &key.config)?)
 }
 
 /// Factor bringing stored values to 0-100 (see the module docs).

@@ -236,7 +236,7 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, 
 /// Stored per-output values of one metric in one configuration.
 pub(super) struct Scores {
     pub(super) config: String,
-    pub(super) values: store::ScoreMap,
+    pub(super) values: store::analysis::OutputScores,
 }
 
 /// The configuration of `metric` with the most values in the direction (ties: by hash), and

@@ -209,13 +209,13 @@ impl Store {
         Ok(out)
     }
 
-    /// A metric configuration's values and details by output id, in a dataset (or one of its
-    /// directions).
-    pub fn scores_by_output(&self, dataset_id: i64, direction: Option<i64>, metric: &str, config: &str) -> Result<OutputScores> {
+    /// A metric configuration's values and details by output id, in a dataset or one
+    /// direction (or both).
+    pub fn scores_by_output(&self, dataset_id: Option<i64>, direction: Option<i64>, metric: &str, config: &str) -> Result<OutputScores> {
         let mut st = self.conn.prepare_cached(
             "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
              JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
-             WHERE x.dataset_id = ?1 AND (?4 IS NULL OR i.direction_id = ?4) AND c.metric = ?2 AND c.config = ?3",
+             WHERE (?1 IS NULL OR x.dataset_id = ?1) AND (?4 IS NULL OR i.direction_id = ?4) AND c.metric = ?2 AND c.config = ?3",
         )?;
         let rows = st.query_map(params![dataset_id, metric, config, direction], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -31,7 +31,7 @@ pub use annotation::{Logged, QueueRow};
 pub use campaigns::{CampaignItem, CampaignRow, EntryCount};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};
-pub use scores::{ScoreCandidate, ScoreMap, SystemOutput};
+pub use scores::{ScoreCandidate, SystemOutput};
 pub use shard::Shard;
 pub use views::{Exemplar, ItemSource, LatestOutput, ScoreValue, StyledText};
 pub use write::*;

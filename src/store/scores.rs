@@ -35,9 +35,6 @@ pub struct SystemOutput {
     pub kind: String,
 }
 
-/// Stored values of one metric in one configuration: output id -> (value, detail).
-pub type ScoreMap = HashMap<i64, (Option<f64>, Option<String>)>;
-
 impl Store {
     /// The latest outputs of the selection (a dataset, a direction, or everything), by
     /// direction, item index and system name, each with whether `metric` under `hash` is stored.
@@ -97,7 +94,7 @@ impl Store {
 
     /// The configuration of `metric` with the most values in a direction (ties: by hash), and
     /// its values there.
-    pub fn direction_scores(&self, direction_id: i64, metric: &str) -> Result<Option<(String, ScoreMap)>> {
+    pub fn direction_scores(&self, direction_id: i64, metric: &str) -> Result<Option<(String, super::analysis::OutputScores)>> {
         let config: Option<String> = self
             .conn
             .query_row(
@@ -109,13 +106,7 @@ impl Store {
             )
             .optional()?;
         let Some(config) = config else { return Ok(None) };
-        let mut st = self.conn.prepare(
-            "SELECT c.output_id, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
-             JOIN items i ON o.item_id = i.id WHERE i.direction_id = ?1 AND c.metric = ?2 AND c.config = ?3",
-        )?;
-        let values = st
-            .query_map(params![direction_id, metric, config], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?
-            .collect::<rusqlite::Result<_>>()?;
+        let values = self.scores_by_output(None, Some(direction_id), metric, &config)?;
         Ok(Some((config, values)))
     }
 
