@@ -26,8 +26,8 @@ pub mod shard;
 mod views;
 mod write;
 
-pub use annotation::{Logged, QueueRow};
-pub use campaigns::{CampaignItem, CampaignRow, EntryCount};
+pub use annotation::{JudgmentRow, Logged, QueueRow};
+pub use campaigns::{CampaignItem, CampaignRow, EntryCount, RatingRow};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};
 pub use shard::Shard;
