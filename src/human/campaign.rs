@@ -36,9 +36,6 @@ pub const LIKERT_ASPECTS: [&str; 4] = ["strength", "content", "fluency", "overal
 pub enum Error {
     #[error(transparent)]
     Store(#[from] store::Error),
-    /// A statement of the modules not yet moved into the store (`layers.rs`, SQL_OUTSIDE_STORE).
-    #[error("{0}")]
-    Sql(#[from] rusqlite::Error),
     #[error("bad campaign definition in the store: {0}")]
     Json(#[from] serde_json::Error),
     #[error("{0}")]
@@ -417,7 +414,8 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
 }
 
 /// The `reference` system (kind `human`): the first reference of each item as its output.
-pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>) -> Result<()> {
+/// Returns its id.
+pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>) -> Result<i64> {
     let kind = w.system_kind(dataset_id, REFERENCE_SYSTEM)?;
     if kind.as_deref().is_some_and(|k| k != "human") {
         return Err(Error::Invalid(format!(
@@ -430,7 +428,7 @@ pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: 
         let text = w.first_reference(item)?;
         w.output(run, item, &text, None)?;
     }
-    Ok(())
+    Ok(system)
 }
 
 pub fn campaign_id(store: &Store, name: &str) -> Result<Option<i64>> {
@@ -496,7 +494,9 @@ pub fn add_annotator(store: &mut Store, campaign: &str, annotator: &str) -> Resu
     if !w.has_queue(c.id, a)? {
         for (seq, s) in slots.iter().enumerate() {
             let display: Vec<i64> = s.display.iter().map(|&k| c.systems[k].id).collect();
-            w.add_queue_entry(c.id, a, seq, c.items[s.item].item_id, s.training, s.repeat, &serde_json::to_string(&display)?)?;
+            let (display, item_id) = (serde_json::to_string(&display)?, c.items[s.item].item_id);
+            let entry = store::QueueRow { seq: seq as i64, item_id, training: s.training, repeat: s.repeat, display, ms: 0, visits: 0 };
+            w.add_queue_entry(c.id, a, &entry)?;
         }
     }
     w.commit()?;

@@ -25,8 +25,7 @@
 use crate::human::campaign::{self, Campaign, CampaignItem, CampaignSystem, Definition, Error, Mode, Result, REFERENCE_SYSTEM};
 use crate::human::imported::Imported;
 use crate::human::ordering::{Ordering, TieRule};
-use crate::store::{Judgment, Store, check_name};
-use rusqlite::{OptionalExtension, params};
+use crate::store::{Judgment, QueueRow, Store, check_name};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
@@ -93,7 +92,7 @@ fn address(c: &Campaign, item_id: i64) -> Option<ItemAddress> {
 pub fn campaign_line(store: &Store, c: &Campaign) -> Result<Line> {
     let mut items = Vec::new();
     for i in &c.items {
-        let source: String = store.conn().query_row("SELECT source FROM items WHERE id = ?1", [i.item_id], |r| r.get(0))?;
+        let source = store.item_source(i.item_id)?;
         items.push(ItemLine {
             at: ItemAddress { direction: i.direction.clone(), split: i.split.clone(), idx: i.idx },
             role: if i.training { "training" } else { "real" }.into(),
@@ -122,23 +121,7 @@ pub fn export(store: &Store, campaign: &str, annotator: &str) -> Result<Vec<Line
     let name_of = |id: &i64| names.get(id).cloned().ok_or_else(|| Error::Invalid(format!("system #{id} is not in the campaign")));
     let at = |item: i64| address(&c, item).ok_or_else(|| Error::Invalid(format!("item #{item} is not in the campaign")));
     let mut lines = vec![campaign_line(store, &c)?];
-    let mut st = store.conn().prepare(
-        "SELECT seq, item_id, training, repeat, display, ms, visits FROM queue
-         WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq",
-    )?;
-    let rows = st.query_map(params![c.id, a], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get::<_, i64>(1)?,
-            r.get::<_, bool>(2)?,
-            r.get::<_, bool>(3)?,
-            r.get::<_, String>(4)?,
-            r.get::<_, i64>(5)?,
-            r.get::<_, i64>(6)?,
-        ))
-    })?;
-    for row in rows {
-        let (seq, item, training, repeat, display, ms, visits) = row?;
+    for QueueRow { seq, item_id: item, training, repeat, display, ms, visits } in store.queue(c.id, a)? {
         let ids: Vec<i64> = serde_json::from_str(&display)?;
         lines.push(Line::Entry {
             annotator: annotator.to_owned(),
@@ -151,35 +134,19 @@ pub fn export(store: &Store, campaign: &str, annotator: &str) -> Result<Vec<Line
             visits,
         });
     }
-    for (table, repeat) in [("judgments", false), ("repeat_judgments", true)] {
-        let mut st = store.conn().prepare(&format!(
-            "SELECT item_id, system_id, aspect, value FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2
-             ORDER BY item_id, aspect, system_id"
-        ))?;
-        let rows = st.query_map(params![c.id, a], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, f64>(3)?))
-        })?;
-        for row in rows {
-            let (item, system, aspect, value) = row?;
+    for repeat in [false, true] {
+        for j in store.annotator_judgments(c.id, a, repeat)? {
             lines.push(Line::Judgment {
                 annotator: annotator.to_owned(),
-                at: at(item)?,
+                at: at(j.item_id)?,
                 repeat,
-                system: name_of(&system)?,
-                aspect,
-                value,
+                system: name_of(&j.system_id)?,
+                aspect: j.aspect,
+                value: j.value,
             });
         }
     }
-    let pos: Option<(i64, String)> = store
-        .conn()
-        .query_row(
-            "SELECT seq, aspect FROM annotation_positions WHERE campaign_id = ?1 AND annotator_id = ?2",
-            params![c.id, a],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .optional()?;
-    if let Some((seq, aspect)) = pos {
+    if let Some((seq, aspect)) = store.annotation_position(c.id, a)? {
         lines.push(Line::Position { annotator: annotator.to_owned(), seq: seq as usize, aspect });
     }
     Ok(lines)
@@ -430,30 +397,17 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
             let Line::Entry { seq, at, training, repeat, display, ms, visits, .. } = l else { continue };
             let item = find_item(at)?;
             let display: Vec<i64> = display.iter().map(|s| find_sys(s)).collect::<Result<_>>()?;
-            let stored: Option<(i64, bool, bool, String)> = w
-                .tx()
-                .query_row(
-                    "SELECT item_id, training, repeat, display FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-                    params![c.id, a, *seq as i64],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )
-                .optional()?;
+            let stored = w.queue_row(c.id, a, *seq as i64)?;
             let display_json = serde_json::to_string(&display)?;
             match stored {
                 None => {
-                    w.tx().execute(
-                        "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display, ms, visits)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                        params![c.id, a, *seq as i64, item, training, repeat, display_json, ms, visits],
-                    )?;
+                    let (training, repeat, ms, visits) = (*training, *repeat, *ms, *visits);
+                    let entry = QueueRow { seq: *seq as i64, item_id: item, training, repeat, display: display_json, ms, visits };
+                    w.add_queue_entry(c.id, a, &entry)?;
                     report.entries_added += 1;
                 }
-                Some(s) if s == (item, *training, *repeat, display_json) => {
-                    w.tx().execute(
-                        "UPDATE queue SET ms = MAX(ms, ?4), visits = MAX(visits, ?5)
-                         WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
-                        params![c.id, a, *seq as i64, ms, visits],
-                    )?;
+                Some(s) if (s.item_id, s.training, s.repeat, &s.display) == (item, *training, *repeat, &display_json) => {
+                    w.keep_queue_time(c.id, a, *seq as i64, *ms, *visits)?;
                 }
                 Some(_) => {
                     return Err(Error::Invalid(format!(
@@ -472,19 +426,8 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
                 if !c.def.aspects.contains(aspect) {
                     return Err(Error::Invalid(format!("aspect {aspect:?} is not in campaign {name:?}")));
                 }
-                let table = if *repeat { "repeat_judgments" } else { "judgments" };
-                let stored: Option<f64> = w
-                    .tx()
-                    .query_row(
-                        &format!(
-                            "SELECT value FROM {table} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
-                             AND system_id = ?4 AND aspect = ?5"
-                        ),
-                        params![c.id, a, item, s, aspect],
-                        |r| r.get(0),
-                    )
-                    .optional()?;
-                match stored {
+                let judgment = Judgment { campaign_id: c.id, annotator_id: a, item_id: item, system_id: s, aspect, value: *value };
+                match w.stored_value(c.id, a, item, *repeat, s, aspect)? {
                     Some(v) if v == *value => report.judgments_unchanged += 1,
                     Some(v) => report.conflicts.push(Conflict {
                         annotator: annotator.clone(),
@@ -495,26 +438,15 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
                         stored: v,
                         file: *value,
                     }),
-                    None if *repeat => {
-                        w.tx().execute(
-                            "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                            params![c.id, a, item, s, aspect, value],
-                        )?;
-                        report.judgments_added += 1;
-                    }
                     None => {
-                        w.judgment(&Judgment { campaign_id: c.id, annotator_id: a, item_id: item, system_id: s, aspect, value: *value })?;
+                        w.put_judgment(&judgment, *repeat)?;
                         report.judgments_added += 1;
                     }
                 }
             }
             Line::Position { annotator, seq, aspect } => {
-                if let Some(a) = ids.get(annotator) {
-                    w.tx().execute(
-                        "INSERT OR IGNORE INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)",
-                        params![c.id, a, *seq as i64, aspect],
-                    )?;
+                if let Some(&a) = ids.get(annotator) {
+                    w.keep_annotation_position(c.id, a, *seq as i64, aspect)?;
                 }
             }
             Line::Campaign { .. } => return Err(Error::Invalid("a second campaign line".into())),
@@ -554,15 +486,7 @@ fn resolve<'l>(store: &Store, name: &'l str, def: &'l Definition, items: &[ItemL
     let mut out = Vec::new();
     for it in items {
         let direction_id = store.direction_id(dataset_id, &it.at.direction)?;
-        let found: Option<(i64, String)> = store
-            .conn()
-            .query_row(
-                "SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
-                params![direction_id, it.at.split, it.at.idx],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?;
-        match found {
+        match store.item_at(direction_id, &it.at.split, it.at.idx)? {
             Some((id, source)) if same_text(&source, &it.source) => out.push(CampaignItem {
                 item_id: id,
                 direction_id,
@@ -581,11 +505,7 @@ fn resolve<'l>(store: &Store, name: &'l str, def: &'l Definition, items: &[ItemL
             ids.push((s.as_str(), None));
             continue;
         }
-        let id: Option<i64> = store
-            .conn()
-            .query_row("SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2", params![dataset_id, s], |r| r.get(0))
-            .optional()?;
-        let id = id.ok_or_else(|| Error::Invalid(format!("this store has no system {s:?} in {}", def.dataset)))?;
+        let id = store.system_id(dataset_id, s)?.ok_or_else(|| Error::Invalid(format!("this store has no system {s:?} in {}", def.dataset)))?;
         ids.push((s.as_str(), Some(id)));
     }
     Ok(NewCampaign { name, def, dataset_id, items: out, systems: ids })
@@ -595,30 +515,19 @@ fn resolve<'l>(store: &Store, name: &'l str, def: &'l Definition, items: &[ItemL
 fn create_in(w: &mut crate::store::Writer<'_>, new: NewCampaign<'_>) -> Result<Campaign> {
     let def = new.def;
     let c = w.campaign(new.name, new.dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
-    if def.human_reference {
-        campaign::make_reference_system(w, new.dataset_id, new.items.iter().map(|i| &i.item_id))?;
-    }
+    let reference = match def.human_reference {
+        true => Some(campaign::make_reference_system(w, new.dataset_id, new.items.iter().map(|i| &i.item_id))?),
+        false => None,
+    };
     let mut systems = Vec::new();
     for (pos, (name, id)) in new.systems.iter().enumerate() {
-        let id = match id {
-            Some(id) => *id,
-            None => w.tx().query_row(
-                "SELECT id FROM systems WHERE dataset_id = ?1 AND name = ?2",
-                params![new.dataset_id, name],
-                |r| r.get(0),
-            )?,
-        };
-        w.tx().execute(
-            "INSERT INTO campaign_systems(campaign_id, system_id, pos) VALUES (?1, ?2, ?3)",
-            params![c, id, pos as i64],
-        )?;
+        // Only the reference system is made on import (`resolve`).
+        let id = id.or(reference).ok_or_else(|| Error::Invalid(format!("this store has no system {name:?} in {}", def.dataset)))?;
+        w.add_campaign_system_by_id(c, id, pos)?;
         systems.push(CampaignSystem { id, name: name.to_string() });
     }
     for (pos, it) in new.items.iter().enumerate() {
-        w.tx().execute(
-            "INSERT INTO campaign_items(campaign_id, item_id, role, pos) VALUES (?1, ?2, ?3, ?4)",
-            params![c, it.item_id, if it.training { "training" } else { "real" }, pos as i64],
-        )?;
+        w.add_campaign_item(c, it.item_id, if it.training { "training" } else { "real" }, pos)?;
     }
     Ok(Campaign {
         id: c,

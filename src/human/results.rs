@@ -70,30 +70,18 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
     let n = c.systems.len();
     // (annotator, item index, repeat, aspect) -> values per system
     let mut values: BTreeMap<(i64, usize, bool, usize), Vec<Option<f64>>> = BTreeMap::new();
-    for (table, repeat) in [("judgments", false), ("repeat_judgments", true)] {
-        let mut st = store.conn().prepare(&format!(
-            "SELECT annotator_id, item_id, system_id, aspect, value FROM {table} WHERE campaign_id = ?1"
-        ))?;
-        let rows = st.query_map([c.id], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?, r.get::<_, String>(3)?, r.get::<_, f64>(4)?))
-        })?;
-        for row in rows {
-            let (a, item, system, aspect, v) = row?;
-            let (Some(&i), Some(&s), Some(&k)) = (item_index.get(&item), sys_index.get(&system), aspect_index.get(aspect.as_str()))
+    for repeat in [false, true] {
+        for j in store.campaign_judgments(c.id, repeat)? {
+            let (Some(&i), Some(&s), Some(&k)) = (item_index.get(&j.item_id), sys_index.get(&j.system_id), aspect_index.get(j.aspect.as_str()))
             else {
                 continue;
             };
-            values.entry((a, i, repeat, k)).or_insert_with(|| vec![None; n])[s] = Some(v);
+            values.entry((j.annotator_id, i, repeat, k)).or_insert_with(|| vec![None; n])[s] = Some(j.value);
         }
     }
     // Display order and time of each showing.
     let mut shown: HashMap<(i64, usize, bool), (Vec<usize>, i64)> = HashMap::new();
-    let mut st = store.conn().prepare("SELECT annotator_id, item_id, repeat, display, ms FROM queue WHERE campaign_id = ?1")?;
-    let rows = st.query_map([c.id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, bool>(2)?, r.get::<_, String>(3)?, r.get::<_, i64>(4)?))
-    })?;
-    for row in rows {
-        let (a, item, repeat, display, ms) = row?;
+    for (a, crate::store::QueueRow { item_id: item, repeat, display, ms, .. }) in store.campaign_queues(c.id)? {
         let display: Vec<i64> = serde_json::from_str(&display)?;
         let mut at = vec![usize::MAX; n];
         for (p, sid) in display.iter().enumerate() {
@@ -108,7 +96,7 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
     let sources: Vec<String> = c
         .items
         .iter()
-        .map(|it| store.conn().query_row("SELECT source FROM items WHERE id = ?1", [it.item_id], |r| r.get(0)))
+        .map(|it| store.item_source(it.item_id))
         .collect::<Result<_, _>>()?;
     let mut outputs: HashMap<(usize, usize), String> = HashMap::new();
     for (i, it) in c.items.iter().enumerate() {
@@ -120,26 +108,13 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
     }
     let same = |a: &str, b: &str| a.split_whitespace().eq(b.split_whitespace());
     let mut system_level = Vec::new();
-    let mut st = store.conn().prepare(
-        "SELECT direction_id, system_id, aspect, pos, value FROM system_ratings WHERE campaign_id = ?1
-         ORDER BY direction_id, system_id, aspect, pos",
-    )?;
-    let rows = st.query_map([c.id], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, i64>(3)?, r.get::<_, f64>(4)?))
-    })?;
-    for row in rows {
-        let (direction, system, aspect, pos, score) = row?;
+    for crate::store::RatingRow { direction_id: direction, system_id: system, aspect, pos, value: score } in store.system_ratings(c.id)? {
         if let (Some(&s), Some(&k)) = (sys_index.get(&system), aspect_index.get(aspect.as_str())) {
             let (item, aspect, identical_to_source) = (-1 - pos, k as i64, false);
             system_level.push(LikertJudgment { annotator: 0, item, direction, aspect, system: s, score, identical_to_source });
         }
     }
-    let mut st = store.conn().prepare(
-        "SELECT x.id, s.name || '->' || t.name FROM directions x
-         JOIN styles s ON s.id = x.source_style_id JOIN styles t ON t.id = x.target_style_id
-         WHERE x.id IN (SELECT direction_id FROM system_ratings WHERE campaign_id = ?1) ORDER BY x.id",
-    )?;
-    let system_level_directions = st.query_map([c.id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<Vec<_>, _>>()?;
+    let system_level_directions = store.rating_directions(c.id)?;
     let imported = c.imported.is_some();
     let mut g = Gathered {
         annotators,

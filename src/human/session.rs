@@ -534,7 +534,7 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
     }
     let n_sys = c.systems.len();
     raw.into_iter()
-        .map(|crate::store::QueueRow { seq, item_id, training, repeat, display }| {
+        .map(|crate::store::QueueRow { seq, item_id, training, repeat, display, .. }| {
             let display: Vec<i64> = serde_json::from_str(&display)?;
             let done = c
                 .def

@@ -1,10 +1,11 @@
 //! An annotator's queue in the store: its entries, the judgments entered on it (and on its
 //! repeats), the history of changes behind undo and redo, the position and time spent. The
 //! annotate session's reads and its writer thread's writes (`human::session`, `human::saver`)
-//! are these statements, and no others.
+//! are these statements, as are the reads of results and exports and the writes of a merged
+//! exchange file (`human::results`, `human::exchange`).
 
 use super::{Judgment, Result, Store, Writer};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 /// One entry of a queue as stored.
 #[derive(Debug, Clone, PartialEq)]
@@ -15,6 +16,42 @@ pub struct QueueRow {
     pub repeat: bool,
     /// The systems in the order this annotator sees them (JSON list of ids).
     pub display: String,
+    /// Time spent on the entry (milliseconds).
+    pub ms: i64,
+    pub visits: i64,
+}
+
+/// The columns of a [`QueueRow`], in the order [`queue_row`] reads them.
+const QUEUE_COLUMNS: &str = "seq, item_id, training, repeat, display, ms, visits";
+
+/// A [`QueueRow`] from [`QUEUE_COLUMNS`] starting at column `at`.
+fn queue_row(r: &Row<'_>, at: usize) -> rusqlite::Result<QueueRow> {
+    Ok(QueueRow {
+        seq: r.get(at)?,
+        item_id: r.get(at + 1)?,
+        training: r.get(at + 2)?,
+        repeat: r.get(at + 3)?,
+        display: r.get(at + 4)?,
+        ms: r.get(at + 5)?,
+        visits: r.get(at + 6)?,
+    })
+}
+
+/// One stored judgment (of a real showing or of a repeat, by the table it was read from).
+#[derive(Debug, Clone, PartialEq)]
+pub struct JudgmentRow {
+    pub annotator_id: i64,
+    pub item_id: i64,
+    pub system_id: i64,
+    pub aspect: String,
+    pub value: f64,
+}
+
+/// The columns of a [`JudgmentRow`], in the order [`judgment_row`] reads them.
+const JUDGMENT_COLUMNS: &str = "annotator_id, item_id, system_id, aspect, value";
+
+fn judgment_row(r: &Row<'_>) -> rusqlite::Result<JudgmentRow> {
+    Ok(JudgmentRow { annotator_id: r.get(0)?, item_id: r.get(1)?, system_id: r.get(2)?, aspect: r.get(3)?, value: r.get(4)? })
 }
 
 /// A change of the history (`judgment_log`): the values one undo or redo puts back.
@@ -51,14 +88,39 @@ impl Store {
 
     /// The queue of an annotator in a campaign, in order.
     pub fn queue(&self, campaign: i64, annotator: i64) -> Result<Vec<QueueRow>> {
-        let mut st = self.conn.prepare(
-            "SELECT seq, item_id, training, repeat, display FROM queue
-             WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq",
-        )?;
-        let rows = st.query_map(params![campaign, annotator], |r| {
-            Ok(QueueRow { seq: r.get(0)?, item_id: r.get(1)?, training: r.get(2)?, repeat: r.get(3)?, display: r.get(4)? })
-        })?;
+        let mut st = self
+            .conn
+            .prepare(&format!("SELECT {QUEUE_COLUMNS} FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY seq"))?;
+        let rows = st.query_map(params![campaign, annotator], |r| queue_row(r, 0))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every queue entry of a campaign with its annotator's id, in no particular order.
+    pub fn campaign_queues(&self, campaign: i64) -> Result<Vec<(i64, QueueRow)>> {
+        let mut st = self.conn.prepare(&format!("SELECT annotator_id, {QUEUE_COLUMNS} FROM queue WHERE campaign_id = ?1"))?;
+        let rows = st.query_map([campaign], |r| Ok((r.get(0)?, queue_row(r, 1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every judgment of a campaign, of the real showings (`repeat` false) or of the repeats,
+    /// in no particular order.
+    pub fn campaign_judgments(&self, campaign: i64, repeat: bool) -> Result<Vec<JudgmentRow>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {JUDGMENT_COLUMNS} FROM {} WHERE campaign_id = ?1",
+            judgments_table(repeat)
+        ))?;
+        Ok(st.query_map([campaign], judgment_row)?.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// An annotator's judgments in a campaign, of the real showings or of the repeats, by
+    /// item, aspect and system.
+    pub fn annotator_judgments(&self, campaign: i64, annotator: i64, repeat: bool) -> Result<Vec<JudgmentRow>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {JUDGMENT_COLUMNS} FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2
+             ORDER BY item_id, aspect, system_id",
+            judgments_table(repeat)
+        ))?;
+        Ok(st.query_map(params![campaign, annotator], judgment_row)?.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Judgments per (item, aspect) an annotator has stored, of the real showings (`repeat`
@@ -111,18 +173,12 @@ impl Writer<'_> {
     /// system: of the real showing, or of its repeat.
     pub fn annotation_values(&mut self, campaign: i64, annotator: i64, item: i64, repeat: bool, aspect: &str, values: &[(i64, Option<f64>)]) -> Result<()> {
         for &(system, value) in values {
-            match (value, repeat) {
-                (Some(v), false) => self.judgment(&Judgment { campaign_id: campaign, annotator_id: annotator, item_id: item, system_id: system, aspect, value: v })?,
-                (Some(v), true) => {
-                    self.tx.execute(
-                        "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                         ON CONFLICT DO UPDATE SET value = excluded.value,
-                           created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
-                        params![campaign, annotator, item, system, aspect, v],
-                    )?;
+            match value {
+                Some(value) => {
+                    let j = Judgment { campaign_id: campaign, annotator_id: annotator, item_id: item, system_id: system, aspect, value };
+                    self.put_judgment(&j, repeat)?;
                 }
-                (None, repeat) => {
+                None => {
                     self.tx.execute(
                         &format!(
                             "DELETE FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
@@ -135,6 +191,39 @@ impl Writer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// Stores (or overwrites) one judgment of the real showing ([`Writer::judgment`]) or of its
+    /// repeat.
+    pub fn put_judgment(&mut self, j: &Judgment<'_>, repeat: bool) -> Result<()> {
+        if !repeat {
+            return self.judgment(j);
+        }
+        self.tx.execute(
+            "INSERT INTO repeat_judgments(campaign_id, annotator_id, item_id, system_id, aspect, value)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT DO UPDATE SET value = excluded.value,
+               created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            params![j.campaign_id, j.annotator_id, j.item_id, j.system_id, j.aspect, j.value],
+        )?;
+        Ok(())
+    }
+
+    /// The value an annotator stored for one system, item and aspect, of the real showing or
+    /// of its repeat.
+    pub fn stored_value(&self, campaign: i64, annotator: i64, item: i64, repeat: bool, system: i64, aspect: &str) -> Result<Option<f64>> {
+        Ok(self
+            .tx
+            .query_row(
+                &format!(
+                    "SELECT value FROM {} WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3
+                     AND system_id = ?4 AND aspect = ?5",
+                    judgments_table(repeat)
+                ),
+                params![campaign, annotator, item, system, aspect],
+                |r| r.get(0),
+            )
+            .optional()?)
     }
 
     /// Adds a change to the history (the changes undone before it can no longer be redone).
@@ -181,6 +270,37 @@ impl Writer<'_> {
             .optional()?)
     }
 
+    /// The whole entry at a queue position.
+    pub fn queue_row(&self, campaign: i64, annotator: i64, seq: i64) -> Result<Option<QueueRow>> {
+        Ok(self
+            .tx
+            .query_row(
+                &format!("SELECT {QUEUE_COLUMNS} FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3"),
+                params![campaign, annotator, seq],
+                |r| queue_row(r, 0),
+            )
+            .optional()?)
+    }
+
+    /// One entry of an annotator's queue.
+    pub fn add_queue_entry(&mut self, campaign: i64, annotator: i64, e: &QueueRow) -> Result<()> {
+        self.tx.execute(
+            &format!("INSERT INTO queue(campaign_id, annotator_id, {QUEUE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
+            params![campaign, annotator, e.seq, e.item_id, e.training, e.repeat, e.display, e.ms, e.visits],
+        )?;
+        Ok(())
+    }
+
+    /// Raises the time spent (milliseconds) and visits of a queue position to at least these.
+    pub fn keep_queue_time(&mut self, campaign: i64, annotator: i64, seq: i64, ms: i64, visits: i64) -> Result<()> {
+        self.tx.execute(
+            "UPDATE queue SET ms = MAX(ms, ?4), visits = MAX(visits, ?5)
+             WHERE campaign_id = ?1 AND annotator_id = ?2 AND seq = ?3",
+            params![campaign, annotator, seq, ms, visits],
+        )?;
+        Ok(())
+    }
+
     /// Adds time spent (milliseconds) and visits to a queue position.
     pub fn add_queue_time(&mut self, campaign: i64, annotator: i64, seq: i64, ms: i64, visits: i64) -> Result<()> {
         self.tx.execute(
@@ -196,6 +316,15 @@ impl Writer<'_> {
             "INSERT INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)
              ON CONFLICT(campaign_id, annotator_id) DO UPDATE SET seq = excluded.seq, aspect = excluded.aspect,
                updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            params![campaign, annotator, seq, aspect],
+        )?;
+        Ok(())
+    }
+
+    /// Where the annotator is, unless a position is stored already.
+    pub fn keep_annotation_position(&mut self, campaign: i64, annotator: i64, seq: i64, aspect: &str) -> Result<()> {
+        self.tx.execute(
+            "INSERT OR IGNORE INTO annotation_positions(campaign_id, annotator_id, seq, aspect) VALUES (?1, ?2, ?3, ?4)",
             params![campaign, annotator, seq, aspect],
         )?;
         Ok(())

@@ -2,7 +2,7 @@
 //! progress. `human::campaign` decides what a campaign holds; these are its statements.
 
 use super::{Result, Store, Writer};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 /// A campaign's own row.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +30,25 @@ pub struct CampaignItem {
 
 /// One queue entry's progress: training, repeat, judgments stored, milliseconds spent.
 pub type EntryCount = (bool, bool, usize, i64);
+
+/// One rating published for a system without its item: the `pos`-th value of the list for
+/// (direction, system, aspect).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatingRow {
+    pub direction_id: i64,
+    pub system_id: i64,
+    pub aspect: String,
+    pub pos: i64,
+    pub value: f64,
+}
+
+/// A campaign's systems (id, name), in its order, on any connection (a write's included).
+fn systems_of(conn: &Connection, campaign: i64) -> Result<Vec<(i64, String)>> {
+    let mut st = conn.prepare(
+        "SELECT s.id, s.name FROM campaign_systems c JOIN systems s ON c.system_id = s.id WHERE c.campaign_id = ?1 ORDER BY c.pos",
+    )?;
+    Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+}
 
 impl Store {
     pub fn campaign_id(&self, name: &str) -> Result<Option<i64>> {
@@ -65,17 +84,42 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// A campaign's systems (id, name), in its order.
+    /// See [`systems_of`].
     pub fn campaign_systems(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
-        let mut st = self.conn.prepare(
-            "SELECT s.id, s.name FROM campaign_systems c JOIN systems s ON c.system_id = s.id WHERE c.campaign_id = ?1 ORDER BY c.pos",
-        )?;
-        Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+        systems_of(&self.conn, campaign)
+    }
+
+    /// An item's source text.
+    pub fn item_source(&self, item: i64) -> Result<String> {
+        Ok(self.conn.query_row("SELECT source FROM items WHERE id = ?1", [item], |r| r.get(0))?)
     }
 
     /// Ratings published per system without their items (imported system-level campaigns).
     pub fn system_rating_count(&self, campaign: i64) -> Result<usize> {
         Ok(self.conn.query_row("SELECT COUNT(*) FROM system_ratings WHERE campaign_id = ?1", [campaign], |r| r.get::<_, i64>(0))? as usize)
+    }
+
+    /// The ratings published per system of a campaign, by direction, system, aspect and
+    /// position.
+    pub fn system_ratings(&self, campaign: i64) -> Result<Vec<RatingRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT direction_id, system_id, aspect, pos, value FROM system_ratings WHERE campaign_id = ?1
+             ORDER BY direction_id, system_id, aspect, pos",
+        )?;
+        let rows = st.query_map([campaign], |r| {
+            Ok(RatingRow { direction_id: r.get(0)?, system_id: r.get(1)?, aspect: r.get(2)?, pos: r.get(3)?, value: r.get(4)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The directions (id, `source->target`) of a campaign's ratings published per system, by id.
+    pub fn rating_directions(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT x.id, s.name || '->' || t.name FROM directions x
+             JOIN styles s ON s.id = x.source_style_id JOIN styles t ON t.id = x.target_style_id
+             WHERE x.id IN (SELECT direction_id FROM system_ratings WHERE campaign_id = ?1) ORDER BY x.id",
+        )?;
+        Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
     }
 
     /// Annotators with a queue in a campaign (id, name), by name.
@@ -150,6 +194,20 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// A system (by id) as the campaign's system at `pos`.
+    pub fn add_campaign_system_by_id(&mut self, campaign: i64, system: i64, pos: usize) -> Result<()> {
+        self.tx.execute(
+            "INSERT INTO campaign_systems(campaign_id, system_id, pos) VALUES (?1, ?2, ?3)",
+            params![campaign, system, pos as i64],
+        )?;
+        Ok(())
+    }
+
+    /// See [`systems_of`]: inside this write.
+    pub fn campaign_systems(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
+        systems_of(&self.tx, campaign)
+    }
+
     /// An item the campaign sampled, `real` or `training`, at `pos`.
     pub fn add_campaign_item(&mut self, campaign: i64, item: i64, role: &str, pos: usize) -> Result<()> {
         self.tx.execute(
@@ -166,15 +224,5 @@ impl Writer<'_> {
             params![campaign, annotator],
             |r| r.get(0),
         )?)
-    }
-
-    /// One entry of an annotator's queue (`display`: the systems in their order, JSON).
-    #[allow(clippy::too_many_arguments)]
-    pub fn add_queue_entry(&mut self, campaign: i64, annotator: i64, seq: usize, item: i64, training: bool, repeat: bool, display: &str) -> Result<()> {
-        self.tx.execute(
-            "INSERT INTO queue(campaign_id, annotator_id, seq, item_id, training, repeat, display) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![campaign, annotator, seq as i64, item, training, repeat, display],
-        )?;
-        Ok(())
     }
 }

@@ -27,8 +27,8 @@ pub mod shard;
 mod views;
 mod write;
 
-pub use annotation::{Logged, QueueRow};
-pub use campaigns::{CampaignItem, CampaignRow, EntryCount};
+pub use annotation::{JudgmentRow, Logged, QueueRow};
+pub use campaigns::{CampaignItem, CampaignRow, EntryCount, RatingRow};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};
 pub use scores::{ScoreCandidate, SystemOutput};
