@@ -116,47 +116,27 @@ fn write(rows: &[Row], format: ExportFormat, mut out: impl Write) -> anyhow::Res
 }
 
 fn collect(store: &Store, dataset: Option<i64>, direction: Option<i64>, systems: &[String]) -> anyhow::Result<Vec<Row>> {
-    let conn = store.conn();
     // Metrics with more than one config are named metric@config.
-    let multi: std::collections::HashSet<String> = {
-        let mut st = conn.prepare("SELECT metric FROM metric_configs GROUP BY metric HAVING COUNT(*) > 1")?;
-        st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
-    };
-    let mut st = conn.prepare(
-        "SELECT o.id, d.name, s.name || '->' || t.name, i.split, i.idx, i.source, y.name, y.kind, o.text
-         FROM outputs o JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id
-         JOIN datasets d ON x.dataset_id = d.id JOIN styles s ON x.source_style_id = s.id
-         JOIN styles t ON x.target_style_id = t.id JOIN runs u ON o.run_id = u.id
-         JOIN systems y ON u.system_id = y.id
-         WHERE (?1 IS NULL OR d.id = ?1) AND (?2 IS NULL OR x.id = ?2)
-         ORDER BY d.name, x.id, i.split, i.idx, y.name, o.run_id",
-    )?;
-    let mut scores = conn.prepare_cached("SELECT metric, config, value FROM scores WHERE output_id = ?1")?;
+    let multi: std::collections::HashSet<String> = store.metrics_with_several_configs()?.into_iter().collect();
     let mut rows = Vec::new();
-    let mut q = st.query(rusqlite::params![dataset, direction])?;
-    while let Some(r) = q.next()? {
-        let system: String = r.get(6)?;
-        if !systems.is_empty() && !systems.contains(&system) {
+    for o in store.output_rows(dataset, direction)? {
+        if !systems.is_empty() && !systems.contains(&o.system) {
             continue;
         }
-        let id: i64 = r.get(0)?;
         let mut map = BTreeMap::new();
-        let mut sq = scores.query([id])?;
-        while let Some(s) = sq.next()? {
-            let metric: String = s.get(0)?;
-            let config: String = s.get(1)?;
-            let key = if multi.contains(&metric) { format!("{metric}@{config}") } else { metric };
-            map.insert(key, s.get(2)?);
+        for s in store.output_scores(o.output_id)? {
+            let key = if multi.contains(&s.metric) { format!("{}@{}", s.metric, s.config) } else { s.metric };
+            map.insert(key, s.value);
         }
         rows.push(Row {
-            dataset: r.get(1)?,
-            direction: r.get(2)?,
-            split: r.get(3)?,
-            idx: r.get(4)?,
-            source: r.get(5)?,
-            system,
-            kind: r.get(7)?,
-            output: r.get(8)?,
+            dataset: o.dataset,
+            direction: o.direction,
+            split: o.split,
+            idx: o.idx,
+            source: o.source,
+            system: o.system,
+            kind: o.kind,
+            output: o.text,
             scores: map,
         });
     }

@@ -12,7 +12,6 @@ use super::{ImportError, Notice, Options, Seen, Summary, no_nul};
 use crate::human::campaign::Mode;
 use crate::human::imported::{self, Imported};
 use crate::store::{self, Judgment, Put, SystemRating, Writer};
-use rusqlite::params;
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -222,11 +221,7 @@ impl<'w, 'a> Ctx<'w, 'a> {
         if self.dirs.contains_key(&id) {
             return Ok(id);
         }
-        let name: String = self
-            .w
-            .tx()
-            .query_row("SELECT name FROM datasets WHERE id = ?1", [dataset], |r| r.get(0))
-            .map_err(|e| err(e.into()))?;
+        let name = self.w.dataset_name(dataset).map_err(err)?;
         let mut dir = Dir {
             label: format!("{name}/{source}->{target}"),
             by_idx: HashMap::new(),
@@ -236,20 +231,8 @@ impl<'w, 'a> Ctx<'w, 'a> {
             moved: 0,
             appended: 0,
         };
-        let mut st = self
-            .w
-            .tx()
-            .prepare("SELECT id, idx, source, context FROM items WHERE direction_id = ?1 AND split = ?2 ORDER BY idx")
-            .map_err(|e| err(e.into()))?;
-        let rows = st
-            .query_map(params![id, SPLIT], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?, r.get::<_, Option<String>>(3)?))
-            })
-            .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| err(e.into()))?;
-        drop(st);
-        for (item, idx, src, ctx) in rows {
-            dir.add(item, idx, src, ctx);
+        for i in self.w.split_items(id, SPLIT).map_err(err)? {
+            dir.add(i.id, i.idx, i.source, i.context);
         }
         self.dirs.insert(id, dir);
         Ok(id)
@@ -329,21 +312,10 @@ impl<'w, 'a> Ctx<'w, 'a> {
     /// as this layout lists it, minus the copies the item already has (so re-importing, or
     /// importing a second layout with the same references, adds nothing).
     pub fn refs(&mut self, item: i64, refs: &[(String, String)], at: (&Path, usize)) -> Res<()> {
-        let err = |e: rusqlite::Error| ImportError::store(at.0, Some(at.1), e.into());
+        let err = |e: store::Error| ImportError::store(at.0, Some(at.1), e);
         let mut have: HashMap<String, usize> = HashMap::new();
-        {
-            let mut st = self
-                .w
-                .tx()
-                .prepare_cached("SELECT text FROM refs WHERE item_id = ?1")
-                .map_err(err)?;
-            let texts = st
-                .query_map([item], |r| r.get::<_, String>(0))
-                .and_then(|rows| rows.collect::<Result<Vec<_>, _>>())
-                .map_err(err)?;
-            for t in texts {
-                *have.entry(t).or_default() += 1;
-            }
+        for t in self.w.reference_texts(item).map_err(err)? {
+            *have.entry(t).or_default() += 1;
         }
         let mut want: HashMap<&str, usize> = HashMap::new();
         for (text, origin) in refs {
@@ -354,14 +326,7 @@ impl<'w, 'a> Ctx<'w, 'a> {
             let n = want.entry(text.as_str()).or_default();
             *n += 1;
             if *n > have.get(text.as_str()).copied().unwrap_or(0) {
-                self.w
-                    .tx()
-                    .prepare_cached(
-                        "INSERT INTO refs(item_id, idx, text, origin) VALUES
-                         (?1, (SELECT COALESCE(MAX(idx), -1) + 1 FROM refs WHERE item_id = ?1), ?2, ?3)",
-                    )
-                    .and_then(|mut st| st.execute(params![item, text, origin]))
-                    .map_err(err)?;
+                self.w.append_reference(item, text, origin).map_err(err)?;
                 self.summary.references += 1;
             }
         }

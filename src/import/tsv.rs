@@ -216,11 +216,6 @@ fn direction_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut
     w.direction(d, s, t).map_err(|e| row.err(e.to_string()))
 }
 
-fn dataset_of(w: &mut Writer<'_>, direction_id: i64) -> rusqlite::Result<i64> {
-    w.tx()
-        .query_row("SELECT dataset_id FROM directions WHERE id = ?1", [direction_id], |r| r.get(0))
-}
-
 /// The existing item a row points at, by `idx` or by `source`.
 fn item_of(w: &mut Writer<'_>, row: &Row<'_>, direction_id: i64) -> Result<i64, ImportError> {
     let split = row.opt_str("split")?.unwrap_or_else(|| "test".into());
@@ -293,7 +288,7 @@ fn import_outputs(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Resu
         let output = row.str("output")?;
         let raw = row.opt_str("raw")?;
         let err = |e: crate::store::Error| row.err(e.to_string());
-        let d = dataset_of(w, x).map_err(|e| row.err(e.to_string()))?;
+        let d = w.direction_dataset(x).map_err(err)?;
         let sys = w.system(d, &name, &kind).map_err(err)?;
         seen.add((item, sys), row.path, row.line, "an output of the same system for the same item")?;
         let run = w.import_run(sys, &manifest).map_err(err)?;
@@ -314,17 +309,9 @@ fn output_of(w: &mut Writer<'_>, row: &Row<'_>, opts: &Options, summary: &mut Su
     let x = direction_of(w, row, opts, summary)?;
     let item = item_of(w, row, x)?;
     let name = row.str("system")?;
-    let d = dataset_of(w, x).map_err(|e| row.err(e.to_string()))?;
-    let found: Option<(i64, Option<i64>)> = w
-        .tx()
-        .query_row(
-            "SELECT s.id, (SELECT o.id FROM outputs o JOIN runs u ON o.run_id = u.id
-               WHERE u.system_id = s.id AND o.item_id = ?3 ORDER BY o.run_id DESC LIMIT 1)
-             FROM systems s WHERE s.dataset_id = ?1 AND s.name = ?2",
-            rusqlite::params![d, name, item],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-        .ok();
+    let d = w.direction_dataset(x).map_err(|e| row.err(e.to_string()))?;
+    // Any failure of the lookup reads as no such system.
+    let found = w.system_output(d, &name, item).ok().flatten();
     let (sys, out) = found.ok_or_else(|| row.err(format!("no system {name:?} in this dataset")))?;
     Ok((item, sys, out.unwrap_or(-1)))
 }
@@ -368,12 +355,7 @@ fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Re
             return Err(row.err(format!("value {value} is outside every scale a campaign has (Likert 1-5, slider 0-100)")));
         }
         let err = |e: crate::store::Error| row.err(e.to_string());
-        let (d, dataset): (i64, String) = w
-            .tx()
-            .query_row("SELECT d.id, d.name FROM systems s JOIN datasets d ON d.id = s.dataset_id WHERE s.id = ?1", [sys], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })
-            .map_err(|e| row.err(e.to_string()))?;
+        let (d, dataset) = w.system_dataset(sys).map_err(err)?;
         let campaign = row.opt_str("campaign")?.unwrap_or_else(|| format!("{dataset}:imported"));
         let key = (campaign.clone(), annotator.clone(), item, sys, aspect.clone());
         seen.add(key, row.path, row.line, "a judgment of the same campaign, annotator, output and aspect")?;
@@ -394,10 +376,7 @@ fn import_judgments(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Re
     for (c, (path, line)) in campaigns {
         let err = |e: imported::Error| ImportError::at_line(&path, line, e.to_string());
         let from = imported::merged_from(w, c, &paths_json(paths)).map_err(err)?;
-        let (lo, hi): (f64, f64) = w
-            .tx()
-            .query_row("SELECT MIN(value), MAX(value) FROM judgments WHERE campaign_id = ?1", [c], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| ImportError::at_line(&path, line, e.to_string()))?;
+        let (lo, hi) = w.judgment_range(c).map_err(|e| ImportError::at_line(&path, line, e.to_string()))?;
         let scale = match imported::fitting_mode(lo, hi) {
             crate::human::campaign::Mode::Likert => "1-5".into(),
             _ => "0-100".into(),

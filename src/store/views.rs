@@ -162,13 +162,6 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// An item's references, in order.
-    pub fn reference_texts(&self, item_id: i64) -> Result<Vec<String>> {
-        let mut st = self.conn.prepare_cached("SELECT text FROM refs WHERE item_id = ?1 ORDER BY idx")?;
-        let rows = st.query_map([item_id], |r| r.get(0))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
-    }
-
     /// Every stored value of a metric (its configuration `hash`) on a dataset's latest outputs,
     /// by direction (in id order), then system name.
     pub fn score_values(&self, dataset_id: i64, metric: &str, hash: &str) -> Result<Vec<ScoreValue>> {

@@ -210,12 +210,7 @@ impl<'a> Writer<'a> {
         if exists {
             return Ok(false);
         }
-        self.tx
-            .prepare_cached(
-                "INSERT INTO refs(item_id, idx, text, origin) VALUES
-                 (?1, (SELECT COALESCE(MAX(idx), -1) + 1 FROM refs WHERE item_id = ?1), ?2, ?3)",
-            )?
-            .execute(params![item_id, text, origin])?;
+        self.append_reference(item_id, text, origin)?;
         Ok(true)
     }
 
