@@ -88,7 +88,7 @@ impl Store {
 
 impl Writer<'_> {
     pub fn dataset_name(&self, dataset_id: i64) -> Result<String> {
-        Ok(self.tx.query_row("SELECT name FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))?)
+        super::read::dataset_name(&self.tx, dataset_id)
     }
 
     /// The dataset a direction belongs to.

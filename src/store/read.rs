@@ -260,10 +260,7 @@ impl Store {
 
     /// A dataset's name from its id.
     pub fn dataset_name(&self, dataset_id: i64) -> Result<String> {
-        self.conn
-            .query_row("SELECT name FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))
-            .optional()?
-            .ok_or_else(|| Error::NotFound(format!("dataset #{dataset_id}")))
+        dataset_name(&self.conn, dataset_id)
     }
 
     pub fn directions(&self, dataset_id: i64) -> Result<Vec<DirectionSummary>> {
@@ -525,4 +522,11 @@ fn escape_like(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// A dataset's name from its id, on a connection or inside a write.
+pub(super) fn dataset_name(conn: &rusqlite::Connection, dataset_id: i64) -> Result<String> {
+    conn.query_row("SELECT name FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::NotFound(format!("dataset #{dataset_id}")))
 }
