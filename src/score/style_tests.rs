@@ -18,6 +18,13 @@ fn demo() -> Store {
     s
 }
 
+/// The demo store in a file under `dir`, for a test that reads the file as another program does.
+fn demo_file(dir: &Path) -> Store {
+    let mut s = Store::open(&dir.join("demo.sqlite")).unwrap();
+    crate::demo::build(&mut s).unwrap();
+    s
+}
+
 fn train_ngram(data: &StyleData, opts: &TrainOptions, out: &Path) -> style_classifier::Manifest {
     let mut fit = NgramFit { texts: Arc::new(style_classifier::corpus(data)), labels: data.styles.clone(), hyper: opts.ngram.clone() };
     style_classifier::train(data, &mut fit, Kind::Ngram, opts, out).unwrap()
@@ -132,7 +139,8 @@ fn k_fold_training_writes_reproducible_files_and_re_evaluates_the_same() {
 
 #[test]
 fn acc_scores_every_output_with_its_fold_model_and_details() {
-    let mut s = demo();
+    let home = tempfile::tempdir().unwrap();
+    let mut s = demo_file(home.path());
     let d = StyleData::read(&s, "demo-sentiment", false).unwrap();
     let dir = tempfile::tempdir().unwrap();
     train_ngram(&d, &TrainOptions::default(), dir.path());
@@ -143,8 +151,8 @@ fn acc_scores_every_output_with_its_fold_model_and_details() {
     let sel = Selection { dataset_id: Some(s.dataset_id("demo-sentiment").unwrap()), ..Selection::default() };
     let o = super::run_acc(&mut s, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!((o.computed, o.undefined), (160, 0));
-    let mut st = s
-        .conn()
+    let db = rusqlite::Connection::open(s.path()).unwrap();
+    let mut st = db
         .prepare(
             "SELECT y.name, i.source, c.value, c.detail FROM scores c JOIN outputs o ON c.output_id = o.id
              JOIN items i ON o.item_id = i.id JOIN runs u ON o.run_id = u.id JOIN systems y ON u.system_id = y.id

@@ -35,6 +35,13 @@ fn demo() -> Store {
     s
 }
 
+/// The demo store in a file under `dir`, for a test that changes the file as another program does.
+fn demo_file(dir: &std::path::Path) -> Store {
+    let mut s = Store::open(&dir.join("demo.sqlite")).unwrap();
+    crate::demo::build(&mut s).unwrap();
+    s
+}
+
 #[test]
 fn scores_are_cached_and_only_missing_ones_computed() {
     let mut s = demo();
@@ -89,7 +96,8 @@ fn table_t_ppl_combines_d_ppl_and_g_ppl_pooled_as_asked() {
     use crate::models::words::Tokenizer;
     use crate::score::table::{self, Column, Options};
     use serde_json::json;
-    let mut s = demo();
+    let home = tempfile::tempdir().unwrap();
+    let mut s = demo_file(home.path());
     let d = s.dataset_id("demo-formality").unwrap();
     let x = s.direction_id(d, "informal->formal").unwrap();
     let (todo, _) = missing(&s, &Selection { dataset_id: Some(d), direction_id: Some(x), systems: vec![] }, "m", "h").unwrap();
@@ -144,7 +152,7 @@ fn table_t_ppl_combines_d_ppl_and_g_ppl_pooled_as_asked() {
         w.score(t.output_id, "d-ppl", &bare, Some(40.0), None).unwrap();
     }
     w.commit().unwrap();
-    s.conn().execute("DELETE FROM scores WHERE config = ?1", [&hd]).unwrap();
+    rusqlite::Connection::open(s.path()).unwrap().execute("DELETE FROM scores WHERE config = ?1", [&hd]).unwrap();
     let t = table::build(&s, "demo-formality", "informal->formal").unwrap();
     assert_eq!(t.value(row, Column::Ppl), Some(40.0));
     assert_eq!(t.header(Column::Ppl), "PPL.mean");

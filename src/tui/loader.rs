@@ -451,7 +451,9 @@ mod tests {
         other.datasets().unwrap();
         std::thread::sleep(WATCH * 3);
         assert_eq!(l.store_version(), before, "a read changes nothing");
-        other.conn().execute("UPDATE datasets SET name = name || '-x' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
+        // Another program's connection to the same file.
+        let db = rusqlite::Connection::open(other.path()).unwrap();
+        db.execute("UPDATE datasets SET name = name || '-x' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
         let end = Instant::now() + Duration::from_secs(10);
         while l.store_version() == before {
             assert!(Instant::now() < end, "the change was never seen");
@@ -460,7 +462,7 @@ mod tests {
         let mut inline = Loader::inline(Store::open(&path).unwrap());
         let v = inline.store_version();
         assert_eq!(inline.store_version(), v);
-        other.conn().execute("UPDATE datasets SET name = name || '-y' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
+        db.execute("UPDATE datasets SET name = name || '-y' WHERE id = (SELECT MIN(id) FROM datasets)", []).unwrap();
         assert_eq!(inline.store_version(), v + 1);
     }
 

@@ -60,7 +60,7 @@ fn training_judgments_are_stored_and_exported_but_never_counted() {
     let training = judge(&path, |t| t, 1.0);
     assert_eq!(training.len(), 2);
     let store = Store::open(&path).unwrap();
-    let stored: i64 = store.conn().query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0)).unwrap();
+    let stored = store.counts().unwrap().judgments;
     assert_eq!(stored, 4, "two training items x two systems are stored");
     let names = Names::load(&store, "demo-sentiment").unwrap();
     assert!(data::aspects(&store, names.dataset_id).unwrap().is_empty(), "no aspect from training judgments");

@@ -7,17 +7,18 @@ use tstlab::import::{self, Options, Summary};
 use tstlab::store::Store;
 
 use crate::anchor;
+use crate::common::{file_store, sql};
 
 fn run(store: &mut Store, format: &str, paths: &[PathBuf]) -> Summary {
     import::import(store, format, paths, &Options::default()).unwrap_or_else(|e| panic!("{format}: {e}"))
 }
 
-fn n(store: &Store, sql: &str, p: impl rusqlite::Params) -> i64 {
-    store.conn().query_row(sql, p, |r| r.get(0)).unwrap_or_else(|e| panic!("{sql}: {e}"))
+fn n(store: &Store, q: &str, p: impl rusqlite::Params) -> i64 {
+    sql(store).query_row(q, p, |r| r.get(0)).unwrap_or_else(|e| panic!("{q}: {e}"))
 }
 
-fn text(store: &Store, sql: &str, p: impl rusqlite::Params) -> String {
-    store.conn().query_row(sql, p, |r| r.get(0)).unwrap_or_else(|e| panic!("{sql}: {e}"))
+fn text(store: &Store, q: &str, p: impl rusqlite::Params) -> String {
+    sql(store).query_row(q, p, |r| r.get(0)).unwrap_or_else(|e| panic!("{q}: {e}"))
 }
 
 /// Items of a dataset per direction, as `source->target` -> count.
@@ -49,8 +50,7 @@ fn system_outputs(store: &Store, dataset: &str, system: &str) -> i64 {
 }
 
 fn judgment(store: &Store, annotator: &str, address: &str, system: &str, aspect: &str) -> f64 {
-    store
-        .conn()
+    sql(store)
         .query_row(
             "SELECT j.value FROM judgments j JOIN annotators a ON j.annotator_id = a.id
              JOIN systems s ON j.system_id = s.id
@@ -70,7 +70,7 @@ fn has_notice(s: &Summary, file_end: &str, line: Option<usize>, needle: &str) ->
 #[test]
 fn dualrl_yelp_with_four_references_fifteen_systems_and_the_bad_bytes() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "dualrl", &[a.join("DualRL")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (1000, 4000, 15, 15000));
     assert_eq!(per_direction(&s, "yelp"), [("negative->positive".into(), 500), ("positive->negative".into(), 500)]);
@@ -98,7 +98,7 @@ fn dualrl_yelp_with_four_references_fifteen_systems_and_the_bad_bytes() {
 #[test]
 fn lijuncen_references_by_source_outputs_and_crowd_ratings() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "lijuncen", &[a.join("Sentiment-and-Style-Transfer")]);
     assert_eq!(sum.datasets, ["yelp", "amazon", "imagecaption"]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (2600, 2600, 24, 20798));
@@ -136,7 +136,7 @@ fn lijuncen_refuses_a_reference_whose_source_is_missing() {
     std::fs::write(d.join("sentiment.test.1"), "great staff .\n").unwrap();
     std::fs::write(d.join("reference.0"), "bad service .\tgood service .\nnot a source .\tx\nthe soup was cold .\tthe soup was warm .\n").unwrap();
     std::fs::write(d.join("reference.1"), "great staff .\trude staff .\n").unwrap();
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     // Strict since issue 14: a reference that finds no source is an error, not a notice.
     let e = import::import(&mut s, "lijuncen", std::slice::from_ref(&d), &Options::default()).unwrap_err();
     assert_eq!(e.to_string(), format!("{}:2: source not found in {}", d.join("reference.0").display(), d.join("sentiment.test.0").display()));
@@ -152,7 +152,7 @@ fn lijuncen_refuses_a_reference_whose_source_is_missing() {
 #[test]
 fn yelp_and_amazon_test_sets_merge_across_layouts() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     run(&mut s, "dualrl", &[a.join("DualRL")]);
     let tst = run(&mut s, "tstbench", &[a.join("A-Benchmark-of-Text-Style-Transfer")]);
     let li = run(&mut s, "lijuncen", &[a.join("Sentiment-and-Style-Transfer")]);
@@ -180,7 +180,7 @@ fn yelp_and_amazon_test_sets_merge_across_layouts() {
 fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
     let Some(a) = anchor::dir("") else { return };
     let root = a.join("A-Benchmark-of-Text-Style-Transfer");
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "tstbench", &[root.clone()]);
     assert_eq!(sum.datasets, ["yelp", "amazon", "shakespeare", "styleptb"]);
     // 8 systems with outputs (CHATGPT, CHATGPT_FS x 4 datasets) and 33 more rated by humans only.
@@ -210,7 +210,7 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
 #[test]
 fn styleptb_tstbench_pairs_compositions_and_crowd_rewrites() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "styleptb", &[a.join("StylePTB"), a.join("A-Benchmark-of-Text-Style-Transfer")]);
     assert_eq!((sum.items, sum.references, sum.outputs), (8354, 8364, 0));
     assert_eq!(per_direction(&s, "styleptb"), [("ptb->ARR".into(), 243), ("ptb->TFU".into(), 364)]);
@@ -221,7 +221,7 @@ fn styleptb_tstbench_pairs_compositions_and_crowd_rewrites() {
     assert!(has_notice(&sum, "VB Emphasis Results.csv", None, "byte order mark"));
     let x = item(&s, "styleptb/ptb->TFU/1");
     assert_eq!(refs_of(&s, x), ["in october NUM there will be NUM fewer will unk by government programs"]);
-    let d = s.conn().query_row(
+    let d = sql(&s).query_row(
         "SELECT i.id FROM items i JOIN directions x ON i.direction_id = x.id JOIN styles t ON x.target_style_id = t.id
          WHERE t.name = 'TFU' AND i.source = 'The CIA told him it does not do domestic counterespionage'",
         [],
@@ -236,7 +236,7 @@ fn styleptb_tstbench_pairs_compositions_and_crowd_rewrites() {
 #[test]
 fn llm_tst_baselines_llm_outputs_and_published_metrics() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "llm-tst", &[a.join("llm-tst-code")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (2600, 0, 43, 40154));
     assert_eq!(n(&s, "SELECT COUNT(*) FROM systems WHERE kind = 'baseline'", []), 36);
@@ -253,7 +253,7 @@ fn llm_tst_baselines_llm_outputs_and_published_metrics() {
 #[test]
 fn eval_formality_references_human_system_judgments_and_scores() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "eval-formality", &[a.join("eval-formality-transfer")]);
     assert_eq!((sum.items, sum.references, sum.systems, sum.outputs), (80, 80, 9, 720));
     assert_eq!((sum.judgments, sum.scores), (80 * 9 * 2 * 3, 720 * 35));
@@ -269,7 +269,8 @@ fn eval_formality_references_human_system_judgments_and_scores() {
     assert!(s.find_item("gyafc-fr/formal->informal/41").is_ok());
     // The same column in two files is two scores: BLEU against the source and the reference.
     let bleu: Vec<(String, f64)> = {
-        let mut st = s.conn().prepare(
+        let db = sql(&s);
+        let mut st = db.prepare(
             "SELECT m.config, sc.value FROM scores sc JOIN metric_configs m ON sc.config = m.hash
              JOIN outputs o ON sc.output_id = o.id JOIN runs u ON o.run_id = u.id JOIN systems y ON u.system_id = y.id
              WHERE sc.metric = 'bleu' AND y.name = 'BART' AND o.item_id = ?1 ORDER BY m.config").unwrap();
@@ -284,7 +285,7 @@ fn eval_formality_references_human_system_judgments_and_scores() {
 #[test]
 fn passeul_twelve_settings_and_npy_ratings() {
     let Some(a) = anchor::dir("") else { return };
-    let mut s = Store::open_in_memory().unwrap();
+    let mut s = file_store();
     let sum = run(&mut s, "passeul", &[a.join("style-transfer-model-evaluation")]);
     assert_eq!((sum.items, sum.systems, sum.outputs, sum.judgments), (244, 12, 2928, 12 * 244 * 2));
     assert_eq!(per_direction(&s, "yelp-mir"), [("negative->positive".into(), 122), ("positive->negative".into(), 122)]);

@@ -15,12 +15,20 @@ fn spawn(store: &Path, home: &Path, campaign: &str, annotator: &str) -> Pty {
     Pty::annotate(store, home, campaign, annotator)
 }
 
-/// The store as another process sees it.
-struct Probe(Store);
+/// The store as another process sees it: a connection of its own to the file, beside the
+/// store opened (and brought up to date) first.
+struct Probe {
+    db: rusqlite::Connection,
+    store: Store,
+}
 
 impl Probe {
+    fn new(store: Store) -> Probe {
+        Probe { db: crate::common::sql(&store), store }
+    }
+
     fn one(&self, sql: &str, who: &str) -> i64 {
-        self.0.conn().query_row(sql, [who], |r| r.get(0)).unwrap()
+        self.db.query_row(sql, [who], |r| r.get(0)).unwrap()
     }
 
     fn history(&self, who: &str) -> i64 {
@@ -28,8 +36,7 @@ impl Probe {
     }
 
     fn position(&self, who: &str) -> (i64, String) {
-        self.0
-            .conn()
+        self.db
             .query_row(
                 "SELECT p.seq, p.aspect FROM annotation_positions p JOIN annotators a ON p.annotator_id = a.id WHERE a.name = ?1",
                 [who],
@@ -49,8 +56,7 @@ impl Probe {
     /// Every (entry, aspect) a history row names holds that row's latest `after` values.
     fn check_intact(&self, who: &str) -> usize {
         let mut st = self
-            .0
-            .conn()
+            .db
             .prepare(
                 "SELECT l.seq, l.aspect, l.after, q.item_id, q.repeat FROM judgment_log l
                  JOIN annotators a ON l.annotator_id = a.id
@@ -73,8 +79,7 @@ impl Probe {
             let table = if *repeat { "repeat_judgments" } else { "judgments" };
             for (system, value) in want {
                 let got: Option<f64> = self
-                    .0
-                    .conn()
+                    .db
                     .query_row(
                         &format!(
                             "SELECT j.value FROM {table} j JOIN annotators a ON j.annotator_id = a.id
@@ -114,7 +119,7 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     let new = NewCampaign { name: "c".into(), def, annotators: vec!["A".into(), "B".into()] };
     campaign::create(&mut store, &new).unwrap();
     drop(store);
-    let probe = Probe(Store::open(&path).unwrap());
+    let probe = Probe::new(Store::open(&path).unwrap());
 
     let mut a = spawn(&path, dir.path(), "c", "A");
     let mut b = spawn(&path, dir.path(), "c", "B");
@@ -162,7 +167,7 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
     assert_eq!(probe.one("SELECT COUNT(*) FROM judgments j JOIN annotators a ON j.annotator_id = a.id WHERE a.name = ?1", "A"), 12);
     assert_eq!(probe.check_intact("B"), 3);
     assert_eq!(probe.position("A"), (1, "content".into()));
-    let progress = campaign::progress(&probe.0, &campaign::load(&probe.0, "c").unwrap()).unwrap();
+    let progress = campaign::progress(&probe.store, &campaign::load(&probe.store, "c").unwrap()).unwrap();
     assert_eq!((progress[0].annotator.as_str(), progress[0].training_done), ("A", 1));
 
     // A restart resumes on item 2, content; redo brings the undone change back.

@@ -11,6 +11,7 @@ use tstlab::human::rankedit;
 use tstlab::human::session::Session;
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
+use crate::common::sql;
 use tstlab::tui::{App, Loader, ScreenId};
 use tstlab::tui::screens::annotate::Annotate;
 use tstlab::tui::screens::results::ResultsView;
@@ -100,8 +101,8 @@ fn draft(app: &App) -> String {
 /// The stored values of the shown entry and aspect for `who`, per system name.
 fn stored(path: &Path, who: &str, item_id: i64, aspect: &str) -> Vec<(String, f64)> {
     let s = Store::open(path).unwrap();
-    let mut st = s
-        .conn()
+    let db = sql(&s);
+    let mut st = db
         .prepare(
             "SELECT sy.name, j.value FROM judgments j JOIN systems sy ON j.system_id = sy.id
              JOIN annotators a ON j.annotator_id = a.id WHERE a.name = ?1 AND j.item_id = ?2 AND j.aspect = ?3
@@ -157,7 +158,10 @@ fn rank_tie_type_undo_redo_and_resume() {
     check_store(&app, &path);
     // J moves the top output down on screen only: the screen says so, the store and the
     // history keep the stored order until Enter; = ties it with the one above.
-    let history = |path: &Path| -> i64 { Store::open(path).unwrap().conn().query_row("SELECT COUNT(*) FROM judgment_log", [], |r| r.get(0)).unwrap() };
+    let history = |path: &Path| -> i64 {
+        let s = Store::open(path).unwrap();
+        sql(&s).query_row("SELECT COUNT(*) FROM judgment_log", [], |r| r.get(0)).unwrap()
+    };
     let before = history(&path);
     keys(&mut app, "J");
     assert_eq!(shown(&app), "1>2>3", "not stored yet");

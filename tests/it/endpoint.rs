@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use tstlab::endpoint::{ApiKey, Client, Settings};
 use tstlab::models::default_model_path;
 use tstlab::store::Store;
+use crate::common::sql;
 
 const DIR: &str = "negative->positive";
 const MODEL: &str = "smollm2";
@@ -286,7 +287,7 @@ fn store_of(home: &Path) -> PathBuf {
 /// (item id, count) of the outputs of the newest run, and its manifest.
 fn newest_run(home: &Path) -> (i64, Vec<(i64, i64)>, serde_json::Value) {
     let store = Store::open(&store_of(home)).unwrap();
-    let c = store.conn();
+    let c = sql(&store);
     let (run, manifest): (i64, String) = c.query_row("SELECT id, manifest FROM runs ORDER BY id DESC LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
     let mut st = c.prepare("SELECT item_id, COUNT(*) FROM outputs WHERE run_id = ?1 GROUP BY item_id ORDER BY item_id").unwrap();
     let rows = st.query_map([run], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
@@ -295,7 +296,7 @@ fn newest_run(home: &Path) -> (i64, Vec<(i64, i64)>, serde_json::Value) {
 
 fn output_count(home: &Path) -> usize {
     let Ok(store) = Store::open(&store_of(home)) else { return 0 };
-    store.conn().query_row("SELECT COUNT(*) FROM outputs o JOIN runs r ON o.run_id = r.id JOIN systems s ON r.system_id = s.id WHERE s.name LIKE 'smollm2:%'", [], |r| r.get::<_, i64>(0)).unwrap_or(0) as usize
+    sql(&store).query_row("SELECT COUNT(*) FROM outputs o JOIN runs r ON o.run_id = r.id JOIN systems s ON r.system_id = s.id WHERE s.name LIKE 'smollm2:%'", [], |r| r.get::<_, i64>(0)).unwrap_or(0) as usize
 }
 
 /// `tstlab transfer` through `url`: the first `limit` items of the demo direction.
@@ -458,7 +459,8 @@ fn a_server_killed_and_restarted_mid_run_and_a_killed_run_lose_and_duplicate_not
     // The resumed session asked only for items without an output.
     let store = Store::open(&store_of(home.path())).unwrap();
     let source_of: HashMap<String, i64> = {
-        let mut st = store.conn().prepare("SELECT id, source FROM items").unwrap();
+        let db = sql(&store);
+        let mut st = db.prepare("SELECT id, source FROM items").unwrap();
         st.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, i64>(0)?))).unwrap().map(Result::unwrap).collect()
     };
     let _ = asked_before;
@@ -505,8 +507,9 @@ fn judge_and_g_ppl_through_the_server() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let store = Store::open(&store_of(home.path())).unwrap();
+    let db = sql(&store);
     let rows: Vec<(String, Option<f64>, String)> = {
-        let mut st = store.conn().prepare("SELECT metric, value, detail FROM scores ORDER BY metric").unwrap();
+        let mut st = db.prepare("SELECT metric, value, detail FROM scores ORDER BY metric").unwrap();
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
     };
     let judge: Vec<_> = rows.iter().filter(|r| r.0 == "judge-content").collect();
@@ -538,8 +541,7 @@ fn judge_and_g_ppl_through_the_server() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let rows: Vec<(Option<f64>, String, String)> = {
-        let mut st = store
-            .conn()
+        let mut st = db
             .prepare("SELECT s.value, s.detail, c.config FROM scores s JOIN metric_configs c ON c.hash = s.config WHERE s.metric = 'judge-content' AND s.detail LIKE '%\"format\":\"json-object\"%'")
             .unwrap();
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()

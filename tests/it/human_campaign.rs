@@ -6,6 +6,7 @@ use tstlab::human::campaign::{self, Definition, Mode, NewCampaign, DEFAULT_ASPEC
 use tstlab::human::session::{Row, Session};
 use tstlab::human::{exchange, rankedit, results};
 use tstlab::store::Store;
+use crate::common::sql;
 
 fn demo_file(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
@@ -263,11 +264,11 @@ fn two_annotators_write_at_once_without_errors_or_lost_rows() {
         })
         .collect();
     let store = Store::open(&path).unwrap();
+    let db = sql(&store);
     for t in threads {
         let (who, writes, entries) = t.join().expect("no panic, no error");
         assert_eq!(writes, rounds * entries);
-        let logged: i64 = store
-            .conn()
+        let logged: i64 = db
             .query_row(
                 "SELECT COUNT(*) FROM judgment_log l JOIN annotators a ON l.annotator_id = a.id WHERE a.name = ?1",
                 [who],
@@ -276,8 +277,7 @@ fn two_annotators_write_at_once_without_errors_or_lost_rows() {
             .unwrap();
         assert_eq!(logged as usize, writes, "every change of {who} has its history row");
         let c = campaign::load(&store, "c").unwrap();
-        let stored: i64 = store
-            .conn()
+        let stored: i64 = db
             .query_row(
                 "SELECT (SELECT COUNT(*) FROM judgments j JOIN annotators a ON j.annotator_id = a.id
                          WHERE a.name = ?1 AND j.campaign_id = ?2)

@@ -171,11 +171,13 @@ fn bertscore_layer_idf_and_component_reach_the_store() {
 
     let enc = std::sync::Arc::new(BertEncoder::load(&dir).unwrap());
     let docs = plan::idf_corpus(&s, &sel, tstlab::metrics::bertscore::Against::References).unwrap();
+    // The references of the dataset's items that have an output.
     let items: i64 = s
-        .conn()
-        .query_row("SELECT COUNT(*) FROM refs r JOIN items i ON i.id = r.item_id JOIN directions x ON x.id = i.direction_id
-                    WHERE x.dataset_id = ?1 AND EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id)", [sel.dataset_id], |r| r.get(0))
-        .unwrap();
+        .item_sources(sel.dataset_id, None, true)
+        .unwrap()
+        .iter()
+        .map(|i| s.reference_texts(i.item_id).unwrap().len() as i64)
+        .sum();
     assert_eq!(docs.len() as i64, items, "every reference of every item with an output, once");
     let docs: Vec<&str> = docs.iter().map(String::as_str).collect();
     let bs = BertScore::new(enc.clone(), Some(3)).unwrap().with_idf(Idf::from_texts(&enc, &docs).unwrap());

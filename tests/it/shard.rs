@@ -22,7 +22,8 @@ fn demo(path: &Path) {
 
 fn rows(path: &Path, sql: &str) -> BTreeSet<Vec<String>> {
     let s = Store::open_existing(path).unwrap();
-    let mut st = s.conn().prepare(sql).unwrap();
+    let db = crate::common::sql(&s);
+    let mut st = db.prepare(sql).unwrap();
     let n = st.column_count();
     st.query_map([], |r| {
         (0..n)
@@ -194,13 +195,13 @@ fn score_sharded_in_four_then_merged_equals_unsharded() {
     std::fs::copy(&parts[3], &bad).unwrap();
     {
         let s = Store::open_existing(&bad).unwrap();
-        s.conn()
-            .execute(
-                "UPDATE scores SET value = value + 1 WHERE metric = 's-bleu.sacre13a' AND output_id = (SELECT MIN(output_id) FROM scores)",
-                [],
-            )
-            .unwrap();
-        s.conn().execute("INSERT INTO datasets(name) VALUES ('only-in-bad')", []).unwrap();
+        let db = crate::common::sql(&s);
+        db.execute(
+            "UPDATE scores SET value = value + 1 WHERE metric = 's-bleu.sacre13a' AND output_id = (SELECT MIN(output_id) FROM scores)",
+            [],
+        )
+        .unwrap();
+        db.execute("INSERT INTO datasets(name) VALUES ('only-in-bad')", []).unwrap();
     }
     let fresh = dir.path().join("fresh.db");
     demo(&fresh);

@@ -13,6 +13,7 @@ use tstlab::models::sbert::SbertEncoder;
 use tstlab::metrics::style_data::StyleData;
 use tstlab::score::Selection;
 use tstlab::store::Store;
+use crate::common::{FileStore, file_store, sql};
 
 const ANCHORS: &str = "../shared/anchors";
 
@@ -24,8 +25,8 @@ fn anchors() -> bool {
     ok
 }
 
-fn import(format: &str, dir: &str) -> Store {
-    let mut s = Store::open_in_memory().unwrap();
+fn import(format: &str, dir: &str) -> FileStore {
+    let mut s = file_store();
     tstlab::import::import(&mut s, format, &[PathBuf::from(ANCHORS).join(dir)], &Default::default()).unwrap();
     s
 }
@@ -44,8 +45,8 @@ fn report(name: &str, m: &Manifest) {
 
 /// Mean score per system over all directions.
 fn means(s: &Store, metric: &str) -> BTreeMap<String, f64> {
-    let mut st = s
-        .conn()
+    let db = sql(s);
+    let mut st = db
         .prepare(
             "SELECT y.name, AVG(c.value) FROM scores c JOIN outputs o ON c.output_id = o.id JOIN runs u ON o.run_id = u.id
              JOIN systems y ON u.system_id = y.id WHERE c.metric = ?1 GROUP BY y.name",

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use tstlab::endpoint::Backend;
 use tstlab::models::{Generator, default_model_path};
 use tstlab::store::Store;
+use crate::common::sql;
 use tstlab::transfer::run::{self, Spec, Subset};
 use tstlab::transfer::{Library, lock};
 
@@ -33,7 +34,8 @@ fn demo_store(path: &Path) -> Store {
 
 fn outputs(path: &Path, run_id: i64) -> Vec<(i64, String, Option<String>)> {
     let store = Store::open(path).unwrap();
-    let mut st = store.conn().prepare("SELECT item_id, text, raw FROM outputs WHERE run_id = ?1 ORDER BY item_id").unwrap();
+    let db = sql(&store);
+    let mut st = db.prepare("SELECT item_id, text, raw FROM outputs WHERE run_id = ?1 ORDER BY item_id").unwrap();
     st.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
 }
 
@@ -58,7 +60,8 @@ fn killed_run_resumes_without_loss_or_duplicates() {
     let before = loop {
         let rows: Vec<(i64, usize)> = {
             let store = Store::open(&path).unwrap();
-            let mut st = store.conn().prepare("SELECT run_id, count(*) FROM outputs o JOIN runs r ON o.run_id = r.id JOIN systems s ON r.system_id = s.id WHERE s.kind = 'local' GROUP BY run_id").unwrap();
+            let db = sql(&store);
+            let mut st = db.prepare("SELECT run_id, count(*) FROM outputs o JOIN runs r ON o.run_id = r.id JOIN systems s ON r.system_id = s.id WHERE s.kind = 'local' GROUP BY run_id").unwrap();
             st.query_map([], |r| Ok((r.get(0)?, r.get::<_, i64>(1)? as usize))).unwrap().map(Result::unwrap).collect()
         };
         if let Some(&(run, n)) = rows.first()

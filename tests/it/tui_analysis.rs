@@ -163,11 +163,12 @@ fn a_dataset_that_fails_to_load_is_skipped_by_s() {
 /// `content` is judged by rank and by score campaigns.
 fn add_ranks(store: &mut tstlab::store::Store) {
     use tstlab::store::Judgment;
-    let ds: i64 = store.conn().query_row("SELECT id FROM datasets WHERE name = 'toy'", [], |r| r.get(0)).unwrap();
-    let outputs: Vec<(i64, i64)> = {
-        let mut st = store.conn().prepare("SELECT o.item_id, u.system_id FROM outputs o JOIN runs u ON u.id = o.run_id ORDER BY o.id").unwrap();
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect()
-    };
+    let ds = store.dataset_id("toy").unwrap();
+    // Every output, in the order they were stored (toy has one run per system, so every output
+    // is its system's latest).
+    let mut outputs = store.latest_outputs(ds, None).unwrap();
+    outputs.sort_by_key(|o| o.output_id);
+    let outputs: Vec<(i64, i64)> = outputs.into_iter().map(|o| (o.item_id, o.system_id)).collect();
     let mut w = store.writer().unwrap();
     let camp = w.campaign("toy:ranks", ds, "rank", &serde_json::json!({})).unwrap();
     let ann = w.annotator("ranker").unwrap();

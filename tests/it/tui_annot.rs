@@ -54,7 +54,7 @@ fn shot(app: &mut App, w: u16, h: u16) -> String {
 }
 
 fn judgments(path: &Path) -> i64 {
-    Store::open(path).unwrap().conn().query_row("SELECT COUNT(*) FROM judgments", [], |r| r.get(0)).unwrap()
+    Store::open(path).unwrap().counts().unwrap().judgments
 }
 
 fn shared(path: &Path) -> Shared {

@@ -332,10 +332,10 @@ fn scores_menu_scores_the_ticked_metrics() {
     }
     assert_eq!(app.shared.jobs.get(job.id).unwrap().status, Status::Done);
     let store = Store::open(&path).unwrap();
-    let n: i64 = store.conn().query_row("SELECT COUNT(*) FROM scores WHERE metric IN ('chrf.sacre', 'multi-rougeL')", [], |r| r.get(0)).unwrap();
+    let db = crate::common::sql(&store);
+    let n: i64 = db.query_row("SELECT COUNT(*) FROM scores WHERE metric IN ('chrf.sacre', 'multi-rougeL')", [], |r| r.get(0)).unwrap();
     let dataset = app.screen::<Scores>().dataset.clone().unwrap();
-    let outputs: i64 = store
-        .conn()
+    let outputs: i64 = db
         .query_row(
             "SELECT COUNT(*) FROM outputs o JOIN items i ON i.id = o.item_id JOIN directions x ON x.id = i.direction_id
              JOIN datasets d ON d.id = x.dataset_id WHERE d.name = ?1",

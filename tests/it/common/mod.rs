@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use serde_json::json;
+use std::ops::{Deref, DerefMut};
 use tstlab::store::{Judgment, Store};
 
 pub const SYSTEMS: [&str; 4] = ["alpha", "beta_v1", "beta_v2", "gamma"];
@@ -95,4 +96,39 @@ pub fn fill(store: &mut Store, with_ppl: bool) {
         }
     }
     w.commit().unwrap();
+}
+
+/// A connection of its own to the store's file: tests read (and, to set up a case, change) the
+/// store's file as another program does, never through the store's own connection. Keep the
+/// store open while the connection is in use. Panics for an in-memory store (it has no file).
+pub fn sql(store: &Store) -> rusqlite::Connection {
+    let path = store.path();
+    assert_ne!(path, std::path::Path::new(":memory:"), "an in-memory store has no file to read: use file_store()");
+    rusqlite::Connection::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A new, empty store in a file of its own (in a temporary folder that goes when this drops),
+/// for tests that read it with [`sql`]; it derefs to the [`Store`].
+pub struct FileStore {
+    store: Store,
+    _dir: tempfile::TempDir,
+}
+
+pub fn file_store() -> FileStore {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("store.sqlite")).unwrap();
+    FileStore { store, _dir: dir }
+}
+
+impl Deref for FileStore {
+    type Target = Store;
+    fn deref(&self) -> &Store {
+        &self.store
+    }
+}
+
+impl DerefMut for FileStore {
+    fn deref_mut(&mut self) -> &mut Store {
+        &mut self.store
+    }
 }

@@ -67,14 +67,8 @@ fn stored_cider_uses_the_directions_idf() {
     let item = store.find_item("demo-sentiment/negative->positive/1").unwrap();
     let d = store.item_detail(item).unwrap();
     let out = d.outputs.iter().find(|o| o.system == "lexicon-swap").unwrap();
-    let direction: i64 = store.conn().query_row("SELECT direction_id FROM items WHERE id = ?1", [item], |r| r.get(0)).unwrap();
-    let items: Vec<i64> = {
-        let mut st = store
-            .conn()
-            .prepare("SELECT i.id FROM items i WHERE i.direction_id = ?1 AND EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id) ORDER BY i.split, i.idx")
-            .unwrap();
-        st.query_map([direction], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
-    };
+    // The items of its direction that have an output, by split and index.
+    let items: Vec<i64> = store.item_sources(None, Some(d.direction_id), true).unwrap().iter().map(|i| i.item_id).collect();
     let tok = |t: &str| Tokenize::Gem.tokens(t);
     let docs: Vec<Vec<Vec<String>>> = items
         .iter()

@@ -105,6 +105,7 @@ fn every_surface_shows_the_one_joint() {
 /// TSTBench's Joint from the files: ACC from the stored classifier decisions, multi-BLEU with
 /// NLTK's corpus BLEU after NLTK's word_tokenize (the `tstbench` convention) on the anchor files, PPL = 10^(-Σ log10 P / Σ words) with the trained LM.
 fn by_hand_from_the_files(root: &Path, home: &Path, store: &Store, want: &BTreeMap<(String, String), Want>) {
+    let db = crate::common::sql(store);
     let refs_of = |d: usize| -> Vec<Vec<String>> {
         let r: Vec<Vec<String>> = (0..4).map(|k| lines(&root.join(format!("references/yelp/reference{k}.{d}")))).collect();
         (0..r[0].len()).map(|i| r.iter().map(|x| x[i].clone()).collect()).collect()
@@ -127,8 +128,7 @@ fn by_hand_from_the_files(root: &Path, home: &Path, store: &Store, want: &BTreeM
                 words += t.len();
             }
             let ppl = 10f64.powf(-log10 / words as f64);
-            let acc: f64 = store
-                .conn()
+            let acc: f64 = db
                 .query_row(
                     "SELECT 100.0 * AVG(c.value) FROM scores c JOIN outputs o ON c.output_id = o.id JOIN runs u ON o.run_id = u.id
                      JOIN systems y ON u.system_id = y.id JOIN items i ON o.item_id = i.id JOIN directions x ON i.direction_id = x.id

@@ -110,8 +110,8 @@ fn paper_judges_ask_per_item_and_store_each_output_with_the_reply() {
     let replies: Vec<String> = asked.iter().map(|p| reply(p)).collect();
     let store = Store::open(&path).unwrap();
     let rows: Vec<(String, Option<f64>, String, String)> = {
-        let mut st = store
-            .conn()
+        let db = crate::common::sql(&store);
+        let mut st = db
             .prepare("SELECT s.metric, s.value, s.detail, o.text FROM scores s JOIN outputs o ON o.id = s.output_id WHERE s.metric LIKE 'judge-%' ORDER BY s.metric, o.text")
             .unwrap();
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect()

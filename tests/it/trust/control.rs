@@ -176,7 +176,7 @@ fn lab() -> Lab {
 }
 
 fn rename(store: &Store) {
-    let db = store.conn();
+    let db = crate::common::sql(store);
     let quote = |s: &str| serde_json::to_string(s).unwrap();
     let mut replace_in_config: Vec<(String, String)> = vec![(quote("hostds"), quote(DATASET))];
     db.execute("UPDATE datasets SET name = ?1, task = ?2 WHERE name = 'hostds'", [DATASET, TASK]).unwrap();
@@ -207,7 +207,8 @@ fn rename(store: &Store) {
 
 fn item_ids(lab: &Lab) -> Vec<i64> {
     let store = lab.sql();
-    let mut st = store.conn().prepare("SELECT id FROM items ORDER BY id").unwrap();
+    let db = crate::common::sql(&store);
+    let mut st = db.prepare("SELECT id FROM items ORDER BY id").unwrap();
     st.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
 }
 

@@ -488,7 +488,8 @@ fn backup_is_a_consistent_copy_while_another_connection_writes() {
     // The writer adds an annotator and a metric configuration in each transaction: a
     // consistent copy has as many of one as of the other.
     let count = |s: &Store| -> (i64, i64) {
-        let one = |sql: &str| s.conn().query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
+        let db = crate::common::sql(s);
+        let one = |sql: &str| db.query_row(sql, [], |r| r.get::<_, i64>(0)).unwrap();
         (one("SELECT COUNT(*) FROM annotators"), one("SELECT COUNT(*) FROM metric_configs"))
     };
     let base = count(&Store::open_existing(&store).unwrap());
@@ -500,9 +501,9 @@ fn backup_is_a_consistent_copy_while_another_connection_writes() {
             let mut s = Store::open_existing(&path).unwrap();
             let mut i = 0;
             while !stop.load(Ordering::Relaxed) {
-                let w = s.writer().unwrap();
-                w.tx().execute("INSERT INTO annotators(name) VALUES (?1)", [format!("w{i}")]).unwrap();
-                w.tx().execute("INSERT INTO metric_configs(hash, metric, config) VALUES (?1, 'm', '{}')", [format!("h{i}")]).unwrap();
+                let mut w = s.writer().unwrap();
+                w.annotator(&format!("w{i}")).unwrap();
+                w.metric_config("m", &serde_json::json!({ "n": i })).unwrap();
                 w.commit().unwrap();
                 commits.fetch_add(1, Ordering::Relaxed);
                 i += 1;
