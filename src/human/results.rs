@@ -608,14 +608,18 @@ mod imported_tests {
         let x = w.direction(d, "negative", "positive").unwrap();
         let items = [w.item(x, "test", 2, "b", None).unwrap(), w.item(x, "test", 1, "a", None).unwrap()];
         let systems = [w.system(d, "zed", "system").unwrap(), w.system(d, "alpha", "system").unwrap()];
+        w.commit().unwrap();
+        // The old mode is not one the store writes: set it as another program would.
+        let db = rusqlite::Connection::open(path).unwrap();
         for (name, config) in [
             ("yelp:li2018-ratings", r#"{"imported_from": "ratings-yelp.csv", "scale": "1-5"}"#),
             ("imported", r#"{"imported_from": ["j.tsv"]}"#),
         ] {
-            w.tx()
-                .execute("INSERT INTO campaigns(name, dataset_id, mode, config) VALUES (?1, ?2, 'imported', ?3)", rusqlite::params![name, d, config])
+            db.execute("INSERT INTO campaigns(name, dataset_id, mode, config) VALUES (?1, ?2, 'imported', ?3)", rusqlite::params![name, d, config])
                 .unwrap();
         }
+        drop(db);
+        let mut w = s.writer().unwrap();
         let (li, plain) = (1, 2);
         for (k, &item) in items.iter().enumerate() {
             let a = w.annotator(&format!("li2018:ratings-yelp:{}", k + 2)).unwrap();

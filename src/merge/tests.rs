@@ -9,7 +9,7 @@ fn demo(path: &Path) -> Store {
 }
 
 fn count(s: &Store, table: &str) -> i64 {
-    s.conn().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+    rusqlite::Connection::open(s.path()).unwrap().query_row(&format!("SELECT COUNT(*) FROM {table}"), [], |r| r.get(0)).unwrap()
 }
 
 #[test]
@@ -32,7 +32,7 @@ fn a_conflict_names_table_key_and_values_and_writes_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let a = demo(&dir.path().join("a.db"));
     let b = demo(&dir.path().join("b.db"));
-    b.conn().execute("UPDATE items SET source = 'other words' WHERE id = (SELECT MAX(id) FROM items)", []).unwrap();
+    rusqlite::Connection::open(b.path()).unwrap().execute("UPDATE items SET source = 'other words' WHERE id = (SELECT MAX(id) FROM items)", []).unwrap();
     let mut t = Store::open(&dir.path().join("t.db")).unwrap();
     let e = merge(&mut t, &[a, b]).unwrap_err().to_string();
     assert!(e.contains("conflict in table items") && e.contains("\"other words\" in") && e.contains("b.db"), "{e}");

@@ -301,8 +301,8 @@ impl Store {
         &self.path
     }
 
-    /// The raw connection, for modules that own their own queries (analysis, human).
-    pub fn conn(&self) -> &Connection {
+    /// The raw connection, for the store's own modules only: no SQL runs outside `src/store`.
+    pub(in crate::store) fn conn(&self) -> &Connection {
         &self.conn
     }
 

@@ -35,8 +35,8 @@ impl<'a> Writer<'a> {
         })
     }
 
-    /// The transaction, for writes this type does not cover.
-    pub fn tx(&self) -> &Transaction<'a> {
+    /// The transaction, for the store's own modules only.
+    pub(in crate::store) fn tx(&self) -> &Transaction<'a> {
         &self.tx
     }
 
