@@ -100,7 +100,7 @@ impl App {
             stale,
             areas: Areas::default(),
             form: None,
-            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false, item_list: None, analysis_at: None },
+            shared: Shared { loader, jobs, store_path: store_path.to_owned(), read_only: None, locked: false, item_list: None, dataset: None, analysis_at: None },
             note: None,
             quit: false,
             quit_asked: false,

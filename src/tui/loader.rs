@@ -219,7 +219,8 @@ fn bars(store: &Store, q: &BarsQuery) -> crate::analysis::data::Result<BarsData>
 
 fn score_tables(store: &Store, dataset: Option<&str>, bleu: Option<&str>, ppl_pooling: Option<PplPooling>, baseline: Option<&str>) -> anyhow::Result<Reply> {
     let names: Vec<String> = store.datasets()?.into_iter().filter(|d| d.outputs > 0).map(|d| d.name).collect();
-    let Some(name) = dataset.map(str::to_owned).or_else(|| names.first().cloned()) else {
+    // A dataset without outputs has no table: the first with outputs instead.
+    let Some(name) = dataset.filter(|d| names.iter().any(|n| n == d)).map(str::to_owned).or_else(|| names.first().cloned()) else {
         return Ok(Reply::ScoreTable(Box::new((names, String::new(), Vec::new()))));
     };
     let bleu = bleu.map(crate::metrics::family::Convention::parse).transpose()?;

@@ -20,6 +20,7 @@ pub mod frame;
 pub mod help;
 pub mod keys;
 pub mod loader;
+pub mod recent;
 pub mod screen;
 pub mod screens;
 pub mod term;
@@ -66,6 +67,9 @@ pub fn run_annotate(path: &Path, campaign: &str, annotator: &str, join: bool) ->
 fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> anyhow::Result<()> {
     let loader = Loader::spawn(path)?;
     let mut app = App::new(loader, Jobs::new(), path);
+    let home = crate::paths::home();
+    app.shared.dataset = recent::last_dataset(&home, path);
+    let remembered = app.shared.dataset.clone();
     setup(&mut app)?;
     let fail = std::env::var("TSTLAB_TUI_FAIL").unwrap_or_default();
     let mut term = term::Term::enter()?;
@@ -86,6 +90,12 @@ fn run_with(path: &Path, setup: impl FnOnce(&mut App) -> anyhow::Result<()>) -> 
             }
         }
         if app.quit {
+            drop(term);
+            if let Some(d) = app.shared.dataset.as_ref().filter(|d| Some(*d) != remembered.as_ref())
+                && let Err(e) = recent::remember(&home, path, d)
+            {
+                eprintln!("tstlab: the dataset in view is not remembered for the next session: {e}");
+            }
             return Ok(());
         }
         let wait = if dirty {

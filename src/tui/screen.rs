@@ -27,6 +27,9 @@ pub struct Shared {
     pub locked: bool,
     /// The item list Browse last opened an item from: Compare's next and previous step through it.
     pub item_list: Option<ItemListAt>,
+    /// The dataset in view: the one chosen last in Browse, Scores, Analysis or Figures. Each
+    /// of them opens on it; a new session on the same store starts on it (`recent.rs`).
+    pub dataset: Option<String>,
     /// The dataset Analysis shows and the campaign whose judgments it reads (`a`): Figures
     /// follows them.
     pub analysis_at: Option<(String, Option<String>)>,

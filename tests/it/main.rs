@@ -60,5 +60,6 @@ mod tui_annot;
 mod tui_camp;
 mod tui_mouse_pty;
 mod tui_lists;
+mod tui_follow;
 mod tui_frame;
 mod tui_snapshots;

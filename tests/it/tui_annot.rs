@@ -58,7 +58,7 @@ fn judgments(path: &Path) -> i64 {
 }
 
 fn shared(path: &Path) -> Shared {
-    Shared { loader: Loader::inline(Store::open(path).unwrap()), jobs: Jobs::new(), store_path: path.into(), read_only: None, item_list: None, locked: true, analysis_at: None }
+    Shared { loader: Loader::inline(Store::open(path).unwrap()), jobs: Jobs::new(), store_path: path.into(), read_only: None, item_list: None, dataset: None, locked: true, analysis_at: None }
 }
 
 #[test]

@@ -94,4 +94,8 @@ fn a_terminal_that_never_answers_the_cursor_query_gets_the_tui_at_once() {
     assert!(status.success(), "{status:?}\n{}", pty.screen());
     let raw = String::from_utf8_lossy(&pty.raw()).into_owned();
     assert!(!raw.contains("\x1b[6n"), "the TUI asked for the cursor position");
+    // After the resize, `q` leaves the shell's screen as it was: no last frame left in it.
+    assert!(!pty.alternate(), "the alternate screen was left");
+    let shell = pty.screen();
+    assert!(!shell.contains("Browse") && !shell.contains("Compare") && !shell.contains("q quit"), "a frame was left:\n{shell}");
 }

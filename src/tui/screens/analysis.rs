@@ -335,6 +335,7 @@ impl Screen for Analysis {
                 let from = self.dataset.as_ref().unwrap_or(&l.names.dataset);
                 let i = l.datasets.iter().position(|d| d == from).map_or(0, |i| (i + 1) % l.datasets.len());
                 self.dataset = Some(l.datasets[i].clone());
+                sh.dataset = self.dataset.clone();
                 // Campaigns belong to a dataset.
                 self.settings.campaign = None;
                 self.load(sh);
@@ -379,8 +380,16 @@ impl Screen for Analysis {
         None
     }
 
-    /// The first visit loads the heatmap.
+    /// The first visit loads the heatmap, of the dataset in view; later visits follow it.
     fn on_show(&mut self, sh: &mut Shared) -> Show {
+        let shown = self.dataset.as_ref().or(self.loaded.as_ref().map(|l| &l.names.dataset));
+        if let Some(d) = sh.dataset.clone().filter(|d| shown != Some(d)) {
+            self.dataset = Some(d);
+            // Campaigns belong to a dataset.
+            self.settings.campaign = None;
+            self.load(sh);
+            return Show::Yes(None);
+        }
         if self.loaded.is_none() && !sh.loader.busy(Topic::Matrix) {
             return Show::Yes(self.handle(Action::Refresh, sh));
         }

@@ -5,7 +5,7 @@
 
 use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
 use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId};
-use crate::tui::screen::{ItemListAt, Screen, Shared};
+use crate::tui::screen::{ItemListAt, Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
 use ratatui::Frame;
@@ -148,15 +148,7 @@ impl Browse {
             Pane::Datasets => {
                 let n = self.datasets.len() as i64;
                 let new = to(self.dataset as i64, n, 5).clamp(0, (n - 1).max(0)) as usize;
-                if new != self.dataset {
-                    self.dataset = new;
-                    self.direction = 0;
-                    self.directions.clear();
-                    self.items = ItemList { height: self.items.height, ..ItemList::default() };
-                    if let Some(d) = self.selected_dataset() {
-                        sh.loader.request(Request::Directions(d.id));
-                    }
-                }
+                self.choose_dataset(new, sh);
             }
             Pane::Directions => {
                 let n = self.directions.len() as i64;
@@ -175,16 +167,36 @@ impl Browse {
         }
     }
 
+    /// Selects the dataset at `i` (if it is not already) and makes it the one in view.
+    fn choose_dataset(&mut self, i: usize, sh: &mut Shared) {
+        if i != self.dataset {
+            self.dataset = i;
+            self.direction = 0;
+            self.directions.clear();
+            self.items = ItemList { height: self.items.height, ..ItemList::default() };
+            if let Some(d) = self.selected_dataset() {
+                sh.loader.request(Request::Directions(d.id));
+            }
+        }
+        if let Some(d) = self.selected_dataset() {
+            sh.dataset = Some(d.name.clone());
+        }
+    }
+
     fn take(&mut self, reply: &Reply, sh: &mut Shared) {
         match reply {
             Reply::Datasets(ds) => {
+                // The one selected before, else the dataset in view (chosen on another screen or
+                // in the last session).
                 let keep = self.selected_dataset().map(|d| d.id);
                 self.datasets = ds.clone();
                 self.dataset = keep
                     .and_then(|id| self.datasets.iter().position(|d| d.id == id))
+                    .or_else(|| self.datasets.iter().position(|d| Some(&d.name) == sh.dataset.as_ref()))
                     .unwrap_or(0);
                 match self.selected_dataset() {
                     Some(d) => {
+                        sh.dataset = Some(d.name.clone());
                         sh.loader.request(Request::Directions(d.id));
                     }
                     None => {
@@ -246,6 +258,14 @@ impl Browse {
 impl Screen for Browse {
     fn id(&self) -> ScreenId {
         ScreenId::BROWSE
+    }
+
+    /// Opens on the dataset in view, when another screen changed it.
+    fn on_show(&mut self, sh: &mut Shared) -> Show {
+        if let Some(i) = self.datasets.iter().position(|d| Some(&d.name) == sh.dataset.as_ref()) {
+            self.choose_dataset(i, sh);
+        }
+        Show::Yes(None)
     }
 
     fn typing(&self) -> bool {
@@ -393,6 +413,12 @@ impl Screen for Browse {
         let (left, mid, right) = if w >= ds_need + dir_need + 64 {
             let [l, m, r] = Layout::horizontal([Constraint::Length(ds_need), Constraint::Length(dir_need), Constraint::Min(20)]).areas(area);
             (l, m, r)
+        } else if area.height < SHORT {
+            // Too short to stack the lists above the items: the focused part takes it all.
+            let none = Rect { height: 0, ..area };
+            let ds = ds_need.min(w.saturating_sub(dir_need.min(w / 2)));
+            let [l, m] = Layout::horizontal([Constraint::Length(ds), Constraint::Min(10)]).areas(area);
+            if self.pane == Pane::Items { (none, none, area) } else { (l, m, none) }
         } else {
             let rows = self.datasets.len().max(self.directions.len()).max(1) as u16;
             let top_h = (2 * rows + 2).clamp(4, (area.height / 3).max(6));
@@ -401,12 +427,17 @@ impl Screen for Browse {
             let [l, m] = Layout::horizontal([Constraint::Length(ds), Constraint::Min(10)]).areas(top);
             (l, m, bottom)
         };
-        let ds_first = self.draw_datasets(f, left, sh);
-        let dir_first = self.draw_directions(f, mid, sh);
-        self.draw_items(f, right, sh);
+        let ds_first = if left.height > 0 { self.draw_datasets(f, left, sh) } else { 0 };
+        let dir_first = if mid.height > 0 { self.draw_directions(f, mid, sh) } else { 0 };
+        if right.height > 0 {
+            self.draw_items(f, right, sh);
+        }
         self.drawn = [(left, ds_first), (mid, dir_first), (right, 0)];
     }
 }
+
+/// Below this height (stacked layout) only the focused pane is drawn: Tab moves between them.
+const SHORT: u16 = 14;
 
 /// `1,234` in full, or `1.2k` when `short`.
 fn count(n: i64, short: bool) -> String {
@@ -507,6 +538,7 @@ impl Browse {
         let list = &mut self.items;
         let block_title = match list.total {
             Some(0) => " Items: none match ".to_owned(),
+            Some(total) if area.height < 4 => format!(" Items: {} ", theme::count(total)),
             Some(total) => format!(
                 " Items {}-{} of {} ",
                 theme::count(list.top + 1),

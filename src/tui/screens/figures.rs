@@ -395,6 +395,7 @@ impl Screen for Figures {
                 }
                 let i = l.datasets.iter().position(|d| *d == l.names.dataset).map_or(0, |i| (i + 1) % l.datasets.len());
                 self.dataset = Some(l.datasets[i].clone());
+                sh.dataset = self.dataset.clone();
                 (self.selected, self.direction, self.bars, self.campaign) = (0, None, None, None);
                 self.request(sh);
             }
@@ -416,7 +417,13 @@ impl Screen for Figures {
 
     /// Opens on the dataset and campaign Analysis shows.
     fn on_show(&mut self, sh: &mut Shared) -> Show {
-        if let Some((dataset, campaign)) = sh.analysis_at.clone()
+        // The dataset in view, with the campaign Analysis chose for it.
+        let at = match (sh.dataset.clone(), sh.analysis_at.clone()) {
+            (Some(d), Some((a, campaign))) if d == a => Some((d, campaign)),
+            (Some(d), _) => Some((d, None)),
+            (None, at) => at,
+        };
+        if let Some((dataset, campaign)) = at
             && (self.dataset.as_ref() != Some(&dataset) || self.campaign != campaign)
         {
             if self.dataset.as_ref() != Some(&dataset) {

@@ -177,6 +177,7 @@ impl Screen for Scores {
             Action::CycleDataset if !self.datasets.is_empty() => {
                 let i = self.dataset.as_ref().and_then(|d| self.datasets.iter().position(|x| x == d)).map_or(0, |i| i + 1);
                 self.dataset = Some(self.datasets[i % self.datasets.len()].clone());
+                sh.dataset = self.dataset.clone();
                 self.direction = 0;
                 self.scroll = 0;
                 self.request(sh);
@@ -231,10 +232,15 @@ impl Screen for Scores {
         None
     }
 
-    /// The first visit loads the table.
+    /// The first visit loads the table, on the dataset in view; later visits follow it when it
+    /// has outputs.
     fn on_show(&mut self, sh: &mut Shared) -> Show {
-        if !self.loaded {
-            return Show::Yes(self.handle(Action::Refresh, sh));
+        let follow = sh.dataset.clone().filter(|d| self.dataset.as_ref() != Some(d) && (!self.loaded || self.datasets.contains(d)));
+        if let Some(d) = follow {
+            (self.dataset, self.direction, self.scroll) = (Some(d), 0, 0);
+            self.request(sh);
+        } else if !self.loaded {
+            self.request(sh);
         }
         Show::Yes(None)
     }
