@@ -106,19 +106,41 @@ impl<T> Handle<T> {
     }
 }
 
-/// How far a job is. `total == 0` means the amount of work is not known.
+/// How far a job is. `total == 0` means the amount of work is not known. A job of several
+/// stages (a scoring job's metrics) counts `done` of `total` within its current stage.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Progress {
     pub done: u64,
     pub total: u64,
-    /// Items per second since the job started.
+    /// Items per second since the job (or its stage) started.
     pub per_second: f64,
+    pub stage: Option<Stage>,
+}
+
+/// Stage `index` (from 0) of `of`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stage {
+    pub index: u32,
+    pub of: u32,
 }
 
 impl Progress {
-    /// Share done in 0..=1, when the total is known.
+    /// Share done in 0..=1, when the total is known (within the stage, for a staged job).
     pub fn ratio(&self) -> Option<f64> {
         (self.total > 0).then(|| (self.done as f64 / self.total as f64).min(1.0))
+    }
+
+    /// Share of the whole job done: the stages before this one, and this one's share.
+    pub fn overall(&self) -> Option<f64> {
+        match self.stage {
+            Some(Stage { index, of }) if of > 0 => Some(((index as f64 + self.ratio().unwrap_or(0.0)) / of as f64).min(1.0)),
+            _ => self.ratio(),
+        }
+    }
+
+    /// Whether `eta` is the time left of the whole job (not only of a stage before the last).
+    pub fn eta_is_whole(&self) -> bool {
+        self.stage.is_none_or(|s| s.index + 1 >= s.of)
     }
 
     /// Time left at the current rate, when it can be estimated.
@@ -168,6 +190,8 @@ struct State {
     progress: Progress,
     message: String,
     finished_at: Option<Instant>,
+    /// When the current stage started (staged jobs).
+    stage_started: Option<Instant>,
 }
 
 struct Entry {
@@ -208,10 +232,24 @@ impl Ctx {
         &self.entry.cancel
     }
 
-    /// Sets `done` of `total` (0 = unknown); the rate is measured from the job's start.
+    /// Sets `done` of `total` (0 = unknown); the rate is measured from the start of the job,
+    /// or of its stage.
     pub fn progress(&self, done: u64, total: u64) {
-        let secs = self.entry.started.elapsed().as_secs_f64().max(1e-6);
-        self.set(Progress { done, total, per_second: done as f64 / secs });
+        let (since, stage) = {
+            let s = self.entry.state();
+            (s.stage_started.unwrap_or(self.entry.started), s.progress.stage)
+        };
+        let secs = since.elapsed().as_secs_f64().max(1e-6);
+        self.set(Progress { done, total, per_second: done as f64 / secs, stage });
+    }
+
+    /// Starts stage `index` (from 0) of `of`: the bar goes on from the stages done, the count
+    /// and rate start again.
+    pub fn stage(&self, index: usize, of: usize) {
+        let mut s = self.entry.state();
+        s.stage_started = Some(Instant::now());
+        s.progress = Progress { stage: Some(Stage { index: index as u32, of: of as u32 }), ..Progress::default() };
+        self.version.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Sets the progress with a rate the job measured itself.
@@ -267,6 +305,7 @@ impl Jobs {
                 progress: Progress::default(),
                 message: String::new(),
                 finished_at: None,
+                stage_started: None,
             }),
         });
         self.lock().push(entry.clone());
@@ -471,10 +510,43 @@ mod tests {
 
     #[test]
     fn eta_and_ratio() {
-        let p = Progress { done: 25, total: 100, per_second: 5.0 };
+        let p = Progress { done: 25, total: 100, per_second: 5.0, stage: None };
         assert_eq!(p.ratio(), Some(0.25));
         assert_eq!(p.eta(), Some(Duration::from_secs(15)));
         assert_eq!(Progress { total: 0, ..p }.eta(), None);
         assert_eq!(Progress { total: 0, ..p }.ratio(), None);
+    }
+
+    /// A job of stages: the share of the whole goes on from the stages done (77% of stage 1
+    /// of 2 is not followed by 24% but by 62%); the count starts again at each stage.
+    #[test]
+    fn stages_add_up() {
+        let jobs = Jobs::new();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let (seen, next) = std::sync::mpsc::channel::<()>();
+        let job = jobs.spawn(Kind::Score, "two metrics", move |ctx| -> anyhow::Result<String> {
+            ctx.stage(0, 2);
+            ctx.progress(77, 100);
+            seen.send(())?;
+            wait.recv()?;
+            ctx.stage(1, 2);
+            ctx.progress(24, 100);
+            seen.send(())?;
+            wait.recv()?;
+            Ok("done".into())
+        });
+        next.recv().unwrap();
+        let p = jobs.get(job.id).unwrap().progress;
+        assert_eq!((p.done, p.total, p.ratio()), (77, 100, Some(0.77)));
+        assert!((p.overall().unwrap() - 0.385).abs() < 1e-9);
+        assert!(!p.eta_is_whole());
+        go.send(()).unwrap();
+        next.recv().unwrap();
+        let p = jobs.get(job.id).unwrap().progress;
+        assert_eq!((p.done, p.stage), (24, Some(Stage { index: 1, of: 2 })));
+        assert!((p.overall().unwrap() - 0.62).abs() < 1e-9);
+        assert!(p.eta_is_whole());
+        go.send(()).unwrap();
+        jobs.wait(job.id, WAIT).unwrap();
     }
 }

@@ -36,24 +36,25 @@ pub struct TabExtras {
     pub jobs_running: usize,
 }
 
-/// The tab line `width` columns wide and the columns each tab takes (for clicks). Names of the
-/// other tabs shorten (to 5, 4, 3 letters, then the number alone) until the line fits.
+/// The tab line `width` columns wide and the columns each tab takes (for clicks). When it does
+/// not fit, the separators narrow, the jobs count shortens (`2 jobs`), then the other tabs show
+/// their numbers alone (the current one keeps its name): a name is whole or absent, never cut.
 pub fn tab_line<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, width: usize) -> (Line<'static>, Vec<(Range<u16>, T)>) {
-    let variants: [(usize, &str); 6] = [(usize::MAX, "  "), (usize::MAX, " "), (5, " "), (4, " "), (3, " "), (0, " ")];
+    let variants: [(bool, &str, bool); 4] = [(true, "  ", true), (true, " ", true), (true, " ", false), (false, " ", false)];
     let mut last = None;
-    for (cap, sep) in variants {
-        let built = build_tabs(tabs, extras, cap, sep, true);
+    for (names, sep, long) in variants {
+        let built = build_tabs(tabs, extras, names, sep, long, true);
         if line_width(&built.0) <= width {
             return built;
         }
         last = Some(built);
     }
     // Narrower still: without the program's name.
-    let bare = build_tabs(tabs, extras, 0, " ", false);
+    let bare = build_tabs(tabs, extras, false, " ", false, false);
     if line_width(&bare.0) <= width { bare } else { last.unwrap_or(bare) }
 }
 
-fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, cap: usize, sep: &str, brand: bool) -> (Line<'static>, Vec<(Range<u16>, T)>) {
+fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, names: bool, sep: &str, long: bool, brand: bool) -> (Line<'static>, Vec<(Range<u16>, T)>) {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut at = 0usize;
     let mut push = |spans: &mut Vec<Span<'static>>, text: String, style: Style| -> Range<u16> {
@@ -72,13 +73,7 @@ fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, cap: usize, sep: &st
     }
     let mut areas = Vec::new();
     for t in tabs {
-        let label = if t.current || cap >= t.name.len() {
-            format!("{} {}", t.number, t.name)
-        } else if cap == 0 {
-            t.number.to_string()
-        } else {
-            format!("{} {}", t.number, &t.name[..cap])
-        };
+        let label = if t.current || names { format!("{} {}", t.number, t.name) } else { t.number.to_string() };
         let style = if t.current { theme::KEY } else { theme::MUTED };
         let r = push(&mut spans, label, style);
         areas.push((r, t.id));
@@ -89,7 +84,9 @@ fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, cap: usize, sep: &st
         push(&mut spans, sep.into(), Style::new());
     }
     if extras.jobs_running > 0 {
-        push(&mut spans, format!("{} job(s) running", extras.jobs_running), theme::OK);
+        let n = extras.jobs_running;
+        let jobs = if n == 1 { "1 job".to_owned() } else { format!("{n} jobs") };
+        push(&mut spans, if long { format!("{jobs} running") } else { jobs }, theme::OK);
     } else if let Some(s) = spans.last()
         && s.content.trim().is_empty()
     {
@@ -332,11 +329,15 @@ mod tests {
         let none = tabs(99);
         let (l, areas) = tab_line(&none, &extras, 80);
         let t = text(&l);
-        assert!(t.width() <= 80 && t.contains("· Annotate") && t.ends_with("2 job(s) running") && t.contains("READ-ONLY"), "{t}");
+        assert!(t.width() <= 80 && t.contains("· Annotate") && t.ends_with("2 jobs") && t.contains("READ-ONLY"), "{t}");
         assert_eq!(areas.len(), 7);
         let (l, _) = tab_line(&tabs(4), &TabExtras { jobs_running: 1, ..Default::default() }, 80);
         let t = text(&l);
-        assert!(t.width() <= 80 && t.contains("5 Campaigns") && t.ends_with("1 job(s) running"), "{t}");
+        assert!(t.width() <= 80 && t.contains("5 Campaigns") && t.ends_with("1 job"), "{t}");
+        // Narrower: the other tabs by number, never a cut name.
+        let (l, areas) = tab_line(&tabs(1), &TabExtras { jobs_running: 1, ..Default::default() }, 60);
+        assert_eq!(text(&l), " tstlab  1 2 Compare 3 4 5 6 7 1 job");
+        assert_eq!(areas.len(), 7);
         let (l, _) = tab_line(&tabs(0), &TabExtras::default(), 160);
         assert!(text(&l).contains("1 Browse  2 Compare  3 Jobs"));
     }

@@ -87,6 +87,27 @@ pub fn cut(s: &str, width: usize) -> String {
     crate::text::cut(&text(s), width)
 }
 
+/// A pane title ` a · b · c ` for a pane `width` columns wide (its two corners excluded): the
+/// parts at the indices in `drop` go, in that order, until it fits, so what matters most stays
+/// whole; only then is it cut.
+pub fn title(parts: &[String], drop: &[usize], width: usize) -> String {
+    let room = width.saturating_sub(2);
+    let mut gone = Vec::new();
+    let build = |gone: &[usize]| {
+        let kept: Vec<&str> = parts.iter().enumerate().filter(|(i, _)| !gone.contains(i)).map(|(_, p)| p.as_str()).collect();
+        format!(" {} ", kept.join(" · "))
+    };
+    let mut t = build(&gone);
+    for &i in drop {
+        if crate::text::width(&text(&t)) <= room {
+            break;
+        }
+        gone.push(i);
+        t = build(&gone);
+    }
+    cut(&t, room)
+}
+
 /// [`text`] of `s` shortened to `width` columns keeping its start and its distinguishing end
 /// (`smollm2-135m…generic`), padded to `width`: for names (systems, datasets, columns).
 pub fn abbrev(s: &str, width: usize) -> String {

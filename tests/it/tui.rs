@@ -279,6 +279,40 @@ fn import_runs_as_a_job_and_browse_reloads() {
     assert!(t.contains("import items items.tsv") && t.contains("done"), "{t}");
 }
 
+/// A job of several steps (a scoring job's metrics): the bar shows the whole job, going on
+/// from the steps done, and says which step it is in; the time left of a step that is not the
+/// last is said as such (issue 30: the bar went 77% -> 24% at a new metric).
+#[test]
+fn a_job_of_steps_shows_the_whole_and_the_step() {
+    let mut app = demo_app();
+    let id = app.shared.jobs.spawn(tstlab::jobs::Kind::Score, "score two metrics", |ctx: &tstlab::jobs::Ctx| -> anyhow::Result<String> {
+        ctx.stage(0, 2);
+        ctx.progress(77, 100);
+        std::thread::sleep(Duration::from_millis(50));
+        ctx.stage(1, 2);
+        ctx.progress(24, 100);
+        ctx.message("[2/2] bleu");
+        loop {
+            ctx.check()?;
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    })
+    .id;
+    let end = std::time::Instant::now() + WAIT;
+    while app.shared.jobs.get(id).unwrap().message != "[2/2] bleu" {
+        assert!(std::time::Instant::now() < end);
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    press(&mut app, KeyCode::Char('3'));
+    for (w, h) in [(80, 24), (160, 45)] {
+        let t = text(&render(&mut app, w, h));
+        assert!(t.contains(" 62%") && !t.contains(" 24%"), "{w}x{h}:\n{t}");
+        assert!(t.contains("step 2/2: 24/100"), "{w}x{h}:\n{t}");
+    }
+    app.shared.jobs.cancel(id);
+    app.shared.jobs.wait(id, WAIT);
+}
+
 #[test]
 fn jobs_screen_shows_progress_and_cancels() {
     let mut app = demo_app();
@@ -300,7 +334,7 @@ fn jobs_screen_shows_progress_and_cancels() {
     let t = text(&render(&mut app, 150, 14));
     assert!(t.contains("count to 200") && t.contains("50/200") && t.contains(" 25%"), "{t}");
     assert!(t.contains("█████░░░░░░░░░░░░░░░"), "{t}");
-    assert!(t.contains("1 job(s) running"), "{t}");
+    assert!(t.contains("1 job running"), "{t}");
     // q with a job running asks first; any other key takes the question back.
     press(&mut app, KeyCode::Char('q'));
     assert!(!app.quit);

@@ -802,15 +802,16 @@ impl Screen for Annotate {
         } else {
             ""
         };
-        let title = format!(
-            " Annotate · {} · {} · item {}/{}{kind} · {} · {} ",
-            s.campaign.name,
-            s.annotator,
-            s.at + 1,
-            s.entries.len(),
-            s.view.direction,
-            s.aspect_name()
-        );
+        // Narrow: the aspect and the item stay whole; the screen's name, the annotator, the
+        // campaign and the direction give way first.
+        let parts = [
+            "Annotate".to_owned(),
+            s.campaign.name.clone(),
+            s.annotator.clone(),
+            format!("item {}/{}{kind}", s.at + 1, s.entries.len()),
+            s.view.direction.clone(),
+            s.aspect_name().to_owned(),
+        ];
         // The guidelines: beside the item from 120 columns, else over it.
         let (main, guide) = match (self.guidelines, area.width >= GUIDE_BESIDE) {
             (false, _) => (Some(area), None),
@@ -822,7 +823,7 @@ impl Screen for Annotate {
         };
         self.guide_over = self.guidelines && main.is_none();
         if let Some(main) = main {
-            let block = theme::pane(title, true);
+            let block = theme::pane(theme::title(&parts, &[0, 2, 1, 4], main.width as usize), true);
             let inner = block.inner(main);
             f.render_widget(block, main);
             // The save line wraps: its reason is never cut.

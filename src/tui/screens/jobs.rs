@@ -43,7 +43,7 @@ impl JobsView {
 
 /// A text progress bar `width` cells wide.
 pub fn bar(j: &JobView, width: usize) -> String {
-    match j.progress.ratio() {
+    match j.progress.overall() {
         Some(r) => {
             let full = (r * width as f64).round() as usize;
             format!("{}{} {:>3.0}%", "█".repeat(full), "░".repeat(width - full), r * 100.0)
@@ -67,10 +67,15 @@ pub fn duration(d: Duration) -> String {
 /// `done/total` items of a job, or what it has done when the total is not known.
 fn amount(j: &JobView) -> String {
     let p = j.progress;
-    match (p.done, p.total) {
+    let n = match (p.done, p.total) {
         (0, 0) => String::new(),
         (d, 0) => theme::count(d as i64),
         (d, t) => format!("{}/{}", theme::count(d as i64), theme::count(t as i64)),
+    };
+    match p.stage {
+        Some(s) if n.is_empty() => format!("step {}/{}", s.index + 1, s.of),
+        Some(s) => format!("step {}/{}: {n}", s.index + 1, s.of),
+        None => n,
     }
 }
 
@@ -136,14 +141,14 @@ impl Screen for JobsView {
         let j = &jobs[self.selected];
         let p = j.progress;
         let mut facts = vec![format!("{} elapsed", duration(j.elapsed))];
-        if p.total > 0 || p.done > 0 {
+        if p.total > 0 || p.done > 0 || p.stage.is_some() {
             facts.push(amount(j));
         }
         if p.per_second > 0.0 {
             facts.push(format!("{:.1}/s", p.per_second));
         }
         if let (Status::Running, Some(e)) = (j.status, p.eta()) {
-            facts.push(format!("{} left", duration(e)));
+            facts.push(format!("{} left{}", duration(e), if p.eta_is_whole() { "" } else { " in this step" }));
         }
         let detail = vec![
             Line::from(vec![
@@ -164,8 +169,9 @@ impl Screen for JobsView {
             let p = j.progress;
             let amount = amount(j);
             let rate = if p.per_second > 0.0 { format!("{:.1}/s", p.per_second) } else { String::new() };
+            // The time left of a step before the last is not the job's: said in the detail only.
             let eta = match (j.status, p.eta()) {
-                (Status::Running, Some(e)) => duration(e),
+                (Status::Running, Some(e)) if p.eta_is_whole() => duration(e),
                 _ => String::new(),
             };
             let status = if j.status == Status::Running && j.cancel_requested {

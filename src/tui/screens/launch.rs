@@ -426,7 +426,7 @@ pub fn spawn(jobs: &Jobs, name: String, store_path: &Path, what: What) -> crate:
             ctx.progress(s.already as u64, s.total as u64);
         };
         let mut on_progress = |p: &RunProgress| {
-            ctx.set(Progress { done: p.done as u64, total: p.total as u64, per_second: p.items_per_sec() });
+            ctx.set(Progress { done: p.done as u64, total: p.total as u64, per_second: p.items_per_sec(), stage: None });
             ctx.message(format!("run {} · {:.2} items/s · {:.0} tokens/s", run_id.get(), p.items_per_sec(), p.tokens_per_sec()));
         };
         let out = launch::run_spec(&mut store, &spec, ctx.cancel_flag(), &mut on_start, &mut on_progress)?;

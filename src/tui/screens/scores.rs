@@ -74,7 +74,10 @@ impl Scores {
             let sel = Selection { dataset_id: Some(store.dataset_id(&dataset)?), direction_id: None, systems: Vec::new() };
             let metrics = plan::parse(&names)?;
             let report = plan::run(&mut store, &sel, &metrics, &Options::default(), ctx.cancel_flag(), &mut |e| match e {
-                Event::Start { metric, index, of } => ctx.message(format!("[{}/{of}] {metric}", index + 1)),
+                Event::Start { metric, index, of } => {
+                    ctx.stage(index, of);
+                    ctx.message(format!("[{}/{of}] {metric}", index + 1));
+                }
                 Event::Progress { progress, .. } => ctx.progress(progress.done as u64, progress.total as u64),
                 Event::Note { metric, text } | Event::Training { metric, what: text } => ctx.message(format!("{metric}: {text}")),
                 Event::Absent { .. } | Event::Done(_) => {}
