@@ -127,8 +127,9 @@ pub enum Job {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Outcome {
     Values,
-    /// Undo/redo: the entry and aspect it changed.
-    Stepped { seq: usize, aspect: String },
+    /// Undo/redo: the entry and aspect it changed, and per system the values it found there
+    /// (`before`) and put back (`after`).
+    Stepped { seq: usize, aspect: String, before: Values, after: Values },
     /// Undo/redo with nothing to undo/redo.
     NothingToStep,
 }
@@ -361,10 +362,14 @@ fn step(w: &mut Writer, c: i64, a: i64, undo: bool) -> store::Result<Outcome> {
         .queue_entry(c, a, change.seq)?
         .ok_or_else(|| store::Error::Invalid(format!("history names queue position {}, beyond the queue", change.seq)))?;
     let values = from_json(&change.values)?;
+    let mut before = Values::new();
+    for &system in values.keys() {
+        before.insert(system, w.stored_value(c, a, item_id, repeat, system, &change.aspect)?);
+    }
     write_values(w, c, a, &Target { seq: change.seq as usize, item_id, repeat }, &change.aspect, &values)?;
     w.set_undone(change.id, undo)?;
     w.put_annotation_position(c, a, change.seq, &change.aspect)?;
-    Ok(Outcome::Stepped { seq: change.seq as usize, aspect: change.aspect })
+    Ok(Outcome::Stepped { seq: change.seq as usize, aspect: change.aspect, before, after: values })
 }
 
 fn write_book(w: &mut Writer, c: i64, a: i64, book: &Book) -> store::Result<()> {

@@ -26,6 +26,8 @@ use std::time::{Duration, Instant};
 
 /// The longest gap between two keystrokes counted as time on an item.
 pub const IDLE_CAP: Duration = Duration::from_secs(120);
+/// How many finished real showings with a stored time the estimate of the time left needs.
+pub const ESTIMATE_AFTER: usize = 3;
 /// How long reads wait for the store (a read waits only while a writer finishes a checkpoint).
 pub const READ_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long joining a campaign (a write, before the screen opens) waits for another writer.
@@ -45,6 +47,10 @@ pub struct Entry {
     pub display: Vec<i64>,
     /// Per aspect: every system has a value.
     pub done: Vec<bool>,
+    /// A value of some system and aspect is stored.
+    pub started: bool,
+    /// Time spent on it (milliseconds): the store's, plus what this session booked since.
+    pub ms: i64,
 }
 
 impl Entry {
@@ -260,9 +266,46 @@ impl Session {
         p
     }
 
+    /// The training pass is over and the real pass not begun: the queue has training entries,
+    /// all finished, and no value is stored on a real showing yet. Derived from the stored
+    /// judgments only: the first real judgment is what acknowledges the end of training.
+    pub fn training_over(&self) -> bool {
+        let mut training = self.entries.iter().filter(|e| e.training).peekable();
+        training.peek().is_some()
+            && training.all(Entry::finished)
+            && !self.entries.iter().any(|e| !e.training && e.started)
+    }
+
+    /// The time the unfinished entries will take at the mean time of the finished real
+    /// showings (training ones are slower, and over); `None` until [`ESTIMATE_AFTER`] of them
+    /// have a time stored.
+    pub fn time_left(&self) -> Option<Duration> {
+        let timed: Vec<i64> = self.entries.iter().filter(|e| !e.training && e.finished() && e.ms > 0).map(|e| e.ms).collect();
+        if timed.len() < ESTIMATE_AFTER {
+            return None;
+        }
+        let mean = timed.iter().sum::<i64>() as f64 / timed.len() as f64;
+        let left = self.entries.iter().filter(|e| !e.finished()).count();
+        Some(Duration::from_millis((mean * left as f64).round() as u64))
+    }
+
+    /// Per row of the shown item, the value `values` (per system) gives it: a row has one only
+    /// when every system of it has one.
+    pub fn row_values(&self, values: &Values) -> Vec<Option<f64>> {
+        self.view
+            .rows
+            .iter()
+            .map(|r| {
+                let vs: Option<Vec<f64>> = r.systems.iter().map(|s| values.get(s).copied().flatten()).collect();
+                vs.and_then(|v| v.first().copied())
+            })
+            .collect()
+    }
+
     /// The time spent since the last write, for the entry shown, as bookkeeping.
     fn take_time(&mut self) -> Book {
         let ms = std::mem::take(&mut self.pending).as_millis() as i64;
+        self.entries[self.at].ms += ms;
         Book { ms: BTreeMap::from([(self.at, ms)]), ..Book::default() }
     }
 
@@ -437,7 +480,7 @@ impl Session {
                 }
                 self.refresh_done();
             }
-            Outcome::Stepped { seq, aspect } => {
+            Outcome::Stepped { seq, aspect, .. } => {
                 let Some(entry) = self.entries.get(*seq) else {
                     return Update::SavedUnread(format!("history names queue position {seq}, beyond the queue"));
                 };
@@ -503,7 +546,9 @@ impl Session {
 
     fn refresh_done(&mut self) {
         let done: Vec<bool> = self.view.values.iter().map(|v| v.iter().all(Option::is_some)).collect();
-        self.entries[self.at].done = done;
+        let e = &mut self.entries[self.at];
+        e.done = done;
+        e.started = self.view.values.iter().flatten().any(Option::is_some);
     }
 
     /// The store (read-only use: results, checks).
@@ -534,7 +579,7 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
     }
     let n_sys = c.systems.len();
     raw.into_iter()
-        .map(|crate::store::QueueRow { seq, item_id, training, repeat, display, .. }| {
+        .map(|crate::store::QueueRow { seq, item_id, training, repeat, display, ms, .. }| {
             let display: Vec<i64> = serde_json::from_str(&display)?;
             let done = c
                 .def
@@ -542,7 +587,8 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
                 .iter()
                 .map(|a| counts.get(&(item_id, repeat, a.clone())).copied().unwrap_or(0) >= n_sys)
                 .collect();
-            Ok(Entry { seq: seq as usize, item_id, training, repeat, display, done })
+            let started = c.def.aspects.iter().any(|a| counts.get(&(item_id, repeat, a.clone())).is_some_and(|n| *n > 0));
+            Ok(Entry { seq: seq as usize, item_id, training, repeat, display, done, started, ms })
         })
         .collect()
 }

@@ -147,6 +147,9 @@ const RANK: &[&str] = &["rank"];
 const LIKERT: &[&str] = &["likert"];
 const SLIDER: &[&str] = &["slider"];
 const SCALES: &[&str] = &["likert", "slider"];
+const RANK_LIKERT: &[&str] = &["rank", "likert"];
+/// While the end of the training pass is shown (`screens::annotate::CHECKPOINT`).
+const CHECKPOINT: &[&str] = &["checkpoint"];
 // The Scores screen's modes.
 const TABLE: &[&str] = &["table"];
 const MENU: &[&str] = &["menu"];
@@ -272,8 +275,12 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANNOTATE => LIKERT, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
         "score the selected output 1-5 (then the next output)", "score"),
     bind!(ANNOTATE => SLIDER, [c('1'), c('2'), c('3'), c('4'), c('5'), c('6'), c('7'), c('8'), c('9')], Action::Digit(0),
-        "set the selected output to 10x the digit", "10x"),
-    bind!(ANNOTATE => SCALES, [k(K::Enter)], Action::Accept, "every output scored: the next unfinished aspect or item", "next"),
+        "type the selected output's value, 0-100: stored (then the next output) at two digits, or 100; Enter stores 1-10",
+        "value, next at 2 digits"),
+    bind!(ANNOTATE => SLIDER, [c('0')], Action::Digit(0), "0: a value of 0 (stored at once), or a value's last digit"),
+    bind!(ANNOTATE => LIKERT, [k(K::Enter)], Action::Accept, "every output scored: the next unfinished aspect or item", "next"),
+    bind!(ANNOTATE => SLIDER, [k(K::Enter)], Action::Accept,
+        "store the value being typed (then the next output); else, every output scored: the next unfinished aspect or item", "next"),
     bind!(ANNOTATE => SCALES, [k(K::Left), c('h')], Action::Adjust(-1), "selected output: one less", "less"),
     bind!(ANNOTATE => SCALES, [k(K::Right), c('l')], Action::Adjust(1), "selected output: one more", "more"),
     bind!(ANNOTATE => SLIDER, [c('['), c('H')], Action::Adjust(-10), "selected output: 10 less"),
@@ -286,7 +293,10 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANNOTATE, [c('y'), ctrl('y')], Action::Redo, "redo the last undone change", "redo"),
     bind!(ANNOTATE, [c('i')], Action::Guidelines, "show or hide the guidelines", "guidelines"),
     bind!(ANNOTATE, [c('d')], Action::ToggleDiff, "word diff against the source on or off"),
-    bind!(ANNOTATE, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
+    bind!(ANNOTATE => CHECKPOINT, [k(K::Enter)], Action::Accept, "training over: go on to the real items", "real items"),
+    bind!(ANNOTATE => CHECKPOINT, [k(K::Esc)], Action::Back, "training over: look back at the training items first", "look back"),
+    bind!(ANNOTATE => RANK_LIKERT, [k(K::Esc)], Action::Back, "back to Campaigns (not in tstlab annotate)"),
+    bind!(ANNOTATE => SLIDER, [k(K::Esc)], Action::Back, "drop the value being typed; else back to Campaigns (not in tstlab annotate)"),
     bind!(RESULTS, [k(K::Tab), k(K::Right), c('l')], Action::NextPane, "next section", "section"),
     bind!(RESULTS, [k(K::Left), c('h')], Action::Left, "previous section"),
     bind!(RESULTS => WIDE, [c('>'), c('.')], Action::Sideways(8), "more columns of the tables wider than the screen", "columns"),
@@ -414,7 +424,13 @@ mod tests {
         let hints = |mode| hints(&annotate, Some(mode)).into_iter().map(|(_, h)| h).collect::<Vec<_>>();
         assert!(hints("rank").contains(&"better") && !hints("rank").contains(&"more"), "{:?}", hints("rank"));
         assert!(hints("likert").contains(&"score") && !hints("likert").contains(&"better"), "{:?}", hints("likert"));
-        assert!(hints("slider").contains(&"10x") && !hints("slider").contains(&"tie"), "{:?}", hints("slider"));
+        assert!(hints("slider").contains(&"value, next at 2 digits") && !hints("slider").contains(&"tie"), "{:?}", hints("slider"));
+        assert_eq!(action_for(&annotate, Some("slider"), &key(K::Char('0'))), Some(Action::Digit(0)));
+        assert_eq!(action_for(&annotate, Some("likert"), &key(K::Char('0'))), None);
+        // The end of the training: Enter goes on, no digit scores the item under it.
+        assert_eq!(lookup(&annotate, Some("checkpoint"), &key(K::Enter)), Some(Action::Accept));
+        assert_eq!(lookup(&annotate, Some("checkpoint"), &key(K::Esc)), Some(Action::Back));
+        assert_ne!(action_for(&annotate, Some("checkpoint"), &five), Some(Action::Digit(5)));
         for mode in ["rank", "likert", "slider"] {
             assert!(hints(mode).contains(&"help") && hints(mode).contains(&"quit"), "{mode}: {:?}", hints(mode));
         }

@@ -5,6 +5,7 @@
 use crate::headless::{press, press_char, screen};
 use crossterm::event::KeyCode;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 use tstlab::human::campaign::{self, Definition, Mode, NewCampaign};
 use tstlab::jobs::Jobs;
 use tstlab::store::Store;
@@ -97,9 +98,9 @@ fn rank_mode_at_80x24() {
     let t = shot(&mut app, 80, 24);
     insta::assert_snapshot!("annotate_rank_ranked_80x24", t);
     assert!(t.contains("stored: 1=2 ·") && t.contains("stored 3") && t.contains("▸✓strength"), "{t}");
-    // Undo is one key and says so.
+    // Undo is one key and says what it took back.
     press_char(&mut app, 'z');
-    assert_eq!(app.note.clone().unwrap().0, "undone");
+    assert_eq!(app.note.clone().unwrap().0, "undone: item 1 · strength · ranking 1=2 → 1>2");
     assert!(shot(&mut app, 80, 24).contains("stored: 1>2 ·"));
     // At 160x45 the same, with room to spare.
     let t = shot(&mut app, 160, 45);
@@ -136,7 +137,9 @@ fn slider_scales_with_the_width() {
     let path = demo_campaign(dir.path(), Mode::Slider);
     let mut app = annotator(&path);
     assert_eq!(app.screen::<Annotate>().mode(), Some("slider"));
+    // 5 and 0: 50 is complete (stored, the next output selected).
     press_char(&mut app, '5');
+    press_char(&mut app, '0');
     let t = shot(&mut app, 80, 24);
     insta::assert_snapshot!("annotate_slider_80x24", t);
     let bar = |t: &str| t.lines().find(|l| l.contains('█')).map(|l| (l.matches('█').count(), l.matches('░').count())).unwrap();
@@ -253,4 +256,192 @@ fn likert_pins_the_source_and_marks_the_fold() {
     // At 160x45 everything fits: no marker.
     let t = shot(&mut app, 160, 45);
     assert!(!t.contains("▲") && !t.contains("▼") && !t.contains("not shown"), "{t}");
+}
+
+/// The whole screen, the frame's status line included: for screens that show a note there
+/// (it stands where the store path would).
+fn full(app: &mut App, w: u16, h: u16) -> String {
+    screen(app, w, h)
+}
+
+fn note(app: &App) -> String {
+    app.note.clone().map(|(n, _)| n).unwrap_or_default()
+}
+
+/// `z` and `y` say what they took back or made again: the item, the aspect and, per output
+/// label, the value removed, put back or changed.
+#[test]
+fn undo_says_what_it_undid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Likert);
+    let mut app = annotator(&path);
+    press_char(&mut app, '4');
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · strength · [1] 4 removed");
+    assert_eq!(judgments(&path), 0);
+    press_char(&mut app, 'y');
+    assert_eq!(note(&app), "redone: item 1 · strength · [1] 4 stored again");
+    // A value changed: both sides are said.
+    press_char(&mut app, 'k');
+    press_char(&mut app, '5');
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · strength · [1] 5 → 4");
+    let t = full(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_undo_note_80x24", t);
+    assert!(t.contains("undone: item 1 · strength · [1] 5 → 4"), "the note is on screen whole:\n{t}");
+    insta::assert_snapshot!("annotate_undo_note_160x45", full(&mut app, 160, 45));
+    // An undo on another item names it (and shows it).
+    press(&mut app, KeyCode::Tab);
+    press_char(&mut app, 'n');
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · strength · [1] 4 removed");
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "nothing to undo");
+}
+
+/// In rank mode the undo says the ranking it took back.
+#[test]
+fn undo_says_the_ranking_it_undid() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    press(&mut app, KeyCode::Enter);
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · strength · ranking 1>2 removed");
+    press_char(&mut app, 'y');
+    assert_eq!(note(&app), "redone: item 1 · strength · ranking 1>2 stored again");
+}
+
+/// Slider digits type the value 0-100: it is stored, and the next output selected, once no
+/// further digit fits (two digits, 0, or 100); Enter stores a shorter one, Esc drops it.
+#[test]
+fn slider_digits_type_a_value_and_move_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Slider);
+    let mut app = annotator(&path);
+    let values = |app: &App| app.screen::<Annotate>().session.as_ref().unwrap().values().to_vec();
+    press_char(&mut app, '5');
+    assert_eq!(judgments(&path), 0, "one digit of a value is not a value yet");
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_slider_typing_80x24", t);
+    assert!(t.contains("value: 5▏  a digit more: 50-59 · Enter stores 5 · Esc drops it"), "{t}");
+    assert!(t.contains("5▏[1]") && t.contains("Enter store 5, next output"), "{t}");
+    insta::assert_snapshot!("annotate_slider_typing_160x45", shot(&mut app, 160, 45));
+    // Another key waits for the value first.
+    press_char(&mut app, 'n');
+    assert!(note(&app).contains("typing 5: a digit goes on, Enter stores it, Esc drops it"), "{:?}", app.note);
+    press_char(&mut app, '5');
+    assert_eq!(values(&app), vec![Some(55.0), None]);
+    assert_eq!(app.screen::<Annotate>().selected, 1, "the next output");
+    // 10 may still become 100.
+    press_char(&mut app, '1');
+    press_char(&mut app, '0');
+    assert!(shot(&mut app, 80, 24).contains("0 makes 100 · Enter stores 10"));
+    press_char(&mut app, '0');
+    assert_eq!(values(&app), vec![Some(55.0), Some(100.0)]);
+    // Enter stores a value that could still grow; Esc drops one; 0 is complete at once.
+    press_char(&mut app, 'k');
+    press_char(&mut app, '7');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(values(&app), vec![Some(7.0), Some(100.0)]);
+    assert_eq!(app.screen::<Annotate>().selected, 1);
+    press_char(&mut app, '3');
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(note(&app), "3 dropped: nothing stored");
+    press_char(&mut app, '0');
+    assert_eq!(values(&app), vec![Some(7.0), Some(0.0)]);
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · strength · [2] 0 → 100");
+}
+
+/// Finishing the last training item shows the end of the training over the item; it is shown
+/// again after a restart until the first real judgment is stored.
+#[test]
+fn the_end_of_training_is_a_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    // The training item: each aspect stored (Enter), then the next (Enter).
+    for _ in 0..2 {
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Enter);
+    }
+    assert!(!app.screen::<Annotate>().checkpoint);
+    press(&mut app, KeyCode::Enter);
+    assert!(app.screen::<Annotate>().checkpoint, "the last training aspect is stored");
+    assert_eq!(app.screen::<Annotate>().mode(), Some("checkpoint"));
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_checkpoint_80x24", t);
+    assert!(t.contains("Training over") && t.contains("You have done the 1 training item(s): the training is over."), "{t}");
+    assert!(t.contains("Discuss them with the others before the real pass"), "{t}");
+    assert!(t.contains("Enter goes on to the real items") && t.contains("Enter real items"), "{t}");
+    insta::assert_snapshot!("annotate_checkpoint_160x45", shot(&mut app, 160, 45));
+    // The keys of the item do nothing under it.
+    press_char(&mut app, 'J');
+    assert_eq!(judgments(&path), 9);
+    assert!(app.screen::<Annotate>().checkpoint);
+    // Not acknowledged: after a restart it is shown again; Esc looks back.
+    drop(app);
+    let mut app = annotator(&path);
+    assert!(app.screen::<Annotate>().checkpoint, "a restart before the real items shows it again");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.screen::<Annotate>().checkpoint);
+    assert!(shot(&mut app, 80, 24).contains("item 1/5 TRAINING"));
+    drop(app);
+    let mut app = annotator(&path);
+    assert!(app.screen::<Annotate>().checkpoint);
+    press(&mut app, KeyCode::Enter);
+    assert!(!app.screen::<Annotate>().checkpoint);
+    assert_eq!(note(&app), "the real pass: 4 item(s) to do");
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains(" item 2/5 · stored 9 · 1/5 done") && !t.contains("Training over"), "{t}");
+    // The first real judgment acknowledges it: a restart goes on with the real items.
+    press(&mut app, KeyCode::Enter);
+    drop(app);
+    let app = annotator(&path);
+    assert!(!app.screen::<Annotate>().checkpoint);
+    assert_eq!(app.screen::<Annotate>().mode(), Some("rank"));
+}
+
+/// The progress line says the items done of all and, once three real items have a stored
+/// time, the time left at their mean pace.
+#[test]
+fn progress_estimates_the_time_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Likert);
+    let mut app = annotator(&path);
+    // Every output of each aspect, then Enter; the training's last Enter leaves the checkpoint.
+    let item = |app: &mut App| {
+        for _ in 0..4 {
+            let rows = app.screen::<Annotate>().session.as_ref().unwrap().view.rows.len();
+            for _ in 0..rows {
+                press_char(app, '4');
+            }
+            press(app, KeyCode::Enter);
+        }
+    };
+    for _ in 0..3 {
+        item(&mut app);
+    }
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains(" item 4/5 · stored 36 · 3/5 done: training 1/1 · real 2/4") && !t.contains(" left"), "no estimate from two items:\n{t}");
+    item(&mut app);
+    drop(app);
+    // The times as stored: the training item's is left out.
+    let store = Store::open(&path).unwrap();
+    let db = crate::common::sql(&store);
+    for (seq, ms) in [(0, 900_000), (1, 240_000), (2, 300_000), (3, 360_000)] {
+        db.execute("UPDATE queue SET ms = ?1 WHERE seq = ?2", [ms, seq]).unwrap();
+    }
+    drop(db);
+    drop(store);
+    let mut app = annotator(&path);
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_time_left_80x24", t);
+    assert!(t.contains(" item 5/5 · stored 48 · 4/5 done: training 1/1 · real 3/4 · ≈ 5 min left"), "{t}");
+    insta::assert_snapshot!("annotate_time_left_160x45", shot(&mut app, 160, 45));
+    use tstlab::tui::screens::annotate::time_left_words;
+    assert_eq!(time_left_words(Duration::from_secs(20)), "< 1 min left");
+    assert_eq!(time_left_words(Duration::from_secs(12 * 60 + 10)), "≈ 12 min left");
+    assert_eq!(time_left_words(Duration::from_secs(65 * 60)), "≈ 1 h 05 min left");
 }

@@ -21,7 +21,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Paragraph, Wrap};
+use ratatui::widgets::{Clear, Paragraph, Wrap};
 use std::path::Path;
 use std::time::Duration;
 
@@ -51,6 +51,10 @@ pub struct Annotate {
     after: Option<After>,
     /// Keys the app holds until the waiting change is stored (shown on the save line).
     pub held: usize,
+    /// Slider mode: the digits of a value being typed for the selected output.
+    pub value: Option<String>,
+    /// The end of the training pass is shown (over the item) until a key is pressed.
+    pub checkpoint: bool,
 }
 
 /// Where the outputs were last drawn: the body's area, its scroll, and for each line of the
@@ -138,6 +142,9 @@ fn folded(mut lines: Vec<Line<'static>>, owner: &[Option<usize>], selected: usiz
     (shown, scroll)
 }
 
+/// The screen's mode while the end of the training pass is shown (`Screen::mode`).
+pub const CHECKPOINT: &str = "checkpoint";
+
 /// From this width the guidelines are shown beside the item, below it over the item.
 const GUIDE_BESIDE: u16 = 120;
 
@@ -162,6 +169,9 @@ impl Annotate {
         self.typing = None;
         self.draft = None;
         self.after = None;
+        self.value = None;
+        // Past the training and not yet on the real items (after a restart too).
+        self.checkpoint = self.session.as_ref().is_some_and(Session::training_over);
         Ok(())
     }
 
@@ -185,18 +195,91 @@ impl Annotate {
             }
             After::Step(undo) => {
                 self.selected = self.selected.min(n_rows.saturating_sub(1));
-                let done = outcome != Outcome::NothingToStep;
-                Some(Action::Note(
-                    match (done, undo) {
-                        (true, true) => "undone".into(),
-                        (true, false) => "redone".into(),
-                        (false, true) => "nothing to undo".into(),
-                        (false, false) => "nothing to redo".into(),
-                    },
-                    false,
-                ))
+                Some(Action::Note(self.step_note(undo, &outcome), false))
             }
         }
+    }
+
+    /// What an undo (or redo) did: the item, the aspect and, per output label, the value it
+    /// removed or put back (the ranking, in rank mode).
+    fn step_note(&self, undo: bool, outcome: &Outcome) -> String {
+        let (verb, again) = if undo { ("undone", "restored") } else { ("redone", "stored again") };
+        let Outcome::Stepped { seq, aspect, before, after } = outcome else {
+            return if undo { "nothing to undo".into() } else { "nothing to redo".into() };
+        };
+        let Some(s) = &self.session else { return verb.into() };
+        let (was, now) = (s.row_values(before), s.row_values(after));
+        let what = if s.campaign.def.mode == Mode::Rank {
+            match (rankedit::from_values(&was), rankedit::from_values(&now)) {
+                (Some(a), Some(b)) => format!("ranking {} → {}", rankedit::format(&a), rankedit::format(&b)),
+                (Some(a), None) => format!("ranking {} removed", rankedit::format(&a)),
+                (None, Some(b)) => format!("ranking {} {again}", rankedit::format(&b)),
+                (None, None) => "no ranking either way".into(),
+            }
+        } else {
+            let changes: Vec<String> = was
+                .iter()
+                .zip(&now)
+                .enumerate()
+                .filter_map(|(row, pair)| {
+                    let what = match pair {
+                        (Some(a), None) => format!("{a:.0} removed"),
+                        (None, Some(b)) => format!("{b:.0} {again}"),
+                        (Some(a), Some(b)) if a != b => format!("{a:.0} → {b:.0}"),
+                        _ => return None,
+                    };
+                    Some(format!("[{}] {what}", row + 1))
+                })
+                .collect();
+            if changes.is_empty() { "no value changed".into() } else { changes.join(", ") }
+        };
+        format!("{verb}: item {} · {} · {what}", seq + 1, theme::text(aspect))
+    }
+
+    /// A change stored on a training entry that leaves the training pass over shows the
+    /// checkpoint.
+    fn check_training_end(&mut self, outcome: &Outcome) {
+        let Some(s) = &self.session else { return };
+        if *outcome != Outcome::NothingToStep && s.entry().training && s.training_over() {
+            self.checkpoint = true;
+        }
+    }
+
+    /// Leaves the checkpoint for the first unfinished real item.
+    fn begin_real(&mut self) -> Option<Action> {
+        self.checkpoint = false;
+        if let Some(note) = self.next_unfinished() {
+            return Some(note);
+        }
+        let s = self.session.as_ref()?;
+        let left = s.entries.iter().filter(|e| !e.finished()).count();
+        Some(Action::Note(format!("the real pass: {left} item(s) to do"), false))
+    }
+
+    /// Slider mode: a digit of the selected output's value. The value is stored, and the next
+    /// output selected, once it is complete: when no further digit keeps it within 0-100 (two
+    /// digits but 10, or 0, or 100); Enter stores a shorter one.
+    fn type_value(&mut self, d: u8) -> Option<Action> {
+        let mut t = self.value.take().unwrap_or_default();
+        t.push(char::from(b'0' + d));
+        let n: u32 = t.parse().unwrap_or(0);
+        if n > 100 {
+            t.pop();
+            let note = format!("slider values go up to 100: Enter stores {t}, Esc drops it");
+            self.value = Some(t);
+            return Some(Action::Note(note, false));
+        }
+        if n == 0 || n * 10 > 100 {
+            return self.set_score(|_| f64::from(n), After::Next);
+        }
+        self.value = Some(t);
+        None
+    }
+
+    /// Stores the value typed (Enter), then selects the next output.
+    fn store_value(&mut self) -> Option<Action> {
+        let n: u32 = self.value.take()?.parse().unwrap_or(0);
+        self.set_score(|_| f64::from(n), After::Next)
     }
 
     fn campaign_mode(&self) -> Option<Mode> {
@@ -385,9 +468,10 @@ impl Annotate {
                     }
                     _ => "   · ".into(),
                 },
-                Mode::Likert | Mode::Slider => match waiting {
-                    Some(w) => format!("{:>4}…", w.map_or("·".into(), |x| format!("{x:.0}"))),
-                    None => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
+                Mode::Likert | Mode::Slider => match (waiting, &self.value) {
+                    (_, Some(t)) if pos == self.selected => format!("{t:>4}▏"),
+                    (Some(w), _) => format!("{:>4}…", w.map_or("·".into(), |x| format!("{x:.0}"))),
+                    (None, _) => format!("{:>4} ", value.map_or("·".into(), |x| format!("{x:.0}"))),
                 },
             };
             let count = if r.systems.len() > 1 { format!("x{}", r.systems.len()) } else { String::new() };
@@ -412,6 +496,16 @@ impl Annotate {
             owner.resize(out.len(), Some(pos));
         }
         body.footer.push(Line::styled(format!("  {}", self.entered_summary()), theme::LABEL));
+        if let Some(t) = &self.value {
+            let n: u32 = t.parse().unwrap_or(0);
+            let more = if n == 10 { "0 makes 100".to_owned() } else { format!("a digit more: {}-{}", n * 10, n * 10 + 9) };
+            body.footer.push(Line::from(vec![
+                Span::styled("  value: ", theme::LABEL),
+                Span::raw(t.clone()),
+                Span::styled("▏", theme::KEY),
+                Span::styled(format!("  {more} · Enter stores {t} · Esc drops it"), theme::MUTED),
+            ]));
+        }
         if let Some(t) = &self.typing {
             body.footer.push(Line::from(vec![
                 Span::styled("  ordering: ", theme::LABEL),
@@ -446,12 +540,17 @@ impl Annotate {
     /// and forth, as many as fit in `width`.
     fn keys_line(&self, width: usize) -> Line<'static> {
         let Some(s) = &self.session else { return Line::default() };
-        let mut keys: Vec<(&str, &str)> = match s.campaign.def.mode {
-            Mode::Rank => vec![("K/J", "move"), ("=", "tie"), ("o", "type 3>1=2"), ("Enter", "accept")],
-            Mode::Likert => vec![("1-5", "score"), ("←/→", "±1"), ("Enter", "next")],
-            Mode::Slider => vec![("←/→", "±1"), ("[ ]", "±10"), ("1-9", "x10"), ("Enter", "next")],
+        let store = self.value.as_ref().map(|t| format!("store {t}, next output"));
+        let mut keys: Vec<(&str, &str)> = match (s.campaign.def.mode, &store) {
+            _ if self.checkpoint => vec![("Enter", "real items"), ("Esc", "look back at the training"), ("i", "guide")],
+            (Mode::Slider, Some(store)) => vec![("0-9", "a digit more"), ("Enter", store.as_str()), ("Esc", "drop it")],
+            (Mode::Rank, _) => vec![("K/J", "move"), ("=", "tie"), ("o", "type 3>1=2"), ("Enter", "accept")],
+            (Mode::Likert, _) => vec![("1-5", "score"), ("←/→", "±1"), ("Enter", "next")],
+            (Mode::Slider, None) => vec![("0-9", "type 0-100, next at 2 digits"), ("←/→", "±1"), ("[ ]", "±10"), ("Enter", "next")],
         };
-        keys.extend([("z", "undo"), ("b n", "prev/next item"), ("y", "redo"), ("Tab", "aspect"), ("u", "unfinished"), ("i", "guide")]);
+        if !self.checkpoint && self.value.is_none() {
+            keys.extend([("z", "undo"), ("b n", "prev/next item"), ("y", "redo"), ("Tab", "aspect"), ("u", "unfinished"), ("i", "guide")]);
+        }
         let mut spans = vec![Span::raw(" ")];
         let mut used = 1;
         for (k, what) in keys {
@@ -490,23 +589,36 @@ impl Annotate {
         })
     }
 
-    /// The progress lines: the item and what is stored, then every aspect of the item (done
-    /// ✓, the shown one ▸ and highlighted).
-    fn status(&self) -> Vec<Line<'static>> {
+    /// The progress lines, `width` columns wide: the item, what is stored, the items done of
+    /// all and by kind, the time left once it can be estimated (on a line of its own when it
+    /// does not fit); then every aspect of the item (done ✓, the shown one ▸ and highlighted).
+    fn status(&self, width: usize) -> Vec<Line<'static>> {
         let Some(s) = &self.session else { return Vec::new() };
         let p = s.progress();
         let e = s.entry();
         let kind = if e.training { " TRAINING" } else if e.repeat { " repeat" } else { "" };
-        let head = Line::from(vec![
-            Span::styled(format!(" item {}/{}{kind}", s.at + 1, s.entries.len()), theme::LABEL),
-            Span::styled(
-                format!(
-                    " · stored {} · training {}/{} · real {}/{} · repeats {}/{}",
-                    s.stored, p.training_done, p.training, p.real_done, p.real, p.repeats_done, p.repeats
-                ),
-                theme::MUTED,
-            ),
-        ]);
+        let item = format!(" item {}/{}{kind}", s.at + 1, s.entries.len());
+        // The kinds the queue has: training, real, repeats.
+        let kinds: Vec<String> = [("training", p.training_done, p.training), ("real", p.real_done, p.real), ("repeats", p.repeats_done, p.repeats)]
+            .into_iter()
+            .filter(|(_, _, n)| *n > 0)
+            .map(|(what, done, n)| format!("{what} {done}/{n}"))
+            .collect();
+        let done = p.training_done + p.real_done + p.repeats_done;
+        let counts = format!(" · stored {} · {done}/{} done: {}", s.stored, s.entries.len(), kinds.join(" · "));
+        let left = s.time_left().map(time_left_words);
+        let fits = left.as_ref().is_some_and(|l| theme::width(&item) + theme::width(&counts) + 3 + theme::width(l) <= width);
+        let mut head = vec![Span::styled(item, theme::LABEL), Span::styled(counts, theme::MUTED)];
+        let mut lines = Vec::new();
+        match left {
+            Some(l) if fits => head.push(Span::styled(format!(" · {l}"), theme::LABEL)),
+            Some(l) => {
+                lines.push(Line::from(head));
+                head = vec![Span::styled(format!(" {l}"), theme::LABEL)];
+            }
+            None => {}
+        }
+        lines.push(Line::from(head));
         let mut spans = vec![Span::styled(" aspects: ", theme::MUTED)];
         for (i, a) in s.campaign.def.aspects.iter().enumerate() {
             let mark = match (i == s.aspect, e.done[i]) {
@@ -521,7 +633,51 @@ impl Annotate {
         }
         let done = e.done.iter().filter(|d| **d).count();
         spans.push(Span::styled(format!(" {done}/{} done", e.done.len()), theme::MUTED));
-        vec![head, Line::from(spans)]
+        lines.push(Line::from(spans));
+        lines
+    }
+
+    /// The checkpoint in a box over the item's area, in the middle of it.
+    fn draw_checkpoint(&self, f: &mut Frame, area: Rect) {
+        let lines = self.checkpoint_lines();
+        let w = area.width.min(72);
+        let inner_w = usize::from(w.saturating_sub(4)).max(1);
+        let text_h: usize = lines.iter().map(|l| wrapped_lines(&l.to_string(), inner_w)).sum();
+        let h = (text_h as u16 + 2).min(area.height);
+        let at = Rect { x: area.x + (area.width - w) / 2, y: area.y + (area.height - h) / 2, width: w, height: h };
+        let block = theme::pane(" Training over ".into(), true);
+        let inner = block.inner(at).inner(ratatui::layout::Margin { horizontal: 1, vertical: 0 });
+        // The item's outputs go: no key scores them while this is shown.
+        f.render_widget(Clear, area);
+        f.render_widget(block, at);
+        f.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+    }
+
+    /// The end of the training pass, over the item: what was done, what to do now, the keys on.
+    fn checkpoint_lines(&self) -> Vec<Line<'static>> {
+        let Some(s) = &self.session else { return Vec::new() };
+        let p = s.progress();
+        let repeats = if p.repeats > 0 { format!(" (and {} shown a second time)", p.repeats) } else { String::new() };
+        vec![
+            Line::styled(format!("You have done the {} training item(s): the training is over.", p.training), theme::LABEL),
+            Line::default(),
+            Line::raw("Discuss them with the others before the real pass: how each of you read the aspects and used the scale."),
+            Line::default(),
+            Line::raw(format!("Next: the real pass, {} item(s){repeats}.", p.real)),
+            Line::default(),
+            Line::from(vec![Span::styled("Enter", theme::KEY), Span::raw(" goes on to the real items")]),
+            Line::from(vec![Span::styled("Esc", theme::KEY), Span::raw(" looks back at the training items first")]),
+        ]
+    }
+}
+
+/// The estimate of the time left in words: `≈ 12 min left`, `≈ 1 h 05 min left`, `< 1 min left`.
+pub fn time_left_words(left: Duration) -> String {
+    let min = (left.as_secs_f64() / 60.0).round() as u64;
+    match min {
+        0 => "< 1 min left".into(),
+        1..60 => format!("≈ {min} min left"),
+        _ => format!("≈ {} h {:02} min left", min / 60, min % 60),
     }
 }
 
@@ -630,6 +786,9 @@ impl Screen for Annotate {
     }
 
     fn unstored(&self) -> Option<String> {
+        if let Some(t) = &self.value {
+            return Some(format!("the value typed ({t}) is not stored: Enter stores it"));
+        }
         self.draft.as_ref().map(|g| format!("the order shown ({}) is not stored: Enter stores it", rankedit::format(g)))
     }
 
@@ -644,7 +803,10 @@ impl Screen for Annotate {
     fn tick(&mut self) -> Option<Option<Action>> {
         let update = self.session.as_mut()?.poll()?;
         Some(match update {
-            Update::Saved(outcome) => self.settled(outcome),
+            Update::Saved(outcome) => {
+                self.check_training_end(&outcome);
+                self.settled(outcome)
+            }
             Update::SavedUnread(e) => {
                 self.after = None;
                 Some(Action::Note(format!("saved, but the item cannot be shown: {e}"), true))
@@ -700,6 +862,31 @@ impl Screen for Annotate {
             }
             return None;
         }
+        if self.checkpoint && !is_view_only(&action) {
+            match action {
+                Action::Accept => return self.begin_real(),
+                Action::Back => {
+                    self.checkpoint = false;
+                    let note = "the training items again: Enter on a finished one goes on to the real items";
+                    return Some(Action::Note(note.into(), false));
+                }
+                // Any other key closes it and does what it does.
+                _ => self.checkpoint = false,
+            }
+        }
+        if let Some(t) = self.value.clone()
+            && !is_view_only(&action)
+        {
+            return match action {
+                Action::Digit(d) => self.type_value(d),
+                Action::Accept => self.store_value(),
+                Action::Back => {
+                    self.value = None;
+                    Some(Action::Note(format!("{t} dropped: nothing stored"), false))
+                }
+                _ => Some(Action::Note(format!("typing {t}: a digit goes on, Enter stores it, Esc drops it"), false)),
+            };
+        }
         match action {
             Action::Up if self.guide_over => self.guide_scroll = self.guide_scroll.saturating_sub(1),
             Action::Down if self.guide_over => self.guide_scroll += 1,
@@ -724,7 +911,7 @@ impl Screen for Annotate {
                 Mode::Rank => self.typing = Some(d.to_string()),
                 Mode::Likert if (1..=5).contains(&d) => return self.set_score(|_| f64::from(d), After::Next),
                 Mode::Likert => return Some(Action::Note("Likert scores are 1 to 5".into(), false)),
-                Mode::Slider => return self.set_score(|_| f64::from(d) * 10.0, After::Stay),
+                Mode::Slider => return self.type_value(d),
             },
             Action::Adjust(delta) => match mode {
                 Mode::Rank => return Some(Action::Note("ranking: K/J move, = ties".into(), false)),
@@ -830,7 +1017,7 @@ impl Screen for Annotate {
             let save = self.save_line();
             let save_h = save.as_ref().map_or(0, |l| wrapped_lines(&l.to_string(), inner.width as usize).min(3) as u16);
             let save = save.map(|l| Paragraph::new(l).wrap(Wrap { trim: true }));
-            let status = self.status();
+            let status = self.status(inner.width as usize);
             let status_h = status.iter().map(|l| wrapped_lines(&l.to_string(), inner.width as usize)).sum::<usize>().min(4) as u16;
             let status = Paragraph::new(status).wrap(Wrap { trim: false });
             let [top, save_area, body, foot] = Layout::vertical([
@@ -867,6 +1054,9 @@ impl Screen for Annotate {
             f.render_widget(Paragraph::new(lines), outputs);
             f.render_widget(Paragraph::new(b.footer), footer);
             f.render_widget(Paragraph::new(self.keys_line(foot.width as usize)), foot);
+            if self.checkpoint {
+                self.draw_checkpoint(f, body);
+            }
         }
         if let Some(g) = guide {
             let block = theme::pane(String::new(), self.guide_over);
@@ -882,14 +1072,18 @@ impl Screen for Annotate {
         }
     }
 
+    /// The campaign's mode, or `checkpoint` while the end of the training is shown.
     fn mode(&self) -> Option<&'static str> {
+        if self.checkpoint {
+            return Some(CHECKPOINT);
+        }
         self.campaign_mode().map(Mode::as_str)
     }
 
     /// A click on an output selects it (not while a change waits: the keys held are meant for
     /// the output selected when they were pressed).
     fn click(&mut self, column: u16, row: u16, _sh: &mut Shared) -> Option<Action> {
-        if self.guide_over || self.typing.is_some() || self.waiting() || self.held > 0 {
+        if self.guide_over || self.typing.is_some() || self.value.is_some() || self.checkpoint || self.waiting() || self.held > 0 {
             return None;
         }
         let OutputsAt { body, scroll, owner } = &self.outputs_at;

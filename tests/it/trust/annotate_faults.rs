@@ -130,17 +130,23 @@ pub(super) fn script(probe: &Connection, mode: Mode) -> Script {
                 }
                 Mode::Slider => {
                     for row in 0..4 {
-                        let d = 1 + (i + 2 * a + 3 * row) % 9;
-                        k_all.push_str(&d.to_string());
-                        n += 1;
-                        let mut v = 10 * d;
-                        if (i + row) % 3 == 0 {
+                        let v = 10 * (1 + (i + 2 * a + 3 * row) % 9);
+                        // Some outputs get `]` first (from nothing: 50 + 10); the value typed
+                        // then replaces it (unless it is the same) and, complete at two digits
+                        // (10 may still grow: Enter), selects the next output.
+                        let bump = (i + row) % 3 == 0;
+                        if bump {
                             k_all.push(']');
-                            v += 10;
+                            n += 1;
+                        }
+                        k_all.push_str(&v.to_string());
+                        if v == 10 {
+                            k_all.push('\r');
+                        }
+                        if !(bump && v == 60) {
                             n += 1;
                         }
                         put(row, v as f64);
-                        k_all.push('j'); // Down (an arrow key is an escape sequence a read may split)
                     }
                 }
                 Mode::Rank => {
