@@ -37,10 +37,11 @@ pub struct TabExtras {
 }
 
 /// The tab line `width` columns wide and the columns each tab takes (for clicks). When it does
-/// not fit, the separators narrow, the jobs count shortens (`2 jobs`), then the other tabs show
-/// their numbers alone (the current one keeps its name): a name is whole or absent, never cut.
+/// not fit, the separators narrow, the jobs count shortens (`2 jobs`), then tabs from the right
+/// show their number alone (the current one keeps its name): a name is whole or absent, never cut.
 pub fn tab_line<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, width: usize) -> (Line<'static>, Vec<(Range<u16>, T)>) {
-    let variants: [(bool, &str, bool); 4] = [(true, "  ", true), (true, " ", true), (true, " ", false), (false, " ", false)];
+    let all = tabs.len();
+    let variants = [(all, "  ", true), (all, " ", true), (all, " ", false)].into_iter().chain((0..all).rev().map(|n| (n, " ", false)));
     let mut last = None;
     for (names, sep, long) in variants {
         let built = build_tabs(tabs, extras, names, sep, long, true);
@@ -50,11 +51,12 @@ pub fn tab_line<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, width: usize) -> (
         last = Some(built);
     }
     // Narrower still: without the program's name.
-    let bare = build_tabs(tabs, extras, false, " ", false, false);
+    let bare = build_tabs(tabs, extras, 0, " ", false, false);
     if line_width(&bare.0) <= width { bare } else { last.unwrap_or(bare) }
 }
 
-fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, names: bool, sep: &str, long: bool, brand: bool) -> (Line<'static>, Vec<(Range<u16>, T)>) {
+/// `names`: how many tabs from the left show their name.
+fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, names: usize, sep: &str, long: bool, brand: bool) -> (Line<'static>, Vec<(Range<u16>, T)>) {
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut at = 0usize;
     let mut push = |spans: &mut Vec<Span<'static>>, text: String, style: Style| -> Range<u16> {
@@ -72,8 +74,8 @@ fn build_tabs<T: Copy>(tabs: &[Tab<T>], extras: &TabExtras, names: bool, sep: &s
         push(&mut spans, sep.into(), Style::new());
     }
     let mut areas = Vec::new();
-    for t in tabs {
-        let label = if t.current || names { format!("{} {}", t.number, t.name) } else { t.number.to_string() };
+    for (i, t) in tabs.iter().enumerate() {
+        let label = if t.current || i < names { format!("{} {}", t.number, t.name) } else { t.number.to_string() };
         let style = if t.current { theme::KEY } else { theme::MUTED };
         let r = push(&mut spans, label, style);
         areas.push((r, t.id));
@@ -336,7 +338,7 @@ mod tests {
         assert!(t.width() <= 80 && t.contains("5 Campaigns") && t.ends_with("1 job"), "{t}");
         // Narrower: the other tabs by number, never a cut name.
         let (l, areas) = tab_line(&tabs(1), &TabExtras { jobs_running: 1, ..Default::default() }, 60);
-        assert_eq!(text(&l), " tstlab  1 2 Compare 3 4 5 6 7 1 job");
+        assert_eq!(text(&l), " tstlab  1 Browse 2 Compare 3 Jobs 4 Import 5 6 7 1 job");
         assert_eq!(areas.len(), 7);
         let (l, _) = tab_line(&tabs(0), &TabExtras::default(), 160);
         assert!(text(&l).contains("1 Browse  2 Compare  3 Jobs"));
