@@ -1,9 +1,11 @@
 //! Case-study tables: for chosen items, the source, the references and each system's output
-//! (latest run, human rewrites marked `*`), in Markdown and LaTeX.
+//! (latest run, human rewrites marked `*`) with its scores where given, in Markdown and LaTeX.
 //!
-//! The Compare screen's `w` key writes the open item's case study to
-//! `case-studies/<dataset>_<source>-<target>_<n>.{md,tex}` beside the store file
-//! ([`case_dir`]).
+//! The Compare screen's `w` key writes the items tagged there (or the open one) as shown: its
+//! hidden systems left out, its scores as it rounds them, to
+//! `case-studies/<dataset>_<source>-<target>_<n>.{md,tex}` (one item) or
+//! `case-studies/<dataset>_<k>-items.{md,tex}` beside the store file ([`case_dir`], [`stem`]),
+//! never over an earlier file ([`write`]).
 
 use super::data::{io_err, Result};
 use super::tables::{latex_escape, md_escape};
@@ -34,46 +36,87 @@ pub fn find_items(store: &Store, dataset: Option<&str>, specs: &str) -> Result<V
     Ok(out)
 }
 
-fn rows(d: &ItemDetail) -> Vec<(String, String)> {
-    let mut v = vec![("source".to_owned(), d.source.clone())];
-    if let Some(c) = &d.context {
-        v.insert(0, ("context".into(), c.clone()));
-    }
-    for (i, r) in d.references.iter().enumerate() {
-        let label = if d.references.len() == 1 { "reference".into() } else { format!("reference {}", i + 1) };
-        v.push((label, r.clone()));
-    }
-    for o in &d.outputs {
-        let mark = if o.kind == "human" { "*" } else { "" };
-        v.push((format!("{}{mark}", o.system), o.text.clone()));
-    }
-    v
+/// One item of a case study: the outputs to write, in order (the Compare screen leaves out the
+/// systems it hides and puts pinned ones first), and each output's scores as shown there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseItem {
+    pub detail: ItemDetail,
+    /// Per output of `detail.outputs`, its scores as shown (`acc=0.9000`); when every list is
+    /// empty the tables have no scores column.
+    pub scores: Vec<Vec<String>>,
 }
 
-/// One Markdown table per item, under a heading with its address.
-pub fn markdown(items: &[ItemDetail]) -> String {
+impl CaseItem {
+    /// Every output of the item, without scores (`tstlab report --items`).
+    pub fn plain(detail: ItemDetail) -> CaseItem {
+        let scores = vec![Vec::new(); detail.outputs.len()];
+        CaseItem { detail, scores }
+    }
+
+    fn has_scores(&self) -> bool {
+        self.scores.iter().any(|s| !s.is_empty())
+    }
+
+    /// Label, text and scores (joined by spaces, as on the screen) of each row.
+    fn rows(&self) -> Vec<(String, String, String)> {
+        let d = &self.detail;
+        let mut v = vec![("source".to_owned(), d.source.clone(), String::new())];
+        if let Some(c) = &d.context {
+            v.insert(0, ("context".into(), c.clone(), String::new()));
+        }
+        for (i, r) in d.references.iter().enumerate() {
+            let label = if d.references.len() == 1 { "reference".into() } else { format!("reference {}", i + 1) };
+            v.push((label, r.clone(), String::new()));
+        }
+        for (i, o) in d.outputs.iter().enumerate() {
+            let mark = if o.kind == "human" { "*" } else { "" };
+            let scores = self.scores.get(i).map(|s| s.join(" ")).unwrap_or_default();
+            v.push((format!("{}{mark}", o.system), o.text.clone(), scores));
+        }
+        v
+    }
+}
+
+/// One Markdown table per item, under a heading with its address; a scores column when the
+/// item has scores.
+pub fn markdown(items: &[CaseItem]) -> String {
     let mut s = String::from("# Case study\n\n");
-    for d in items {
-        s += &format!("## {}\n\n", md_escape(&d.address()));
-        s += "| | text |\n| --- | --- |\n";
-        for (label, text) in rows(d) {
-            s += &format!("| {} | {} |\n", md_escape(&label), md_escape(&text));
+    for item in items {
+        let scored = item.has_scores();
+        s += &format!("## {}\n\n", md_escape(&item.detail.address()));
+        s += if scored { "| | text | scores |\n| --- | --- | --- |\n" } else { "| | text |\n| --- | --- |\n" };
+        for (label, text, scores) in item.rows() {
+            s += &format!("| {} | {} |", md_escape(&label), md_escape(&text));
+            if scored && scores.is_empty() {
+                s += " |";
+            } else if scored {
+                s += &format!(" {} |", md_escape(&scores));
+            }
+            s += "\n";
         }
         s += "\n";
     }
-    if items.iter().any(|d| d.outputs.iter().any(|o| o.kind == "human")) {
+    if items.iter().any(|i| i.detail.outputs.iter().any(|o| o.kind == "human")) {
         s += "\\* a human rewrite stored as a system.\n";
     }
     s
 }
 
-/// One LaTeX `table` per item (booktabs; the text column wraps).
-pub fn latex(items: &[ItemDetail]) -> String {
+/// One LaTeX `table` per item (booktabs; the text column wraps, and so does the scores column
+/// when the item has scores).
+pub fn latex(items: &[CaseItem]) -> String {
     let mut s = String::from("% tstlab case study; needs \\usepackage{booktabs}\n");
-    for d in items {
-        s += "\\begin{table}[t]\n\\centering\n\\small\n\\begin{tabular}{lp{0.72\\linewidth}}\n\\toprule\n";
-        for (i, (label, text)) in rows(d).into_iter().enumerate() {
-            s += &format!("{} & {} \\\\\n", latex_escape(&label), latex_escape(&text));
+    for item in items {
+        let scored = item.has_scores();
+        let columns = if scored { "lp{0.5\\linewidth}p{0.3\\linewidth}" } else { "lp{0.72\\linewidth}" };
+        s += &format!("\\begin{{table}}[t]\n\\centering\n\\small\n\\begin{{tabular}}{{{columns}}}\n\\toprule\n");
+        let d = &item.detail;
+        for (i, (label, text, scores)) in item.rows().into_iter().enumerate() {
+            s += &format!("{} & {}", latex_escape(&label), latex_escape(&text));
+            if scored {
+                s += &format!(" & {}", latex_escape(&scores));
+            }
+            s += " \\\\\n";
             if i == usize::from(d.context.is_some()) + d.references.len() {
                 s += "\\midrule\n";
             }
@@ -96,10 +139,24 @@ pub fn file_stem(d: &ItemDetail) -> String {
     raw.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
 }
 
+/// The file-name stem for `items`: [`file_stem`] for one, `<dataset>_<k>-items` for several of
+/// one dataset, `case-study_<k>-items` for several datasets.
+pub fn stem(items: &[CaseItem]) -> String {
+    match items {
+        [one] => file_stem(&one.detail),
+        _ => {
+            let first = items.first().map(|i| i.detail.dataset.as_str()).unwrap_or("case-study");
+            let same = items.iter().all(|i| i.detail.dataset == first);
+            let raw = format!("{}_{}-items", if same { first } else { "case-study" }, items.len());
+            raw.chars().map(|c| if c.is_alphanumeric() || matches!(c, '-' | '_' | '.') { c } else { '-' }).collect()
+        }
+    }
+}
+
 /// Writes `<stem>.md` and `<stem>.tex` into `dir` (created) as new files: when either name is
 /// taken (an earlier case study, or anything planted there, a link included), `<stem>-2`,
 /// `<stem>-3`, ...; nothing is overwritten or written through a link. Returns the two paths.
-pub fn write(dir: &Path, stem: &str, items: &[ItemDetail]) -> Result<(PathBuf, PathBuf)> {
+pub fn write(dir: &Path, stem: &str, items: &[CaseItem]) -> Result<(PathBuf, PathBuf)> {
     use std::io::Write;
     std::fs::create_dir_all(dir).map_err(|e| io_err(dir, e))?;
     for n in 1..=1000 {
@@ -153,18 +210,40 @@ mod tests {
 
     #[test]
     fn both_forms_escape_and_order_rows() {
-        let md = markdown(&[item()]);
+        let md = markdown(&[CaseItem::plain(item())]);
         assert!(md.contains("## demo/informal-\\>formal/29"), "{md}");
         assert!(md.contains("| source | u owe me $5 & 10% \\| lol\\_ |"), "{md}");
         assert!(md.contains("| reference | You owe me \\#5. |"), "{md}");
         assert!(md.contains("| A\\_1 | You owe me \\~5 \\{dollars\\}. |"), "{md}");
         assert!(md.contains("| REF\\* | ok |") && md.contains("a human rewrite"), "{md}");
-        let tex = latex(&[item()]);
+        let tex = latex(&[CaseItem::plain(item())]);
         assert!(tex.contains("source & u owe me \\$5 \\& 10\\% \\textbar{} lol\\_ \\\\\nreference & You owe me \\#5. \\\\\n\\midrule\n"), "{tex}");
         assert!(tex.contains("A\\_1 & You owe me \\textasciitilde{}5 \\{dollars\\}. \\\\"), "{tex}");
         assert!(tex.contains("\\caption{Case study: demo/informal-\\textgreater{}formal/29}"), "{tex}");
         assert_eq!(file_stem(&item()), "demo_informal-formal_29");
         assert_eq!(case_dir(Path::new("/x/y/s.sqlite")), Path::new("/x/y/case-studies"));
         assert_eq!(case_dir(Path::new(":memory:")), Path::new("./case-studies"));
+    }
+
+    /// Scores given with the outputs make a third column, empty beside the source and the
+    /// references; several items are named by their count.
+    #[test]
+    fn scores_make_a_column() {
+        let scores = vec![vec!["acc=0.9000".to_owned(), "r-bleu.nltk=12.30".to_owned()], Vec::new()];
+        let one = CaseItem { detail: item(), scores };
+        let md = markdown(std::slice::from_ref(&one));
+        assert!(md.contains("| | text | scores |\n| --- | --- | --- |\n"), "{md}");
+        assert!(md.contains("| reference | You owe me \\#5. | |\n"), "{md}");
+        assert!(md.contains("| A\\_1 | You owe me \\~5 \\{dollars\\}. | acc=0.9000 r-bleu.nltk=12.30 |\n"), "{md}");
+        assert!(md.contains("| REF\\* | ok | |\n"), "{md}");
+        let tex = latex(std::slice::from_ref(&one));
+        assert!(tex.contains("{lp{0.5\\linewidth}p{0.3\\linewidth}}"), "{tex}");
+        assert!(tex.contains("reference & You owe me \\#5. &  \\\\\n\\midrule\n"), "{tex}");
+        assert!(tex.contains("A\\_1 & You owe me \\textasciitilde{}5 \\{dollars\\}. & acc=0.9000 r-bleu.nltk=12.30 \\\\"), "{tex}");
+        assert_eq!(stem(std::slice::from_ref(&one)), "demo_informal-formal_29");
+        let mut other = one.clone();
+        other.detail.dataset = "x y".into();
+        assert_eq!(stem(&[one.clone(), one.clone()]), "demo_2-items");
+        assert_eq!(stem(&[one, other]), "case-study_2-items");
     }
 }

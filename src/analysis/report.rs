@@ -286,7 +286,8 @@ pub fn write_report(store: &Store, names: &Names, dir: &Path, opts: &ReportOptio
 
     // Case study.
     if let Some(items) = &opts.items {
-        let details = case::find_items(store, Some(&names.dataset), items)?;
+        let details: Vec<case::CaseItem> =
+            case::find_items(store, Some(&names.dataset), items)?.into_iter().map(case::CaseItem::plain).collect();
         out.write("case-study.md", &case::markdown(&details))?;
         out.write("case-study.tex", &case::latex(&details))?;
     }

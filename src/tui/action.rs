@@ -65,8 +65,12 @@ pub enum Action {
     ShowHidden,
     ToggleRemoved,
     CancelJob,
-    /// Compare: write the open item's case study (Markdown and LaTeX).
+    /// Compare: write the case study of the tagged items, or of the open one when none is
+    /// tagged (Markdown and LaTeX).
     WriteCase,
+    /// Compare: tag or untag the open item for the case study; untag every item.
+    TagItem,
+    UntagAll,
     /// Analysis: next dataset, direction (or overall), level, correlation method.
     CycleDataset,
     CyclePart,

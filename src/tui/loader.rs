@@ -41,6 +41,8 @@ pub enum Request {
     Detail(i64),
     /// The item after (or before) this one, with its detail.
     Neighbour { item_id: i64, forward: bool },
+    /// The details of several items (the items tagged for a case study), in this order.
+    Details(Vec<i64>),
     /// Every campaign with its annotators' progress.
     Campaigns,
     /// What a new campaign can be made on: datasets, their directions and systems.
@@ -92,6 +94,7 @@ pub enum Topic {
     Directions,
     Items,
     Detail,
+    Details,
     Campaigns,
     CampaignChoices,
     Results,
@@ -103,7 +106,7 @@ pub enum Topic {
     Bars,
 }
 
-const TOPICS: usize = 13;
+const TOPICS: usize = 14;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -112,6 +115,7 @@ impl Request {
             Request::Directions(_) => Topic::Directions,
             Request::Items(_) => Topic::Items,
             Request::Detail(_) | Request::Neighbour { .. } => Topic::Detail,
+            Request::Details(_) => Topic::Details,
             Request::Campaigns => Topic::Campaigns,
             Request::CampaignChoices => Topic::CampaignChoices,
             Request::Results { .. } => Topic::Results,
@@ -132,6 +136,8 @@ pub enum Reply {
     Items { query: ItemQuery, total: i64, rows: Vec<ItemRow> },
     /// `None`: no neighbour in that direction.
     Detail(Option<ItemDetail>),
+    /// The details a `Request::Details` asked for.
+    Details(Vec<ItemDetail>),
     Campaigns(Vec<CampaignSummary>),
     CampaignChoices(Vec<campaign::DatasetChoice>),
     Results(Box<(Results, Vec<Disagreement>)>),
@@ -168,6 +174,7 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
             Ok(None) => Ok(Reply::Detail(None)),
             Err(e) => Err(e),
         },
+        Request::Details(ids) => ids.iter().map(|id| store.item_detail(*id)).collect::<Result<_, _>>().map(Reply::Details),
         Request::Campaigns => return campaign::list(store).map(Reply::Campaigns).map_err(|e| e.to_string()),
         Request::CampaignChoices => return campaign::choices(store).map(Reply::CampaignChoices).map_err(|e| e.to_string()),
         Request::Results { campaign, resamples } => {

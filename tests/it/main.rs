@@ -58,6 +58,7 @@ mod tui;
 mod tui_analysis;
 mod tui_annot;
 mod tui_camp;
+mod tui_case;
 mod tui_mouse_pty;
 mod tui_lists;
 mod tui_follow;

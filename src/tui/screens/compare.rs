@@ -3,8 +3,9 @@
 //! struck through in red) and its scores. Systems can be hidden or pinned first; the choice
 //! stays while moving between items. Next and previous (`n`, `b`) step through the list Browse
 //! opened the item from (its search, filter and sort), or through the direction by index.
+//! Items can be tagged (`m`) while stepping; `w` writes a case study of the tagged items, or of
+//! the open one, as shown (`screens::case`).
 
-use crate::score::table_fmt::fmt_score;
 use crate::diff::{self, Op};
 use crate::store::{ItemDetail, OutputView};
 use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId};
@@ -13,6 +14,7 @@ use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::store::ItemQuery;
 use crate::jobs::Handle;
 use crate::transfer::regen::Regenerated;
+use crate::tui::screens::case;
 use crate::tui::screens::regen::{self, RegenState};
 use crate::tui::theme;
 use ratatui::Frame;
@@ -44,6 +46,10 @@ pub struct Compare {
     asked_step: Option<ItemQuery>,
     /// Line ranges of the shown outputs and the scroll at the last draw, for clicks.
     drawn: Drawn,
+    /// Items tagged for the case study, by id, in the order tagged.
+    pub tagged: Vec<i64>,
+    /// The tagged items asked of the loader for a case study being written.
+    asked_case: Option<Vec<i64>>,
 }
 
 /// What the last draw put where.
@@ -71,6 +77,8 @@ impl Default for Compare {
             show_regen: false,
             asked_step: None,
             drawn: Drawn::default(),
+            tagged: Vec::new(),
+            asked_case: None,
         }
     }
 }
@@ -83,16 +91,7 @@ impl Compare {
     /// The outputs shown, pinned ones first, hidden ones left out.
     pub fn shown(&self) -> Vec<&OutputView> {
         let Some(d) = &self.detail else { return Vec::new() };
-        let mut v: Vec<&OutputView> = Vec::new();
-        for name in &self.pinned {
-            v.extend(d.outputs.iter().filter(|o| &o.system == name && !self.hidden.contains(name)));
-        }
-        v.extend(
-            d.outputs
-                .iter()
-                .filter(|o| !self.pinned.contains(&o.system) && !self.hidden.contains(&o.system)),
-        );
-        v
+        case::shown(d, &self.hidden, &self.pinned)
     }
 
     fn selected_system(&self) -> Option<String> {
@@ -340,19 +339,7 @@ fn plain_words(text: &str, style: Style) -> Vec<(String, Style)> {
 }
 
 fn score_words(o: &OutputView) -> Vec<(String, Style)> {
-    let repeated = |m: &str| o.scores.iter().filter(|s| s.metric == m).count() > 1;
-    o.scores
-        .iter()
-        .map(|s| {
-            let name = if repeated(&s.metric) {
-                format!("{}@{}", s.metric, s.config.chars().take(6).collect::<String>())
-            } else {
-                s.metric.clone()
-            };
-            let value = s.value.map_or("undefined".into(), fmt_score);
-            (format!("{name}={value}"), theme::SCORE)
-        })
-        .collect()
+    case::score_texts(o).into_iter().map(|s| (s, theme::SCORE)).collect()
 }
 
 /// Appends `words` wrapped to `width` columns after a gutter and a label; continuation lines are
@@ -445,6 +432,42 @@ impl Compare {
     }
 }
 
+impl Compare {
+    /// Tags the open item for the case study, or untags it.
+    fn tag(&mut self) -> Option<Action> {
+        let id = self.detail.as_ref()?.id;
+        let note = if let Some(i) = self.tagged.iter().position(|t| *t == id) {
+            self.tagged.remove(i);
+            format!("untagged item #{id}; {} tagged", self.tagged.len())
+        } else {
+            self.tagged.push(id);
+            format!("tagged item #{id}; {} tagged (w writes them all)", self.tagged.len())
+        };
+        Some(Action::Note(note, false))
+    }
+
+    /// The case study as shown: of the tagged items (loaded first), or of the open one.
+    fn write_case(&mut self, sh: &mut Shared) -> Option<Action> {
+        if self.tagged.is_empty() {
+            let d = self.detail.as_ref()?;
+            return Some(case::write(&sh.store_path, &[case::as_shown(d, &self.hidden, &self.pinned)]));
+        }
+        self.asked_case = Some(self.tagged.clone());
+        sh.loader.request(Request::Details(self.tagged.clone()));
+        Some(Action::Note(format!("writing the case study of {} tagged item(s)…", self.tagged.len()), false))
+    }
+
+    /// The title's tag fact: whether the open item is tagged, and how many are.
+    fn tag_fact(&self, id: i64) -> Option<String> {
+        let n = self.tagged.len();
+        if self.tagged.contains(&id) {
+            Some(format!("tagged, {n} in all"))
+        } else {
+            (n > 0).then(|| format!("{n} tagged"))
+        }
+    }
+}
+
 impl Screen for Compare {
     fn id(&self) -> ScreenId {
         ScreenId::COMPARE
@@ -519,15 +542,12 @@ impl Screen for Compare {
                 return Some(Action::Note(format!("showing {n} hidden system(s) again"), false));
             }
             Action::ToggleRemoved => self.show_removed = !self.show_removed,
-            Action::WriteCase => {
-                let d = self.detail.as_ref()?;
-                let dir = crate::analysis::case::case_dir(&sh.store_path);
-                let stem = crate::analysis::case::file_stem(d);
-                return Some(match crate::analysis::case::write(&dir, &stem, std::slice::from_ref(d)) {
-                    Ok((md, tex)) => Action::Note(format!("case study written: {} and {}", md.display(), tex.display()), false),
-                    Err(e) => Action::Note(format!("case study not written: {e}"), true),
-                });
+            Action::TagItem => return self.tag(),
+            Action::UntagAll => {
+                let n = std::mem::take(&mut self.tagged).len();
+                return Some(Action::Note(format!("untagged {n} item(s)"), false));
             }
+            Action::WriteCase => return self.write_case(sh),
             Action::LaunchTransfer => {
                 let d = self.detail.as_ref()?;
                 let direction = format!("{}->{}", d.source_style, d.target_style);
@@ -571,6 +591,13 @@ impl Screen for Compare {
                 let text = if self.step == Some(false) { "this is the first item" } else { "this is the last item" };
                 return Some(Action::Note(text.into(), false));
             }
+            Ok(Reply::Details(items)) if self.asked_case.take().is_some() => {
+                let items: Vec<_> = items.iter().map(|d| case::as_shown(d, &self.hidden, &self.pinned)).collect();
+                return Some(case::write(&sh.store_path, &items));
+            }
+            Err(e) if r.topic == Topic::Details && self.asked_case.take().is_some() => {
+                return Some(Action::Note(format!("case study not written: {e}"), true));
+            }
             _ => {}
         }
         None
@@ -611,7 +638,7 @@ impl Screen for Compare {
             Some(d) => {
                 let hidden = d.outputs.iter().filter(|o| self.hidden.contains(&o.system)).count();
                 let hidden = if hidden > 0 { format!(", {hidden} hidden") } else { String::new() };
-                let mut facts = Vec::new();
+                let mut facts: Vec<String> = self.tag_fact(d.id).into_iter().collect();
                 if let Some(l) = sh.item_list.as_ref().filter(|l| l.item_id == d.id) {
                     facts.push(format!("{} of {}{}", l.position + 1, l.total, l.scope()));
                 }

@@ -1,7 +1,7 @@
 //! One module per screen, each a type implementing `screen::Screen`, and [`all`], the list the
 //! app holds. Adding a screen: its file here, its `mod` line, and one line in [`all`]. Keys of
 //! its own (and a tab key) go in the one key table, `keys.rs`, under `Context::Screen(id)`.
-//! `analysis_chart`, `campaign_form`, `launch`, `regen` and `score_menu` are parts of screens,
+//! `analysis_chart`, `campaign_form`, `case`, `launch`, `regen` and `score_menu` are parts of screens,
 //! not screens.
 //! Annotate, Results and Figures are reached from other screens, not tabs.
 
@@ -11,6 +11,7 @@ pub mod annotate;
 pub mod browse;
 pub mod campaign_form;
 pub mod campaigns;
+pub mod case;
 pub mod compare;
 pub mod figures;
 pub mod import;
