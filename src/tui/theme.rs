@@ -99,11 +99,15 @@ pub fn title(parts: &[String], drop: &[usize], width: usize) -> String {
     };
     let mut t = build(&gone);
     for &i in drop {
-        if crate::text::width(&text(&t)) <= room {
+        // The closing space may go.
+        if crate::text::width(text(&t).trim_end()) <= room {
             break;
         }
         gone.push(i);
         t = build(&gone);
+    }
+    if crate::text::width(&text(&t)) > room && crate::text::width(text(&t).trim_end()) <= room {
+        t.truncate(t.trim_end().len());
     }
     cut(&t, room)
 }
@@ -209,6 +213,20 @@ mod tests {
         let title = super::pane(" x\x1b]2;t\x07 ".into(), true);
         assert!(format!("{title:?}").contains("x␛]2;t␇"));
         assert_eq!(super::text("a\tb"), "a⇥b");
+    }
+
+    #[test]
+    fn a_title_drops_parts_in_order_before_it_is_cut() {
+        use super::title;
+        let parts = ["Annotate", "camp", "ann", "item 1/7", "neg->pos", "style strength"].map(String::from);
+        let drop = [0, 2, 1, 4];
+        assert_eq!(title(&parts, &drop, 80), " Annotate · camp · ann · item 1/7 · neg->pos · style strength ");
+        // The closing space goes first.
+        assert_eq!(title(&parts, &drop, 63), " Annotate · camp · ann · item 1/7 · neg->pos · style strength");
+        assert_eq!(title(&parts, &drop, 54), " camp · ann · item 1/7 · neg->pos · style strength ");
+        assert_eq!(title(&parts, &drop, 50), " camp · item 1/7 · neg->pos · style strength ");
+        assert_eq!(title(&parts, &drop, 30), " item 1/7 · style strength ");
+        assert!(title(&parts, &drop, 20).ends_with('…'), "{}", title(&parts, &drop, 20));
     }
 
     #[test]
