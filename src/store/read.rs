@@ -333,6 +333,24 @@ impl Store {
 
     /// One page of items and the total number matching, in one statement (the search index
     /// is read once for both).
+    /// Where the item numbered `idx` stands in the list `q` gives (from 0; its offset and limit
+    /// aside), if it is in it: the first such item when several splits have it.
+    pub fn item_position(&self, q: &ItemQuery, idx: i64) -> Result<Option<i64>> {
+        let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
+        let plan = Plan::new(&self.conn, &q.search)?;
+        let (with, search, filter) = (plan.with(), plan.sql(), q.filter.sql());
+        let sql = format!(
+            "{with} m AS NOT MATERIALIZED (
+               SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs FROM items i
+               WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2 AND ?4 = ?4 AND ?5 = ?5)
+             SELECT at FROM (SELECT i.idx, ROW_NUMBER() OVER (ORDER BY {}) - 1 AS at FROM m i)
+             WHERE idx = ?3 ORDER BY at LIMIT 1",
+            q.sort.sql()
+        );
+        let found = self.conn.query_row(&sql, params![q.direction_id, pattern, idx, 0, plan.expression()], |r| r.get(0));
+        Ok(found.optional()?)
+    }
+
     pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
         let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
         let plan = Plan::new(&self.conn, &q.search)?;

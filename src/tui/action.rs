@@ -50,6 +50,8 @@ pub enum Action {
     /// Show a screen.
     Go(ScreenId),
     Search,
+    /// Browse: type an item's number and go to it in the list.
+    GoToItem,
     CycleFilter,
     CycleSort,
     /// Reload what the screen shows from the store.

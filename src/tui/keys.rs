@@ -207,6 +207,7 @@ pub static BINDINGS: &[Binding] = &[
     bind!(BROWSE, [c('s')], Action::CycleSort, "cycle the item order", "sort"),
     bind!(BROWSE, [k(K::Enter)], Action::Open, "open: next level, or the item in Compare", "open"),
     bind!(BROWSE, [c('t')], Action::LaunchTransfer, "launch a local transfer run on the selected direction", "transfer"),
+    bind!(BROWSE, [c(':'), c('#')], Action::GoToItem, "go to item N of the direction: type its number, Enter", "item #"),
     bind!(COMPARE, [k(K::Right), c('n')], Action::NextItem, "next item", "next"),
     bind!(COMPARE, [k(K::Left), c('b')], Action::PrevItem, "previous item", "prev"),
     bind!(COMPARE, [c('x')], Action::HideSystem, "hide the selected system", "hide"),

@@ -43,6 +43,8 @@ pub enum Request {
     Neighbour { item_id: i64, forward: bool },
     /// The details of several items (the items tagged for a case study), in this order.
     Details(Vec<i64>),
+    /// Where item number `idx` stands in a list (Browse's `:`).
+    ItemAt { query: ItemQuery, idx: i64 },
     /// Every campaign with its annotators' progress.
     Campaigns,
     /// What a new campaign can be made on: datasets, their directions and systems.
@@ -113,7 +115,7 @@ impl Request {
         match self {
             Request::Datasets => Topic::Datasets,
             Request::Directions(_) => Topic::Directions,
-            Request::Items(_) => Topic::Items,
+            Request::Items(_) | Request::ItemAt { .. } => Topic::Items,
             Request::Detail(_) | Request::Neighbour { .. } => Topic::Detail,
             Request::Details(_) => Topic::Details,
             Request::Campaigns => Topic::Campaigns,
@@ -136,6 +138,8 @@ pub enum Reply {
     Items { query: ItemQuery, total: i64, rows: Vec<ItemRow> },
     /// `None`: no neighbour in that direction.
     Detail(Option<ItemDetail>),
+    /// The answer to `Request::ItemAt`: the item's place in the list, if it is in it.
+    ItemAt { query: ItemQuery, idx: i64, position: Option<i64> },
     /// The details a `Request::Details` asked for.
     Details(Vec<ItemDetail>),
     Campaigns(Vec<CampaignSummary>),
@@ -174,6 +178,9 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
             Ok(None) => Ok(Reply::Detail(None)),
             Err(e) => Err(e),
         },
+        Request::ItemAt { query, idx } => {
+            store.item_position(query, *idx).map(|position| Reply::ItemAt { query: query.clone(), idx: *idx, position })
+        }
         Request::Details(ids) => ids.iter().map(|id| store.item_detail(*id)).collect::<Result<_, _>>().map(Reply::Details),
         Request::Campaigns => return campaign::list(store).map(Reply::Campaigns).map_err(|e| e.to_string()),
         Request::CampaignChoices => return campaign::choices(store).map(Reply::CampaignChoices).map_err(|e| e.to_string()),

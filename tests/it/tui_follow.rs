@@ -95,3 +95,35 @@ fn a_new_session_starts_on_the_last_dataset() {
     pty.send("q");
     assert!(pty.wait_exit().success());
 }
+
+/// `:` N Enter goes to item N of the list; a number not in it is said, the selection stays.
+#[test]
+fn browse_goes_to_item_n() {
+    let mut app = demo_app();
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Enter);
+    keys(&mut app, ":2");
+    for (w, h) in [(80, 24), (160, 45)] {
+        let t = screen(&mut app, w, h);
+        assert!(t.contains("item #2▏") && t.contains("Enter go"), "{t}");
+        insta::assert_snapshot!(format!("follow_goto_prompt_{w}x{h}"), t);
+    }
+    keys(&mut app, "0");
+    press(&mut app, KeyCode::Enter);
+    screen(&mut app, 80, 24);
+    let b = app.screen::<Browse>();
+    assert_eq!(b.items.row(b.items.selected).map(|r| r.idx), Some(20));
+    let t = screen(&mut app, 80, 24);
+    assert!(t.contains("20      ") && !t.contains("Enter go"), "{t}");
+    keys(&mut app, ":999");
+    press(&mut app, KeyCode::Enter);
+    screen(&mut app, 80, 24);
+    assert!(app.note.as_ref().unwrap().0.contains("no item #999 in this direction"), "{:?}", app.note);
+    let b = app.screen::<Browse>();
+    assert_eq!(b.items.row(b.items.selected).map(|r| r.idx), Some(20), "the selection stays");
+    // Esc leaves the prompt without moving.
+    keys(&mut app, ":3");
+    press(&mut app, KeyCode::Esc);
+    let b = app.screen::<Browse>();
+    assert_eq!((b.jump.clone(), b.items.row(b.items.selected).map(|r| r.idx)), (None, Some(20)));
+}

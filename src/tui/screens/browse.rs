@@ -34,6 +34,8 @@ pub struct Browse {
     pub items: ItemList,
     pub search: String,
     pub typing: bool,
+    /// The item number being typed after `:` (typing is on meanwhile).
+    pub jump: Option<String>,
     pub filter: ItemFilter,
     pub sort: ItemSort,
     /// Where the last draw put each pane, and the first row each list showed (for clicks).
@@ -167,6 +169,22 @@ impl Browse {
         }
     }
 
+    /// The answer to `:N`: the item selected, or why not.
+    fn jumped(&mut self, query: &ItemQuery, idx: i64, position: Option<i64>, sh: &mut Shared) -> Option<Action> {
+        if self.query().as_ref() != Some(query) {
+            return None;
+        }
+        let Some(p) = position else {
+            let narrowed = !self.search.is_empty() || self.filter != ItemFilter::All;
+            let why = if narrowed { " in this list (search or filter narrow it)" } else { " in this direction" };
+            return Some(Action::Note(format!("no item #{idx}{why}"), true));
+        };
+        self.items.selected = p;
+        self.items.keep_visible();
+        self.fetch(sh);
+        None
+    }
+
     /// Selects the dataset at `i` (if it is not already) and makes it the one in view.
     fn choose_dataset(&mut self, i: usize, sh: &mut Shared) {
         if i != self.dataset {
@@ -284,6 +302,30 @@ impl Screen for Browse {
             Action::PageDown => self.move_in(pane, |i, _, h| i + h, sh),
             Action::Top => self.move_in(pane, |_, _, _| 0, sh),
             Action::Bottom => self.move_in(pane, |_, n, _| n - 1, sh),
+            Action::Back if self.jump.is_some() => (self.jump, self.typing) = (None, false),
+            Action::GoToItem if self.query().is_none() => {
+                return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
+            }
+            Action::GoToItem => (self.jump, self.typing, self.pane) = (Some(String::new()), true, Pane::Items),
+            Action::Char(c) if self.jump.is_some() => {
+                if c.is_ascii_digit() {
+                    self.jump.get_or_insert_default().push(c);
+                } else {
+                    return Some(Action::Note("an item number: digits only".into(), false));
+                }
+            }
+            Action::Backspace if self.jump.is_some() => {
+                self.jump.get_or_insert_default().pop();
+            }
+            Action::ClearInput if self.jump.is_some() => self.jump = Some(String::new()),
+            Action::Submit if self.jump.is_some() => {
+                let typed = self.jump.take().unwrap_or_default();
+                self.typing = false;
+                let (Ok(idx), Some(query)) = (typed.parse::<i64>(), self.query()) else {
+                    return Some(Action::Note("no item number typed".into(), false));
+                };
+                sh.loader.request(Request::ItemAt { query, idx });
+            }
             Action::Back if self.typing => {
                 self.typing = false;
                 self.search.clear();
@@ -353,6 +395,9 @@ impl Screen for Browse {
     }
 
     fn loaded(&mut self, r: &Response, sh: &mut Shared) -> Option<Action> {
+        if let Ok(Reply::ItemAt { query, idx, position }) = &r.result {
+            return self.jumped(query, *idx, *position, sh);
+        }
         if let Ok(reply) = &r.result {
             self.take(reply, sh);
         }
@@ -592,7 +637,14 @@ impl Browse {
         let selected = (total > 0).then_some((list.selected - list.top) as usize);
         let mut state = TableState::default().with_selected(selected);
         f.render_stateful_widget(table, table_area, &mut state);
-        if show_search {
+        if let Some(typed) = &self.jump {
+            let line = Line::from(vec![
+                Span::styled("item #", theme::KEY),
+                Span::raw(format!("{typed}▏")),
+                Span::styled("   Enter go · Esc cancel", theme::MUTED),
+            ]);
+            f.render_widget(Paragraph::new(line), search_area);
+        } else if show_search {
             let cursor = if self.typing { "▏" } else { "" };
             let line = Line::from(vec![
                 Span::styled("/", theme::KEY),
