@@ -41,7 +41,13 @@ pub fn sections(base: &[Context], mode: Option<&str>, locked: bool) -> Vec<Secti
             (true, Some(m)) => format!("{} · {m} mode", title(ctx)),
             _ => title(ctx),
         };
-        out.push(Section { title: heading, bindings: of(ctx, &|b| b.in_mode(mode)), show_modes: false });
+        let shown = of(ctx, &|b| b.in_mode(mode));
+        // A binding of some modes hides one of every mode with its keys (it overrides it).
+        let overridden = |b: &Binding| {
+            b.modes.is_empty() && shown.iter().any(|o| !o.modes.is_empty() && b.keys.iter().all(|k| o.keys.contains(k)))
+        };
+        let shown = shown.iter().copied().filter(|b| !overridden(b)).collect();
+        out.push(Section { title: heading, bindings: shown, show_modes: false });
         if moded && mode.is_some() {
             let others = of(ctx, &|b| !b.in_mode(mode));
             if !others.is_empty() {

@@ -122,6 +122,8 @@ impl Binding {
     pub fn in_mode(&self, mode: Option<&str>) -> bool {
         match mode {
             Some(m) if !self.modes.is_empty() => self.modes.contains(&m),
+            // Text fields are every screen's: a binding of some modes there is for those only.
+            None if self.context == Context::Input => self.modes.is_empty(),
             _ => true,
         }
     }
@@ -158,6 +160,8 @@ const WIDE: &[&str] = &["wide"];
 // A form's modes: on a choice field, in a text field.
 const CHOOSE: &[&str] = &["choose"];
 const TYPE: &[&str] = &[TYPING];
+/// The Import screen's mode while its path field is focused (`screens::import::PATH`).
+const PATH: &[&str] = &["path"];
 
 /// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
 /// keys that work only in some modes of the screen.
@@ -327,6 +331,7 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Form => TYPE, [ctrl('u')], Action::ClearInput, "empty the field (pasting works too)"),
     bind!(Input, [k(K::Enter)], Action::Submit, "finish typing (Import: start the import)"),
     bind!(Input, [k(K::Esc)], Action::Back, "stop typing (search: clear it)"),
+    bind!(Input => PATH, [k(K::Tab)], Action::NextPane, "Import's path: complete it as a shell does; nothing left to complete: next field", "complete"),
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
     bind!(Input, [k(K::Backspace)], Action::Backspace, "delete the last character"),
     bind!(Input, [ctrl('u')], Action::ClearInput, "empty the field"),
@@ -374,7 +379,9 @@ pub fn in_force(chain: &[Context], mode: Option<&str>) -> Vec<&'static Binding> 
     let mut out: Vec<&'static Binding> = Vec::new();
     for ctx in chain {
         for b in BINDINGS.iter().filter(|b| b.context == *ctx && b.in_mode(mode)) {
-            let hidden = out.iter().any(|o| o.context != b.context && b.keys.iter().all(|k| o.keys.contains(k)));
+            // A binding of some modes listed before one of every mode overrides it there.
+            let overrides = |o: &Binding| o.context != b.context || (!o.modes.is_empty() && b.modes.is_empty());
+            let hidden = out.iter().any(|o| overrides(o) && b.keys.iter().all(|k| o.keys.contains(k)));
             if !hidden {
                 out.push(b);
             }
@@ -469,6 +476,20 @@ mod tests {
         assert_eq!(key_label(K::F(1)), "F1");
     }
 
+    /// In the Import screen's path field Tab completes (its own help line and hint); in
+    /// other text fields it is the plain next field, and each shows one Tab.
+    #[test]
+    fn tab_completes_in_the_import_path() {
+        let typing = [Input, Any];
+        let tabs = |mode| in_force(&typing, mode).into_iter().filter(|b| b.keys.contains(&k(K::Tab))).map(|b| b.desc).collect::<Vec<_>>();
+        assert_eq!(tabs(Some("path")).len(), 1);
+        assert!(tabs(Some("path"))[0].contains("complete"), "{:?}", tabs(Some("path")));
+        assert_eq!(tabs(None), ["next field"]);
+        assert!(hints(&typing, Some("path")).iter().any(|(k, h)| k == "Tab" && *h == "complete"));
+        assert!(!hints(&typing, None).iter().any(|(_, h)| *h == "complete"));
+        assert_eq!(action_for(&typing, Some("path"), &key(K::Tab)), Some(Action::NextPane));
+    }
+
     fn key_label(code: KeyCode) -> String {
         Key { code, ctrl: false }.label()
     }
@@ -479,7 +500,10 @@ mod tests {
             for b in &BINDINGS[i + 1..] {
                 // Bindings of different modes of one screen may share keys.
                 let apart = !a.modes.is_empty() && !b.modes.is_empty() && a.modes.iter().all(|m| !b.modes.contains(m));
-                if a.context == b.context && !apart {
+                // A binding of some modes may come before one of every mode: it overrides it
+                // in its modes (the first match wins), and `in_force` shows only it there.
+                let overrides = !a.modes.is_empty() && b.modes.is_empty();
+                if a.context == b.context && !apart && !overrides {
                     for k in a.keys {
                         assert!(!b.keys.contains(k), "{} bound twice in {:?}", k.label(), a.context);
                     }

@@ -15,6 +15,7 @@ use tstlab::tui::keys::BINDINGS;
 use tstlab::tui::{Action, App, Loader, ScreenId};
 use tstlab::tui::screens::browse::Browse;
 use tstlab::tui::screens::compare::Compare;
+use tstlab::tui::screens::import::{Field, Import};
 
 use crate::headless::{WAIT, app_on, demo_app, demo_store, keys, press, render, row, text};
 
@@ -277,6 +278,91 @@ fn import_runs_as_a_job_and_browse_reloads() {
     press(&mut app, KeyCode::Char('3'));
     let t = text(&render(&mut app, 140, 20));
     assert!(t.contains("import items items.tsv") && t.contains("done"), "{t}");
+}
+
+/// Tab in the Import screen's path field completes it as a shell does, in a temporary folder:
+/// one match whole (a folder with `/`), several to their common start with the candidates
+/// shown (terminal-safe), no match said; with nothing left to complete Tab moves on.
+#[test]
+fn import_path_completes_with_tab() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = format!("{}/", dir.path().display());
+    for name in ["alpha.tsv", "alpine.tsv", "beta.jsonl", "bad\u{1b}[31mred.tsv", ".hidden.tsv"] {
+        std::fs::write(dir.path().join(name), "x\n").unwrap();
+    }
+    std::fs::create_dir(dir.path().join("corpus")).unwrap();
+    std::fs::write(dir.path().join("corpus/items.tsv"), "x\n").unwrap();
+    let mut app = demo_app();
+    press(&mut app, KeyCode::Char('4'));
+    press(&mut app, KeyCode::Tab);
+    let import = |app: &App| app.screen::<Import>().path.clone();
+    let field = |app: &App| app.screen::<Import>().field;
+    // The hint row says what Tab does here.
+    let t = text(&render(&mut app, 120, 24));
+    assert!(t.lines().last().unwrap().contains("Tab complete"), "{t}");
+    // A unique match: whole.
+    keys(&mut app, &format!("{root}be"));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), format!("{root}beta.jsonl"));
+    assert_eq!(field(&app), Field::Path);
+    // Several: their common start, and the candidates under the field.
+    app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    keys(&mut app, &format!("{root}a"));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), format!("{root}alp"));
+    let t = text(&render(&mut app, 120, 24));
+    assert!(t.contains("alpha.tsv  alpine.tsv"), "{t}");
+    // Tab again with nothing more to complete: the next field, the candidates gone.
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(field(&app), Field::Dataset);
+    assert!(!text(&render(&mut app, 120, 24)).contains("alpine.tsv"));
+    // A folder completes with `/`, then Tab lists in it.
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(field(&app), Field::Path);
+    app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    keys(&mut app, &format!("{root}co"));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), format!("{root}corpus/"));
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), format!("{root}corpus/items.tsv"));
+    // A whole name: Tab moves on.
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(field(&app), Field::Dataset);
+    // Every name of the folder (not the hidden one): shown terminal-safe, the escape visible.
+    press(&mut app, KeyCode::Tab);
+    press(&mut app, KeyCode::Tab);
+    app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+    keys(&mut app, &root);
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), root);
+    let buf = render(&mut app, 160, 24);
+    let t = text(&buf);
+    assert!(t.contains("alpha.tsv") && t.contains("corpus/") && !t.contains(".hidden"), "{t}");
+    assert!(!t.contains('\u{1b}') && t.contains("red.tsv"), "{t}");
+    // No match: said under the field; Tab again moves on.
+    keys(&mut app, "zz");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(import(&app), format!("{root}zz"));
+    let t = text(&render(&mut app, 160, 24));
+    assert!(t.contains("no match") && t.contains("starts with zz"), "{t}");
+    press(&mut app, KeyCode::Tab);
+    assert_eq!(field(&app), Field::Dataset);
+    // `~/` is the home folder.
+    if let Some(home) = dirs::home_dir() {
+        press(&mut app, KeyCode::Tab);
+        press(&mut app, KeyCode::Tab);
+        app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        keys(&mut app, "~");
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(import(&app), "~/");
+        let first = std::fs::read_dir(&home).unwrap().flatten().filter_map(|e| e.file_name().into_string().ok()).filter(|n| !n.starts_with('.')).min();
+        if let Some(first) = first {
+            keys(&mut app, &first);
+            press(&mut app, KeyCode::Tab);
+            assert!(import(&app).starts_with(&format!("~/{first}")), "{}", import(&app));
+        }
+    }
 }
 
 /// A job of several steps (a scoring job's metrics): the bar shows the whole job, going on

@@ -73,6 +73,16 @@ snap!(compare, |app| {
 });
 snap!(jobs, |app| press_char(app, '3'));
 snap!(import, |app| press_char(app, '4'));
+// Tab in the path field: the longest common start, the candidates under it (`+N more`). The
+// path is relative to the package folder (the tests' working folder), so the snapshot is stable.
+snap!(import_complete, |app| {
+    press_char(app, '4');
+    press(app, KeyCode::Tab);
+    for c in "tests/fixtures/complete/s".chars() {
+        press_char(app, c);
+    }
+    press(app, KeyCode::Tab);
+});
 snap!(campaigns, |app| press_char(app, '5'));
 snap!(campaign_form, |app| {
     press_char(app, '5');

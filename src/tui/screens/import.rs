@@ -1,6 +1,7 @@
 //! Import: choose a format, type a path (and a dataset name if wanted); the import runs as a
 //! background job and the Browse lists reload when it lands. Errors show file and line, wrapped
-//! under their label like long paths.
+//! under their label like long paths. Tab in the path field completes it as a shell does
+//! (names from `std::fs::read_dir`, no file opened); with nothing left to complete it moves on.
 
 use crate::import;
 use crate::jobs::{JobId, Kind, Status};
@@ -34,6 +35,23 @@ pub struct Import {
     /// The format list and the path field's first line at the last draw (for clicks).
     drawn: (Rect, usize, u16),
     path_lines: u16,
+    /// What the last Tab in the path field found, shown under it; cleared by typing.
+    completion: Option<Completion>,
+}
+
+/// The Import screen's mode while its path field is focused (Tab completes there: `keys.rs`).
+pub const PATH: &str = "path";
+
+/// How many candidates show under the path field before `+N more`.
+const CANDIDATES_SHOWN: usize = 8;
+
+/// What a Tab in the path field found for the path `typed` (the path after it).
+struct Completion {
+    typed: String,
+    /// The matching names (folders with a trailing `/`), sorted; empty: no match.
+    candidates: Vec<String>,
+    /// The folder read and the start looked for, for the no-match line.
+    looked: String,
 }
 
 /// Width of the labels (`format`, `path`, ...) before the values.
@@ -53,6 +71,24 @@ fn labelled(label: &str, value: &str, width: usize, style: Style, label_style: S
         .collect()
 }
 
+/// `names` two spaces apart, as many to a line as fit after the label column, each shown
+/// terminal-safe and whole unless it alone is wider than a line (then cut).
+fn packed(names: &[String], width: usize) -> Vec<Line<'static>> {
+    let room = width.saturating_sub(LABEL_W).max(8);
+    let mut rows: Vec<String> = Vec::new();
+    for name in names {
+        let name = theme::cut(name, room);
+        match rows.last_mut() {
+            Some(row) if theme::width(row) + 2 + theme::width(&name) <= room => {
+                row.push_str("  ");
+                row.push_str(&name);
+            }
+            _ => rows.push(name),
+        }
+    }
+    rows.into_iter().map(|r| Line::from(vec![Span::raw(" ".repeat(LABEL_W)), Span::styled(r, theme::MUTED)])).collect()
+}
+
 /// `~/x` -> `$HOME/x`; anything else as typed.
 fn expand(path: &str) -> PathBuf {
     match (path.strip_prefix("~/"), dirs::home_dir()) {
@@ -61,7 +97,94 @@ fn expand(path: &str) -> PathBuf {
     }
 }
 
+/// The entries of the folder of `typed` (`~/` expanded; none: the working folder) whose names
+/// start with its last part: `(the folder part as typed, [(name, is a folder)])`, sorted.
+/// Hidden entries only when the last part starts with `.`; names that are not UTF-8 are left
+/// out (they could not be typed back).
+fn matches(typed: &str) -> (String, Vec<(String, bool)>) {
+    let (folder, start) = match typed.rfind('/') {
+        Some(i) => typed.split_at(i + 1),
+        None => ("", typed),
+    };
+    let dir = if folder.is_empty() { PathBuf::from(".") } else { expand(folder) };
+    let mut found: Vec<(String, bool)> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            if !name.starts_with(start) || (name.starts_with('.') && !start.starts_with('.')) {
+                return None;
+            }
+            // Follows links, as a shell does: a link to a folder completes with `/`.
+            let folder = std::fs::metadata(e.path()).is_ok_and(|m| m.is_dir());
+            Some((name, folder))
+        })
+        .collect();
+    found.sort();
+    (folder.to_owned(), found)
+}
+
+/// The longest common start of `names`, whole characters.
+fn common_start(names: &[&str]) -> String {
+    let Some(first) = names.first() else { return String::new() };
+    let mut end = first.len();
+    for n in &names[1..] {
+        end = first.char_indices().zip(n.chars()).take_while(|((_, a), b)| a == b).map(|((i, a), _)| i + a.len_utf8()).last().unwrap_or(0).min(end);
+    }
+    first[..end].to_owned()
+}
+
 impl Import {
+    /// Tab in the path field: complete the path as a shell does. `false`: nothing was left to
+    /// complete (empty, a whole name, or the candidates or "no match" already shown for it),
+    /// so Tab moves to the next field.
+    fn complete(&mut self) -> bool {
+        let typed = self.path.clone();
+        let shown_already = self.completion.as_ref().is_some_and(|c| c.typed == typed);
+        if typed.trim().is_empty() {
+            return false;
+        }
+        if typed == "~" {
+            self.path.push('/');
+            self.completion = None;
+            return true;
+        }
+        let (folder, found) = matches(&typed);
+        let start = &typed[folder.len()..];
+        let shown = |(name, dir): &(String, bool)| if *dir { format!("{name}/") } else { name.clone() };
+        match found.as_slice() {
+            [] => {
+                if shown_already {
+                    return false;
+                }
+                let looked = format!("nothing in {} starts with {start}", if folder.is_empty() { "." } else { folder.as_str() });
+                self.completion = Some(Completion { typed, candidates: Vec::new(), looked });
+                true
+            }
+            [one] => {
+                let whole = format!("{folder}{}", shown(one));
+                self.completion = None;
+                if whole == typed {
+                    return false;
+                }
+                self.path = whole;
+                true
+            }
+            several => {
+                let names: Vec<&str> = several.iter().map(|(n, _)| n.as_str()).collect();
+                let common = common_start(&names);
+                if common.len() <= start.len() && shown_already {
+                    return false;
+                }
+                self.path = format!("{folder}{common}");
+                let candidates = several.iter().map(shown).collect();
+                self.completion = Some(Completion { typed: self.path.clone(), candidates, looked: String::new() });
+                true
+            }
+        }
+    }
+
     fn start(&mut self, sh: &mut Shared) -> Action {
         let formats = import::formats();
         let Some(format) = formats.get(self.format).map(|f| f.name) else {
@@ -113,6 +236,11 @@ impl Screen for Import {
         self.field != Field::Format
     }
 
+    /// `path` while the path field is focused: Tab completes there.
+    fn mode(&self) -> Option<&'static str> {
+        (self.field == Field::Path).then_some(PATH)
+    }
+
     /// Enter starts an import.
     fn writes(&self, action: &Action) -> bool {
         matches!(action, Action::Submit | Action::Open)
@@ -123,20 +251,32 @@ impl Screen for Import {
         match action {
             Action::Up if self.field == Field::Format => self.format = self.format.saturating_sub(1),
             Action::Down if self.field == Field::Format => self.format = (self.format + 1).min(n.saturating_sub(1)),
+            Action::NextPane if self.field == Field::Path && self.complete() => {}
             Action::NextPane => {
+                self.completion = None;
                 self.field = match self.field {
                     Field::Format => Field::Path,
                     Field::Path => Field::Dataset,
                     Field::Dataset => Field::Format,
                 }
             }
-            Action::Char(c) => self.text()?.push(c),
+            Action::Char(c) => {
+                self.completion = None;
+                self.text()?.push(c)
+            }
             Action::Backspace => {
+                self.completion = None;
                 self.text()?.pop();
             }
-            Action::ClearInput => self.text()?.clear(),
+            Action::ClearInput => {
+                self.completion = None;
+                self.text()?.clear()
+            }
             Action::Submit | Action::Open => return Some(self.start(sh)),
-            Action::Back if self.field != Field::Format => self.field = Field::Format,
+            Action::Back if self.field != Field::Format => {
+                self.completion = None;
+                self.field = Field::Format
+            }
             Action::Back => return Some(Action::Go(ScreenId::BROWSE)),
             _ => {}
         }
@@ -196,12 +336,25 @@ impl Screen for Import {
         self.path_lines = path.len() as u16;
         self.drawn = (left, state.offset(), inner.y + lines.len() as u16);
         lines.extend(path);
+        if let Some(c) = self.completion.as_ref().filter(|_| self.field == Field::Path) {
+            let candidates = if c.candidates.is_empty() {
+                labelled("", &format!("no match: {}", c.looked), w, theme::ERROR, theme::LABEL)
+            } else {
+                let mut names: Vec<String> = c.candidates.iter().take(CANDIDATES_SHOWN).cloned().collect();
+                if c.candidates.len() > CANDIDATES_SHOWN {
+                    names.push(format!("+{} more", c.candidates.len() - CANDIDATES_SHOWN));
+                }
+                packed(&names, w)
+            };
+            self.path_lines += candidates.len() as u16;
+            lines.extend(candidates);
+        }
         lines.extend(field("dataset", &self.dataset, self.field == Field::Dataset, "(optional: the format's default)"));
         lines.extend([
             Line::default(),
             Line::from(vec![
                 Span::styled("Tab", theme::KEY),
-                Span::raw(" next field   "),
+                Span::raw(if self.field == Field::Path { " complete   " } else { " next field   " }),
                 Span::styled("Enter", theme::KEY),
                 Span::raw(" start the import   "),
                 Span::styled("Esc", theme::KEY),
