@@ -9,14 +9,7 @@ use rusqlite::{OptionalExtension, params};
 impl Store {
     /// Item `idx` of a direction and split with its source text, if it exists.
     pub fn item_at(&self, direction: i64, split: &str, idx: i64) -> Result<Option<(i64, String)>> {
-        Ok(self
-            .conn
-            .query_row(
-                "SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
-                params![direction, split, idx],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .optional()?)
+        super::read::item_at(&self.conn, direction, split, idx)
     }
 }
 

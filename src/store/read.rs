@@ -422,13 +422,8 @@ impl Store {
         })?;
         let dataset_id = self.dataset_id(dataset)?;
         let direction_id = self.direction_id(dataset_id, direction)?;
-        self.conn
-            .query_row(
-                "SELECT id FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
-                params![direction_id, split, idx],
-                |r| r.get(0),
-            )
-            .optional()?
+        item_at(&self.conn, direction_id, split, idx)?
+            .map(|(id, _)| id)
             .ok_or_else(|| Error::NotFound(format!("item {address}")))
     }
 
@@ -547,4 +542,13 @@ pub(super) fn dataset_name(conn: &rusqlite::Connection, dataset_id: i64) -> Resu
     conn.query_row("SELECT name FROM datasets WHERE id = ?1", [dataset_id], |r| r.get(0))
         .optional()?
         .ok_or_else(|| Error::NotFound(format!("dataset #{dataset_id}")))
+}
+
+/// Item `idx` of a direction and split, with its source text, if it exists: the one statement
+/// for an item by its address (reads, the writer's checks, exchange files).
+pub(super) fn item_at(conn: &rusqlite::Connection, direction_id: i64, split: &str, idx: i64) -> Result<Option<(i64, String)>> {
+    Ok(conn
+        .prepare_cached("SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3")?
+        .query_row(params![direction_id, split, idx], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
 }

@@ -143,14 +143,7 @@ impl<'a> Writer<'a> {
         context: Option<&str>,
     ) -> Result<i64> {
         check_name("split", split)?;
-        let found: Option<(i64, String)> = self
-            .tx
-            .prepare_cached(
-                "SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3",
-            )?
-            .query_row(params![direction_id, split, idx], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        if let Some((id, old)) = found {
+        if let Some((id, old)) = super::read::item_at(&self.tx, direction_id, split, idx)? {
             if old != source {
                 return Err(Error::Invalid(format!(
                     "item {idx} ({split}) already holds a different source: {old:?}, not {source:?}"
@@ -183,11 +176,7 @@ impl<'a> Writer<'a> {
 
     /// Item `idx` of a direction and split, if it exists.
     pub fn item_by_idx(&mut self, direction_id: i64, split: &str, idx: i64) -> Result<Option<i64>> {
-        Ok(self
-            .tx
-            .prepare_cached("SELECT id FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3")?
-            .query_row(params![direction_id, split, idx], |r| r.get(0))
-            .optional()?)
+        Ok(super::read::item_at(&self.tx, direction_id, split, idx)?.map(|(id, _)| id))
     }
 
     /// The next free item index of a direction and split (1 for an empty one).
