@@ -34,7 +34,7 @@ pub struct Browse {
     pub items: ItemList,
     pub search: String,
     pub typing: bool,
-    /// The item number being typed after `:` (typing is on meanwhile).
+    /// The item number being typed after `:` (the screen is typing meanwhile).
     pub jump: Option<String>,
     pub filter: ItemFilter,
     pub sort: ItemSort,
@@ -287,7 +287,7 @@ impl Screen for Browse {
     }
 
     fn typing(&self) -> bool {
-        self.typing
+        self.typing || self.jump.is_some()
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -302,11 +302,11 @@ impl Screen for Browse {
             Action::PageDown => self.move_in(pane, |i, _, h| i + h, sh),
             Action::Top => self.move_in(pane, |_, _, _| 0, sh),
             Action::Bottom => self.move_in(pane, |_, n, _| n - 1, sh),
-            Action::Back if self.jump.is_some() => (self.jump, self.typing) = (None, false),
+            Action::Back if self.jump.is_some() => self.jump = None,
             Action::GoToItem if self.query().is_none() => {
                 return Some(Action::Note("select a direction first (Enter on a dataset)".into(), false));
             }
-            Action::GoToItem => (self.jump, self.typing, self.pane) = (Some(String::new()), true, Pane::Items),
+            Action::GoToItem => (self.jump, self.pane) = (Some(String::new()), Pane::Items),
             Action::Char(c) if self.jump.is_some() => {
                 if c.is_ascii_digit() {
                     self.jump.get_or_insert_default().push(c);
@@ -320,7 +320,6 @@ impl Screen for Browse {
             Action::ClearInput if self.jump.is_some() => self.jump = Some(String::new()),
             Action::Submit if self.jump.is_some() => {
                 let typed = self.jump.take().unwrap_or_default();
-                self.typing = false;
                 let (Ok(idx), Some(query)) = (typed.parse::<i64>(), self.query()) else {
                     return Some(Action::Note("no item number typed".into(), false));
                 };
@@ -579,7 +578,7 @@ impl Browse {
     }
 
     fn draw_items(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
-        let show_search = self.typing || !self.search.is_empty();
+        let show_search = self.typing || self.jump.is_some() || !self.search.is_empty();
         let list = &mut self.items;
         let block_title = match list.total {
             Some(0) => " Items: none match ".to_owned(),
