@@ -122,15 +122,7 @@ pub struct Loaded {
 
 impl Loaded {
     pub fn lm(&mut self, opts: &Options) -> Result<Arc<TextLm>, Unavailable> {
-        self.lm
-            .get_or_insert_with(|| {
-                let path = model_path(&opts.model);
-                if !path.exists() {
-                    return Err(missing(&opts.model, "causal LM"));
-                }
-                TextLm::load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} causal LM {}: {e}", path.display())))
-            })
-            .clone()
+        self.lm.get_or_insert_with(|| local(&opts.model, "causal LM", "causal LM", TextLm::load)).clone()
     }
 
     /// The endpoint client of `opts.endpoint` (checked once: the server answers and serves the
@@ -146,16 +138,18 @@ impl Loaded {
     }
 
     pub fn encoder(&mut self, opts: &Options) -> Result<Arc<BertEncoder>, Unavailable> {
-        self.encoder
-            .get_or_insert_with(|| {
-                let path = model_path(&opts.encoder);
-                if !path.exists() {
-                    return Err(missing(&opts.encoder, "BERTScore encoder"));
-                }
-                BertEncoder::load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} encoder {}: {e}", path.display())))
-            })
-            .clone()
+        self.encoder.get_or_insert_with(|| local(&opts.encoder, "BERTScore encoder", "encoder", BertEncoder::load)).clone()
     }
+}
+
+/// A local model named `name` (an installed one or a path), loaded with `load`: missing says
+/// what to install (`what`), a file that does not load is broken (`short` names it).
+fn local<T, E: std::fmt::Display>(name: &str, what: &str, short: &str, load: impl FnOnce(&Path) -> Result<T, E>) -> Result<Arc<T>, Unavailable> {
+    let path = model_path(name);
+    if !path.exists() {
+        return Err(missing(name, what));
+    }
+    load(&path).map(Arc::new).map_err(|e| Unavailable::Broken(format!("{BROKEN} {short} {}: {e}", path.display())))
 }
 
 /// Dialogue contexts of the selection's items (item id -> context), for `nll-app`.
