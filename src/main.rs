@@ -111,7 +111,7 @@ impl Command {
             | Command::Store(cli::store::StoreCommand::Check { .. } | cli::store::StoreCommand::Backup { .. })
             | Command::Classifier(K::Train(_) | K::Eval(_) | K::List { .. })
             | Command::Lm(L::Train(_) | L::Estimate(_) | L::Query(_) | L::List { .. })
-            | Command::Campaign(C::Status { .. } | C::Results { .. } | C::Disagreements { .. } | C::Export { .. }) => Use::Read,
+            | Command::Campaign(C::Status { .. } | C::Results { .. } | C::Disagreements { .. } | C::Export { .. } | C::Simulate(_)) => Use::Read,
             Command::Transfer(a) if a.runs => Use::Read,
             Command::Score(_)
             | Command::Classifier(K::Score(_) | K::Cola(_))

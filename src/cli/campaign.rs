@@ -1,4 +1,4 @@
-//! `tstlab campaign new|status|export|import|results|disagreements`.
+//! `tstlab campaign new|status|export|import|results|disagreements|simulate`.
 
 use super::print_json;
 use crate::human::campaign::{self, Draft, Mode, NewCampaign};
@@ -48,6 +48,9 @@ pub enum CampaignCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Replay a complete campaign as the oracle: the judgments a design (uniform or adaptive)
+    /// needs until its system ranking reaches the one all the judgments give.
+    Simulate(super::campaign_simulate::SimulateArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -156,6 +159,7 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
             }
             Ok(())
         }
+        CampaignCommand::Simulate(a) => super::campaign_simulate::run(store, a),
         CampaignCommand::Disagreements { name, json } => {
             let d = results::disagreements(store, &name)?;
             if json {

@@ -8,6 +8,7 @@ pub mod bench_score;
 pub mod bench_store;
 pub mod bench_transfer;
 pub mod campaign;
+pub mod campaign_simulate;
 pub mod classifier;
 pub mod correlate;
 pub mod export;

@@ -1,6 +1,7 @@
 //! Human evaluation: campaigns and annotation sessions, orderings, aggregation of judgments,
 //! agreement statistics, results and the exchange of annotators' work between stores.
 
+pub mod adaptive;
 pub mod aggregate;
 pub mod agreement;
 pub mod campaign;

@@ -2,11 +2,13 @@
 //! PNG or SVG by the file extension. Text uses the DejaVu Sans font built into the binary,
 //! so figures look the same on machines without system fonts.
 
+mod curves;
 mod heatmap;
 mod intervals;
 mod scatter;
 mod tradeoff;
 
+pub use curves::Curves;
 pub use heatmap::Heatmap;
 pub use intervals::{IntervalRow, Intervals};
 pub use scatter::{Group, Marker, Scatter, PALETTE};
