@@ -103,3 +103,13 @@ snap!(help_annotate_likert, |app| {
     annotate(app, "likert");
     press_char(app, '?');
 });
+// A comment typed with `c` and stored with Enter, then flagged unsure with `f`.
+snap!(annotate_note, |app| {
+    annotate(app, "likert");
+    press_char(app, 'c');
+    for ch in "is this sarcasm?".chars() {
+        press_char(app, ch);
+    }
+    press(app, KeyCode::Enter);
+    press_char(app, 'f');
+});
