@@ -623,7 +623,7 @@ impl Annotate {
             return format!("not stored: {} · Enter stores the order shown · Esc drops it", rankedit::format(d));
         }
         if s.entry().skipped {
-            return "stored: skipped, no judgments · f: judge it after all · Enter: next unfinished".into();
+            return "stored: skipped, no judgments · Enter: next unfinished".into();
         }
         match (s.campaign.def.mode, self.groups()) {
             (Mode::Rank, Some(g)) => format!("stored: {} · Enter: next unfinished", rankedit::format(&g)),
