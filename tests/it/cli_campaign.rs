@@ -122,4 +122,13 @@ fn results_and_exports_carry_the_notes() {
     let r2 = json(&tstlab(home.path(), &two, &["campaign", "results", "c", "--resamples", "20", "--json"]));
     assert_eq!(r2["item_notes"].as_array().unwrap().len(), 2);
     assert_eq!(r2["per_annotator"][0]["skipped"].as_u64(), Some(1));
+    // `tstlab merge` carries them too: into a new store, and again into one that has them.
+    let three = home.path().join("three.sqlite");
+    for _ in 0..2 {
+        tstlab(home.path(), &one, &["merge", one.to_str().unwrap(), "--into", three.to_str().unwrap()]);
+        let r3 = json(&tstlab(home.path(), &three, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+        let r1 = json(&tstlab(home.path(), &one, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+        assert_eq!(r3["item_notes"], r1["item_notes"]);
+        assert_eq!(r3["per_annotator"], r1["per_annotator"]);
+    }
 }
