@@ -147,6 +147,19 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
                     c.file
                 );
             }
+            if r.notes_added + r.notes_unchanged + r.note_conflicts.len() > 0 {
+                crate::outln!("notes: {} added, {} unchanged, {} conflict(s)", r.notes_added, r.notes_unchanged, r.note_conflicts.len());
+            }
+            for c in &r.note_conflicts {
+                crate::outln!(
+                    "note conflict: {} {}{}: stored {} kept, file has {}",
+                    Safe(&c.annotator),
+                    Safe(&c.item),
+                    if c.repeat { " (repeat)" } else { "" },
+                    Safe(c.stored.words()),
+                    Safe(c.file.words())
+                );
+            }
             Ok(())
         }
         CampaignCommand::Results { name, resamples, json } => {

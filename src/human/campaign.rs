@@ -529,8 +529,8 @@ impl AnnotatorProgress {
     }
 }
 
-/// Per queue entry of `annotator_id`: (training, repeat, judgments stored, ms).
-pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Result<Vec<(bool, bool, usize, i64)>> {
+/// Per queue entry of `annotator_id`: (training, repeat, judgments stored, ms, skipped).
+pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Result<Vec<crate::store::EntryCount>> {
     Ok(store.entry_counts(campaign_id, annotator_id)?)
 }
 
@@ -550,8 +550,9 @@ pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
             ms: 0,
             at: None,
         };
-        for (training, repeat, n, ms) in entry_counts(store, c.id, id)? {
-            let done = usize::from(n >= full);
+        for (training, repeat, n, ms, skipped) in entry_counts(store, c.id, id)? {
+            // A skipped showing is done without judgments.
+            let done = usize::from(n >= full || skipped);
             p.ms += ms;
             match (training, repeat) {
                 (true, _) => (p.training += 1, p.training_done += done),

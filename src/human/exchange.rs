@@ -8,7 +8,9 @@
 //! - `entry`: one queue showing: `annotator`, `seq`, `direction`, `split`, `idx`, `training`,
 //!   `repeat`, `display` (system names in display order), `ms` (time spent), `visits`;
 //! - `judgment`: `annotator`, `direction`, `split`, `idx`, `repeat`, `system`, `aspect`, `value`;
-//! - `position`: `annotator`, `seq`, `aspect` (where they stopped).
+//! - `position`: `annotator`, `seq`, `aspect` (where they stopped);
+//! - `note`: `annotator`, `direction`, `split`, `idx`, `repeat`, `comment`, `flag` (`unsure`,
+//!   `skip` or null): the annotator's note on one showing.
 //!
 //! Everything is addressed by dataset, direction, item index and system name, never by row id,
 //! so a file imports into any store holding the same dataset. Importing creates the campaign
@@ -24,6 +26,7 @@
 
 use crate::human::campaign::{self, Campaign, CampaignItem, CampaignSystem, Definition, Error, Mode, Result, REFERENCE_SYSTEM};
 use crate::human::imported::Imported;
+use crate::human::note::{self, Flag};
 use crate::human::ordering::{Ordering, TieRule};
 use crate::store::{Judgment, QueueRow, Store, check_name};
 use serde::{Deserialize, Serialize};
@@ -78,6 +81,14 @@ pub enum Line {
         value: f64,
     },
     Position { annotator: String, seq: usize, aspect: String },
+    Note {
+        annotator: String,
+        #[serde(flatten)]
+        at: ItemAddress,
+        repeat: bool,
+        comment: String,
+        flag: Option<Flag>,
+    },
 }
 
 fn address(c: &Campaign, item_id: i64) -> Option<ItemAddress> {
@@ -148,6 +159,10 @@ pub fn export(store: &Store, campaign: &str, annotator: &str) -> Result<Vec<Line
     }
     if let Some((seq, aspect)) = store.annotation_position(c.id, a)? {
         lines.push(Line::Position { annotator: annotator.to_owned(), seq: seq as usize, aspect });
+    }
+    for n in store.annotator_notes(c.id, a)? {
+        let flag = n.flag.as_deref().and_then(Flag::parse);
+        lines.push(Line::Note { annotator: annotator.to_owned(), at: at(n.item_id)?, repeat: n.repeat, comment: n.comment, flag });
     }
     Ok(lines)
 }
@@ -235,6 +250,7 @@ pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
         .collect();
     let mut entries: HashMap<(&str, usize), usize> = HashMap::new();
     let mut judged: HashMap<(&str, &ItemAddress, bool, &str, &str), usize> = HashMap::new();
+    let mut noted: HashMap<(&str, &ItemAddress, bool), usize> = HashMap::new();
     // Rank judgments per annotator, item, showing and aspect: (value, line) of each system.
     let mut rankings: BTreeMap<RankSet<'_>, Vec<(f64, usize)>> = BTreeMap::new();
     for (k, l) in lines.iter().enumerate().skip(1) {
@@ -273,6 +289,22 @@ pub fn check(lines: &[Line], at: &dyn Fn(usize) -> String) -> Result<()> {
                 if def.mode == Mode::Rank {
                     let key = (annotator.as_str(), format!("{}/{}/{}", a.direction, a.split, a.idx), *repeat, aspect.as_str());
                     rankings.entry(key).or_default().push((*value, k));
+                }
+            }
+            Line::Note { annotator, at: a, repeat, comment, flag } => {
+                if !queued.contains(annotator.as_str()) {
+                    return Err(bad(k, format!("note of {annotator:?}, who has no queue lines")));
+                }
+                item_ok(k, a)?;
+                text_ok(k, "a comment", comment)?;
+                if comment.is_empty() && flag.is_none() {
+                    return Err(bad(k, "a note without a comment or a flag".into()));
+                }
+                if comment.chars().count() > note::MAX_COMMENT {
+                    return Err(bad(k, format!("a comment longer than {} characters", note::MAX_COMMENT)));
+                }
+                if let Some(first) = noted.insert((annotator, a, *repeat), k) {
+                    return Err(bad(k, format!("the same note given twice: first at {}", at(first))));
                 }
             }
             Line::Position { annotator, aspect, .. } => {
@@ -318,6 +350,16 @@ pub struct Conflict {
     pub file: f64,
 }
 
+/// A note stored otherwise than the file's (the stored one is kept).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NoteConflict {
+    pub annotator: String,
+    pub item: String,
+    pub repeat: bool,
+    pub stored: note::Note,
+    pub file: note::Note,
+}
+
 #[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ImportReport {
     pub campaign: String,
@@ -327,6 +369,9 @@ pub struct ImportReport {
     pub judgments_added: usize,
     pub judgments_unchanged: usize,
     pub conflicts: Vec<Conflict>,
+    pub notes_added: usize,
+    pub notes_unchanged: usize,
+    pub note_conflicts: Vec<NoteConflict>,
 }
 
 /// Merges exported lines into `store` (one transaction, the campaign it creates included).
@@ -441,6 +486,26 @@ pub fn import(store: &mut Store, lines: &[Line]) -> Result<ImportReport> {
                     None => {
                         w.put_judgment(&judgment, *repeat)?;
                         report.judgments_added += 1;
+                    }
+                }
+            }
+            Line::Note { annotator, at, repeat, comment, flag } => {
+                let a = *ids.get(annotator).ok_or_else(|| Error::Invalid(format!("note of {annotator:?}, who has no queue lines")))?;
+                let item = find_item(at)?;
+                let file = note::Note { comment: comment.clone(), flag: *flag };
+                match w.item_note(c.id, a, item, *repeat)? {
+                    Some(row) => {
+                        let stored = note::Note::from_row(Some(&row));
+                        if stored == file {
+                            report.notes_unchanged += 1;
+                        } else {
+                            let item = format!("{}/{}/{}", c.def.dataset, at.direction, at.idx);
+                            report.note_conflicts.push(NoteConflict { annotator: annotator.clone(), item, repeat: *repeat, stored, file });
+                        }
+                    }
+                    None => {
+                        w.put_item_note(c.id, a, item, *repeat, comment, flag.map(Flag::as_str))?;
+                        report.notes_added += 1;
                     }
                 }
             }

@@ -8,6 +8,7 @@ pub mod campaign;
 pub mod exchange;
 pub mod flags;
 pub mod imported;
+pub mod note;
 pub mod ordering;
 pub mod rankedit;
 pub mod saver;

@@ -10,6 +10,8 @@ use unicode_width::UnicodeWidthStr;
 
 /// The annotators section lists this many; `--json` has every one.
 pub const MAX_ANNOTATOR_ROWS: usize = 50;
+/// Notes listed in the text results (`--json` has all).
+pub const MAX_NOTE_ROWS: usize = 50;
 
 /// Section names, in order.
 pub const SECTIONS: [&str; 5] = ["ranks", "bradley-terry", "scores", "agreement", "annotators"];
@@ -294,6 +296,30 @@ fn annotators(r: &Results) -> Vec<String> {
     }
     if r.per_annotator.len() > MAX_ANNOTATOR_ROWS {
         out.push(format!("… {} more annotator(s) (--json lists every one)", r.per_annotator.len() - MAX_ANNOTATOR_ROWS));
+    }
+    out.extend(notes(r));
+    out
+}
+
+/// The annotators' notes: per annotator the items skipped (no judgments, left out of every
+/// number above), flagged unsure and commented, then the notes themselves; nothing when there
+/// are none.
+fn notes(r: &Results) -> Vec<String> {
+    if r.item_notes.is_empty() {
+        return Vec::new();
+    }
+    let mut out = vec![String::new(), "Notes: items skipped (no judgments, left out above), flagged unsure, commented".to_owned()];
+    for a in r.per_annotator.iter().filter(|a| a.skipped + a.unsure + a.comments > 0) {
+        out.push(format!("  {}: {} skipped · {} unsure · {} comment(s)", line(&a.annotator), a.skipped, a.unsure, a.comments));
+    }
+    for n in r.item_notes.iter().take(MAX_NOTE_ROWS) {
+        let kind = if n.training { " training" } else if n.repeat { " repeat" } else { "" };
+        let flag = n.flag.map_or(String::new(), |f| format!(" [{}]", f.as_str()));
+        let comment = if n.comment.is_empty() { String::new() } else { format!(" {}", line(&n.comment)) };
+        out.push(format!("  {} {}/{}:{}{kind}{flag}{comment}", line(&n.annotator), line(&n.direction), line(&n.split), n.idx));
+    }
+    if r.item_notes.len() > MAX_NOTE_ROWS {
+        out.push(format!("  … {} more note(s) (--json lists every one)", r.item_notes.len() - MAX_NOTE_ROWS));
     }
     out
 }

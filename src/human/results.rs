@@ -26,6 +26,7 @@ use crate::human::agreement::{
 };
 use crate::human::campaign::{self, derive_seed, Campaign, Mode, Result};
 use crate::human::imported::Imported;
+use crate::human::note::Flag;
 use crate::store::Store;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -58,6 +59,8 @@ pub struct Gathered {
     pub system_level: Vec<LikertJudgment>,
     /// The directions of `system_level`: id and label, by id.
     pub system_level_directions: Vec<(i64, String)>,
+    /// The annotators' notes on their showings (comment, `unsure`, `skip`), by annotator id.
+    pub notes: Vec<(i64, crate::store::NoteRow)>,
 }
 
 /// Reads a campaign's judgments.
@@ -68,10 +71,21 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
     let item_index: HashMap<i64, usize> = c.items.iter().enumerate().map(|(i, it)| (it.item_id, i)).collect();
     let aspect_index: HashMap<&str, usize> = c.def.aspects.iter().enumerate().map(|(i, a)| (a.as_str(), i)).collect();
     let n = c.systems.len();
+    let notes = store.campaign_notes(c.id)?;
+    // A skipped showing has no judgments (the annotate screen keeps it so); any a merge
+    // brought in are left out.
+    let skipped: std::collections::HashSet<(i64, i64, bool)> = notes
+        .iter()
+        .filter(|(_, n)| n.flag.as_deref() == Some(Flag::Skip.as_str()))
+        .map(|(a, n)| (*a, n.item_id, n.repeat))
+        .collect();
     // (annotator, item index, repeat, aspect) -> values per system
     let mut values: BTreeMap<(i64, usize, bool, usize), Vec<Option<f64>>> = BTreeMap::new();
     for repeat in [false, true] {
         for j in store.campaign_judgments(c.id, repeat)? {
+            if skipped.contains(&(j.annotator_id, j.item_id, repeat)) {
+                continue;
+            }
             let (Some(&i), Some(&s), Some(&k)) = (item_index.get(&j.item_id), sys_index.get(&j.system_id), aspect_index.get(j.aspect.as_str()))
             else {
                 continue;
@@ -126,6 +140,7 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
         incomplete: 0,
         system_level,
         system_level_directions,
+        notes,
         campaign: c,
     };
     let mut counted: std::collections::HashSet<(i64, usize, bool)> = Default::default();
@@ -273,6 +288,23 @@ pub struct AnnotatorStats {
     pub first_shown_wins: Option<f64>,
     pub first_shown_expected: Option<f64>,
     pub position_judgments: usize,
+    /// Showings the annotator skipped (no judgments), flagged unsure, and commented.
+    pub skipped: usize,
+    pub unsure: usize,
+    pub comments: usize,
+}
+
+/// An annotator's note on one showing of an item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ItemNote {
+    pub annotator: String,
+    pub direction: String,
+    pub split: String,
+    pub idx: i64,
+    pub training: bool,
+    pub repeat: bool,
+    pub comment: String,
+    pub flag: Option<Flag>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -300,6 +332,8 @@ pub struct Results {
     pub likert: Vec<LikertRow>,
     pub agreement: Vec<AspectAgreement>,
     pub per_annotator: Vec<AnnotatorStats>,
+    /// Every note (comment, `unsure`, `skip`) by annotator and item.
+    pub item_notes: Vec<ItemNote>,
 }
 
 /// Computes the results of a campaign; `resamples` bootstrap resamples (seeded from the
@@ -450,6 +484,8 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
             let (items, ms) = g.time.get(id).copied().unwrap_or((0, 0));
             let sc = consistency.get(id);
             let pb = bias.get(id);
+            let mine = || g.notes.iter().filter(move |(a, _)| a == id).map(|(_, n)| n);
+            let flagged = |f: Flag| mine().filter(|n| n.flag.as_deref() == Some(f.as_str())).count();
             AnnotatorStats {
                 annotator: name.clone(),
                 judged_items: items,
@@ -461,6 +497,9 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
                 first_shown_wins: pb.and_then(|b| b.first_shown_win_share),
                 first_shown_expected: pb.and_then(|b| b.expected_win_share),
                 position_judgments: pb.map_or(0, |b| b.judgments),
+                skipped: flagged(Flag::Skip),
+                unsure: flagged(Flag::Unsure),
+                comments: mine().filter(|n| !n.comment.is_empty()).count(),
             }
         })
         .collect();
@@ -486,7 +525,28 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
         likert,
         agreement,
         per_annotator,
+        item_notes: item_notes(g, &annot),
     }
+}
+
+/// The notes of `g` with their annotator's name and item's address.
+fn item_notes(g: &Gathered, annot: &HashMap<i64, String>) -> Vec<ItemNote> {
+    g.notes
+        .iter()
+        .filter_map(|(a, n)| {
+            let it = g.campaign.items.iter().find(|i| i.item_id == n.item_id)?;
+            Some(ItemNote {
+                annotator: annot.get(a).cloned().unwrap_or_default(),
+                direction: it.direction.clone(),
+                split: it.split.clone(),
+                idx: it.idx,
+                training: it.training,
+                repeat: n.repeat,
+                comment: n.comment.clone(),
+                flag: n.flag.as_deref().and_then(Flag::parse),
+            })
+        })
+        .collect()
 }
 
 /// What an imported campaign's files do not allow, and how its numbers were made.

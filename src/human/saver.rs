@@ -3,7 +3,7 @@
 //! scoring run may hold it).
 //!
 //! Two kinds of work, in the order they were asked for:
-//! - **changes** (judgments of one item and aspect; undo, redo): one attempt per request, in one
+//! - **changes** (judgments of one item and aspect; a note on one item; undo, redo): one attempt per request, in one
 //!   transaction with the history row and the bookkeeping below. The answer says saved, or why
 //!   not ([`SaveError`]: busy, read-only, full, I/O). A failed attempt leaves the store as it
 //!   was, so asking again is safe: a change lands once or not at all. The caller decides when
@@ -11,6 +11,7 @@
 //! - **bookkeeping** (the position, time spent per entry, visits): merged here and written with
 //!   the next change, or alone when nothing else is waiting; retried quietly until it lands.
 
+use super::note::{self, Note};
 use crate::store::{self, Failure, Store, Writer};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, HashMap};
@@ -119,6 +120,8 @@ pub struct Target {
 pub enum Job {
     /// The values of one entry and aspect, per system: before (for undo) and after.
     Values { target: Target, aspect: String, before: Values, after: Values },
+    /// The note (comment and flag) of one entry: before (for undo) and after.
+    Note { target: Target, before: Note, after: Note },
     /// Undo (or redo) the latest change anywhere in the queue.
     Step { undo: bool },
 }
@@ -130,6 +133,10 @@ pub enum Outcome {
     /// Undo/redo: the entry and aspect it changed, and per system the values it found there
     /// (`before`) and put back (`after`).
     Stepped { seq: usize, aspect: String, before: Values, after: Values },
+    /// A note stored.
+    Noted,
+    /// Undo/redo of a note: the entry, and the note it found there and put back.
+    NoteStepped { seq: usize, before: Note, after: Note },
     /// Undo/redo with nothing to undo/redo.
     NothingToStep,
 }
@@ -342,6 +349,11 @@ impl Worker {
                     w.log_change(c, a, target.seq as i64, aspect, &to_json(before), &to_json(after))?;
                     Outcome::Values
                 }
+                Job::Note { target, before, after } => {
+                    w.put_item_note(c, a, target.item_id, target.repeat, &after.comment, after.flag.map(note::Flag::as_str))?;
+                    w.log_change(c, a, target.seq as i64, note::LOG_ASPECT, &before.to_json(), &after.to_json())?;
+                    Outcome::Noted
+                }
                 Job::Step { undo } => step(w, c, a, *undo)?,
             };
             Ok((outcome, w.judgments_stored(c, a)?))
@@ -361,6 +373,13 @@ fn step(w: &mut Writer, c: i64, a: i64, undo: bool) -> store::Result<Outcome> {
     let (item_id, repeat) = w
         .queue_entry(c, a, change.seq)?
         .ok_or_else(|| store::Error::Invalid(format!("history names queue position {}, beyond the queue", change.seq)))?;
+    if change.aspect == note::LOG_ASPECT {
+        let after = Note::from_json(&change.values)?;
+        let before = Note::from_row(w.item_note(c, a, item_id, repeat)?.as_ref());
+        w.put_item_note(c, a, item_id, repeat, &after.comment, after.flag.map(note::Flag::as_str))?;
+        w.set_undone(change.id, undo)?;
+        return Ok(Outcome::NoteStepped { seq: change.seq as usize, before, after });
+    }
     let values = from_json(&change.values)?;
     let mut before = Values::new();
     for &system in values.keys() {

@@ -1,6 +1,6 @@
 //! One annotator working through their queue of a campaign.
 //!
-//! Every change (the judgments of one item and aspect, an undo, a redo) is handed to the
+//! Every change (the judgments of one item and aspect, a note, an undo, a redo) is handed to the
 //! session's writer thread ([`super::saver`]) and shown as stored only once its transaction
 //! committed: until then it is *waiting* ([`Session::waiting`]), and the screen does not move
 //! on. A failed attempt (the store busy past a second, read-only, full, an I/O error) changes
@@ -16,6 +16,7 @@
 //! Time per item: the gaps between keystrokes while the item is shown, each capped at
 //! [`IDLE_CAP`] (a coffee break is not annotation time).
 
+use super::note::{Flag, Note};
 use super::saver::{Book, Event, Job, Outcome, SaveError, Saver, Target, Values};
 use crate::human::campaign::{self, Campaign, Error, Result};
 use crate::human::flags;
@@ -49,13 +50,21 @@ pub struct Entry {
     pub done: Vec<bool>,
     /// A value of some system and aspect is stored.
     pub started: bool,
+    /// The annotator skipped it (note flagged `skip`): done, without judgments.
+    pub skipped: bool,
     /// Time spent on it (milliseconds): the store's, plus what this session booked since.
     pub ms: i64,
 }
 
 impl Entry {
+    /// Every aspect judged, or skipped.
     pub fn finished(&self) -> bool {
-        self.done.iter().all(|d| *d)
+        self.skipped || self.done.iter().all(|d| *d)
+    }
+
+    /// The first aspect left to judge (none when skipped).
+    pub fn unfinished_aspect(&self) -> Option<usize> {
+        if self.skipped { None } else { self.done.iter().position(|d| !d) }
     }
 }
 
@@ -80,6 +89,8 @@ pub struct ItemView {
     pub rows: Vec<Row>,
     /// `values[aspect][row]`: what the store holds.
     pub values: Vec<Vec<Option<f64>>>,
+    /// The annotator's note on this showing, as stored.
+    pub note: Note,
 }
 
 /// Counts for the progress line.
@@ -100,6 +111,8 @@ pub struct Waiting {
     pub job: Job,
     /// For judgments: the aspect index and the values per row as entered.
     pub entered: Option<(usize, Vec<Option<f64>>)>,
+    /// For a note: the note as entered.
+    pub note: Option<Note>,
     /// An attempt is under way.
     pub in_flight: bool,
     /// Why the latest attempt failed.
@@ -113,7 +126,18 @@ impl Waiting {
     pub fn judgments(&self) -> usize {
         match &self.job {
             Job::Values { before, after, .. } => after.iter().filter(|(k, v)| before.get(k) != Some(v)).count(),
+            Job::Note { .. } => 0,
             Job::Step { .. } => 1,
+        }
+    }
+
+    /// What the change stores, for the save line: `3 judgment(s)`, `the note`, `the undo`.
+    pub fn what(&self) -> String {
+        match &self.job {
+            Job::Note { .. } => "the note".into(),
+            Job::Step { undo: true } => "the undo".into(),
+            Job::Step { undo: false } => "the redo".into(),
+            Job::Values { .. } => format!("{} judgment(s)", self.judgments()),
         }
     }
 
@@ -277,10 +301,11 @@ impl Session {
     }
 
     /// The time the unfinished entries will take at the mean time of the finished real
-    /// showings (training ones are slower, and over); `None` until [`ESTIMATE_AFTER`] of them
+    /// showings (training ones are slower, and over; skipped ones are not judged); `None` until [`ESTIMATE_AFTER`] of them
     /// have a time stored.
     pub fn time_left(&self) -> Option<Duration> {
-        let timed: Vec<i64> = self.entries.iter().filter(|e| !e.training && e.finished() && e.ms > 0).map(|e| e.ms).collect();
+        // Skipped showings are done but say nothing of the time a judged one takes.
+        let timed: Vec<i64> = self.entries.iter().filter(|e| !e.training && !e.skipped && e.finished() && e.ms > 0).map(|e| e.ms).collect();
         if timed.len() < ESTIMATE_AFTER {
             return None;
         }
@@ -343,10 +368,7 @@ impl Session {
     /// aspect; `None` when everything is done.
     pub fn next_unfinished(&self) -> Option<(usize, usize)> {
         let n = self.entries.len();
-        (1..=n).map(|k| (self.at + k) % n).find_map(|i| {
-            let e = &self.entries[i];
-            e.done.iter().position(|d| !d).map(|a| (i, a))
-        })
+        (1..=n).map(|k| (self.at + k) % n).find_map(|i| self.entries[i].unfinished_aspect().map(|a| (i, a)))
     }
 
     /// Hands `values` (per row) for the shown item and aspect to the writer; they are shown as
@@ -368,11 +390,56 @@ impl Session {
         if before == after {
             return Ok(false);
         }
+        if self.view.note.skipped() {
+            return Err(Error::Invalid("this item is skipped: f clears the flag to judge it".into()));
+        }
         let e = &self.entries[self.at];
         let target = Target { seq: self.at, item_id: e.item_id, repeat: e.repeat };
         let job = Job::Values { target, aspect: self.aspect_name().to_owned(), before, after };
-        self.start(job, Some((self.aspect, values)));
+        self.start(job, Some((self.aspect, values)), None);
         Ok(true)
+    }
+
+    /// The note shown: as entered while a change to it waits, else as stored.
+    pub fn note(&self) -> &Note {
+        match &self.waiting {
+            Some(Waiting { note: Some(n), .. }) => n,
+            _ => &self.view.note,
+        }
+    }
+
+    /// A judgment of the shown item is stored (it cannot be skipped then).
+    pub fn judged(&self) -> bool {
+        self.view.values.iter().flatten().any(Option::is_some)
+    }
+
+    /// Hands the note of the shown item to the writer, like [`Session::submit`]. False when
+    /// nothing changes; refused while another change waits, and a skip while the item has
+    /// judgments (a skipped item has none).
+    pub fn submit_note(&mut self, note: Note) -> Result<bool> {
+        if self.waiting.is_some() {
+            return Err(self.busy_error());
+        }
+        let note = Note { comment: Note::clean_comment(&note.comment), flag: note.flag };
+        if note == self.view.note {
+            return Ok(false);
+        }
+        if note.skipped() && self.judged() {
+            return Err(Error::Invalid("this item has judgments: undo them before skipping it".into()));
+        }
+        let e = &self.entries[self.at];
+        let target = Target { seq: self.at, item_id: e.item_id, repeat: e.repeat };
+        let job = Job::Note { target, before: self.view.note.clone(), after: note.clone() };
+        self.start(job, None, Some(note));
+        Ok(true)
+    }
+
+    /// The next flag of the shown item (none → unsure → skip → none; skip passed over when it
+    /// has judgments), handed to the writer.
+    pub fn cycle_flag(&mut self) -> Result<Option<Flag>> {
+        let flag = Flag::cycle(self.view.note.flag, self.judged());
+        self.submit_note(Note { comment: self.view.note.comment.clone(), flag })?;
+        Ok(flag)
     }
 
     /// Hands an undo (or redo) of the latest change to the writer.
@@ -380,18 +447,18 @@ impl Session {
         if self.waiting.is_some() {
             return Err(self.busy_error());
         }
-        self.start(Job::Step { undo }, None);
+        self.start(Job::Step { undo }, None, None);
         Ok(())
     }
 
-    fn start(&mut self, job: Job, entered: Option<(usize, Vec<Option<f64>>)>) {
+    fn start(&mut self, job: Job, entered: Option<(usize, Vec<Option<f64>>)>, note: Option<Note>) {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         let mut book = self.take_time();
         book.position = Some((self.at, self.aspect_name().to_owned()));
         self.saver.book(book);
         self.saver.attempt(ticket, job.clone());
-        self.waiting = Some(Waiting { ticket, job, entered, in_flight: true, error: None, attempts: 1, retry_at: Instant::now() });
+        self.waiting = Some(Waiting { ticket, job, entered, note, in_flight: true, error: None, attempts: 1, retry_at: Instant::now() });
     }
 
     /// Asks again at once for a change whose latest attempt failed.
@@ -480,14 +547,28 @@ impl Session {
                 }
                 self.refresh_done();
             }
-            Outcome::Stepped { seq, aspect, .. } => {
+            Outcome::Noted => {
+                if let Some(n) = w.note {
+                    self.view.note = n;
+                }
+                self.refresh_done();
+            }
+            Outcome::Stepped { seq, .. } | Outcome::NoteStepped { seq, .. } => {
                 let Some(entry) = self.entries.get(*seq) else {
                     return Update::SavedUnread(format!("history names queue position {seq}, beyond the queue"));
                 };
                 match item_view(&self.store, &self.campaign, self.annotator_id, entry) {
                     Ok(view) => {
+                        if let Outcome::Stepped { aspect, .. } = &outcome {
+                            self.aspect = self.campaign.def.aspects.iter().position(|x| x == aspect).unwrap_or(0);
+                        } else if *seq != self.at {
+                            // A note's step moves to its item; the position is bookkeeping.
+                            let mut book = self.take_time();
+                            book.visits.insert(*seq, 1);
+                            book.position = Some((*seq, self.aspect_name().to_owned()));
+                            self.saver.book(book);
+                        }
                         self.at = *seq;
-                        self.aspect = self.campaign.def.aspects.iter().position(|x| x == aspect).unwrap_or(0);
                         self.view = view;
                         self.refresh_done();
                     }
@@ -503,6 +584,14 @@ impl Session {
     /// (waiting up to a second for the lock). Scripts and tests; the screen uses `submit`.
     pub fn commit(&mut self, values: Vec<Option<f64>>) -> Result<bool> {
         if !self.submit(values)? {
+            return Ok(false);
+        }
+        self.finish().map(|_| true)
+    }
+
+    /// Stores the note of the shown item and waits for it, like [`Session::commit`].
+    pub fn commit_note(&mut self, note: Note) -> Result<bool> {
+        if !self.submit_note(note)? {
             return Ok(false);
         }
         self.finish().map(|_| true)
@@ -549,6 +638,7 @@ impl Session {
         let e = &mut self.entries[self.at];
         e.done = done;
         e.started = self.view.values.iter().flatten().any(Option::is_some);
+        e.skipped = self.view.note.skipped();
     }
 
     /// The store (read-only use: results, checks).
@@ -577,6 +667,12 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
             counts.insert((item, repeat, aspect), n);
         }
     }
+    let skipped: std::collections::HashSet<(i64, bool)> = store
+        .annotator_notes(c.id, annotator_id)?
+        .into_iter()
+        .filter(|n| n.flag.as_deref() == Some(Flag::Skip.as_str()))
+        .map(|n| (n.item_id, n.repeat))
+        .collect();
     let n_sys = c.systems.len();
     raw.into_iter()
         .map(|crate::store::QueueRow { seq, item_id, training, repeat, display, ms, .. }| {
@@ -588,7 +684,8 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
                 .map(|a| counts.get(&(item_id, repeat, a.clone())).copied().unwrap_or(0) >= n_sys)
                 .collect();
             let started = c.def.aspects.iter().any(|a| counts.get(&(item_id, repeat, a.clone())).is_some_and(|n| *n > 0));
-            Ok(Entry { seq: seq as usize, item_id, training, repeat, display, done, started, ms })
+            let skipped = skipped.contains(&(item_id, repeat));
+            Ok(Entry { seq: seq as usize, item_id, training, repeat, display, done, started, skipped, ms })
         })
         .collect()
 }
@@ -635,5 +732,6 @@ fn item_view(store: &Store, c: &Campaign, annotator_id: i64, e: &Entry) -> Resul
         references: if c.def.show_reference { d.references } else { Vec::new() },
         rows,
         values,
+        note: Note::from_row(store.item_note(c.id, annotator_id, e.item_id, e.repeat)?.as_ref()),
     })
 }

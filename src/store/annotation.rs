@@ -1,5 +1,5 @@
 //! An annotator's queue in the store: its entries, the judgments entered on it (and on its
-//! repeats), the history of changes behind undo and redo, the position and time spent. The
+//! repeats), the notes on its showings (a comment, `unsure` or `skip`), the history of changes behind undo and redo, the position and time spent. The
 //! annotate session's reads and its writer thread's writes (`human::session`, `human::saver`)
 //! are these statements, as are the reads of results and exports and the writes of a merged
 //! exchange file (`human::results`, `human::exchange`).
@@ -62,6 +62,33 @@ pub struct Logged {
     pub aspect: String,
     /// The values (JSON object of system id -> value or null).
     pub values: String,
+}
+
+/// An annotator's note on one showing of an item (`item_notes`): a comment (may be empty) and
+/// a flag (`unsure`, `skip` or none); never both empty.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NoteRow {
+    pub item_id: i64,
+    pub repeat: bool,
+    pub comment: String,
+    pub flag: Option<String>,
+}
+
+const NOTE_COLUMNS: &str = "item_id, repeat, comment, flag";
+
+fn note_row(r: &Row<'_>, at: usize) -> rusqlite::Result<NoteRow> {
+    Ok(NoteRow { item_id: r.get(at)?, repeat: r.get(at + 1)?, comment: r.get(at + 2)?, flag: r.get(at + 3)? })
+}
+
+/// The note of one showing, on any connection.
+fn note_of(conn: &Connection, c: i64, a: i64, item: i64, repeat: bool) -> Result<Option<NoteRow>> {
+    Ok(conn
+        .query_row(
+            &format!("SELECT {NOTE_COLUMNS} FROM item_notes WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3 AND repeat = ?4"),
+            params![c, a, item, repeat],
+            |r| note_row(r, 0),
+        )
+        .optional()?)
 }
 
 fn judgments_table(repeat: bool) -> &'static str {
@@ -141,6 +168,29 @@ impl Store {
             judgments_table(repeat)
         ))?;
         let rows = st.query_map(params![campaign, annotator, item], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The note of one showing of an item by an annotator, if any.
+    pub fn item_note(&self, campaign: i64, annotator: i64, item: i64, repeat: bool) -> Result<Option<NoteRow>> {
+        note_of(&self.conn, campaign, annotator, item, repeat)
+    }
+
+    /// An annotator's notes in a campaign, by item and showing.
+    pub fn annotator_notes(&self, campaign: i64, annotator: i64) -> Result<Vec<NoteRow>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT {NOTE_COLUMNS} FROM item_notes WHERE campaign_id = ?1 AND annotator_id = ?2 ORDER BY item_id, repeat"
+        ))?;
+        let rows = st.query_map(params![campaign, annotator], |r| note_row(r, 0))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Every note of a campaign with its annotator's id, by annotator, item and showing.
+    pub fn campaign_notes(&self, campaign: i64) -> Result<Vec<(i64, NoteRow)>> {
+        let mut st = self.conn.prepare(&format!(
+            "SELECT annotator_id, {NOTE_COLUMNS} FROM item_notes WHERE campaign_id = ?1 ORDER BY annotator_id, item_id, repeat"
+        ))?;
+        let rows = st.query_map([campaign], |r| Ok((r.get(0)?, note_row(r, 1)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -224,6 +274,30 @@ impl Writer<'_> {
                 |r| r.get(0),
             )
             .optional()?)
+    }
+
+    /// The note of one showing, inside this write.
+    pub fn item_note(&self, campaign: i64, annotator: i64, item: i64, repeat: bool) -> Result<Option<NoteRow>> {
+        note_of(&self.tx, campaign, annotator, item, repeat)
+    }
+
+    /// Stores an annotator's note on one showing: its comment and flag (`unsure`, `skip`);
+    /// an empty comment without a flag deletes it.
+    pub fn put_item_note(&mut self, campaign: i64, annotator: i64, item: i64, repeat: bool, comment: &str, flag: Option<&str>) -> Result<()> {
+        if comment.is_empty() && flag.is_none() {
+            self.tx.execute(
+                "DELETE FROM item_notes WHERE campaign_id = ?1 AND annotator_id = ?2 AND item_id = ?3 AND repeat = ?4",
+                params![campaign, annotator, item, repeat],
+            )?;
+            return Ok(());
+        }
+        self.tx.execute(
+            "INSERT INTO item_notes(campaign_id, annotator_id, item_id, repeat, comment, flag) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT DO UPDATE SET comment = excluded.comment, flag = excluded.flag,
+               updated_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+            params![campaign, annotator, item, repeat, comment, flag],
+        )?;
+        Ok(())
     }
 
     /// Adds a change to the history (the changes undone before it can no longer be redone).

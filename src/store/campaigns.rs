@@ -28,8 +28,9 @@ pub struct CampaignItem {
     pub training: bool,
 }
 
-/// One queue entry's progress: training, repeat, judgments stored, milliseconds spent.
-pub type EntryCount = (bool, bool, usize, i64);
+/// One queue entry's progress: training, repeat, judgments stored, milliseconds spent, skipped
+/// (its note is flagged `skip`).
+pub type EntryCount = (bool, bool, usize, i64, bool);
 
 /// One rating published for a system without its item: the `pos`-th value of the list for
 /// (direction, system, aspect).
@@ -163,10 +164,14 @@ impl Store {
                        AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id)
                  ELSE (SELECT COUNT(*) FROM repeat_judgments j WHERE j.campaign_id = q.campaign_id
                        AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id) END,
-               q.ms
+               q.ms,
+               EXISTS(SELECT 1 FROM item_notes n WHERE n.campaign_id = q.campaign_id AND n.annotator_id = q.annotator_id
+                      AND n.item_id = q.item_id AND n.repeat = q.repeat AND n.flag = 'skip')
              FROM queue q WHERE q.campaign_id = ?1 AND q.annotator_id = ?2 ORDER BY q.seq",
         )?;
-        let rows = st.query_map(params![campaign, annotator], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?)))?;
+        let rows = st.query_map(params![campaign, annotator], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?, r.get(4)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }

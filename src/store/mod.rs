@@ -27,7 +27,7 @@ pub mod shard;
 mod views;
 mod write;
 
-pub use annotation::{JudgmentRow, Logged, QueueRow};
+pub use annotation::{JudgmentRow, Logged, NoteRow, QueueRow};
 pub use campaigns::{CampaignItem, CampaignRow, EntryCount, RatingRow};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};

@@ -378,6 +378,23 @@ UPDATE items SET chars = tstlab_char_mask((SELECT d.text FROM item_doc d WHERE d
     r#"
 CREATE INDEX items_source ON items(direction_id, source);
 "#,
+    // 8: an annotator's note on one showing of an item (the real one, or its repeat): a free-text
+    // comment and a flag, `unsure` (judged, not sure) or `skip` (not judged: the showing counts
+    // as done without judgments). No row when there is neither. Undo/redo log a note in
+    // `judgment_log` with the aspect `,note` (a comma is never in an aspect's name).
+    r#"
+CREATE TABLE item_notes (
+    campaign_id INTEGER NOT NULL REFERENCES campaigns(id) ON DELETE CASCADE,
+    annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+    item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+    repeat INTEGER NOT NULL DEFAULT 0,
+    comment TEXT NOT NULL DEFAULT '',
+    flag TEXT CHECK (flag IN ('unsure', 'skip')),
+    updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    PRIMARY KEY (campaign_id, annotator_id, item_id, repeat),
+    CHECK (comment <> '' OR flag IS NOT NULL)
+) WITHOUT ROWID;
+"#,
 ];
 
 /// The schema version a fully migrated store has.

@@ -137,6 +137,10 @@ pub enum Action {
     NextUnfinished,
     Undo,
     Redo,
+    /// Annotate: write or edit the shown item's comment (a one-line field).
+    EditComment,
+    /// Annotate: the shown item's flag: none → unsure → skip → none.
+    CycleFlag,
     Guidelines,
     ToggleDiff,
     /// Scores: score the shown dataset's tstbench metrics as a background job.

@@ -298,6 +298,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(ANNOTATE, [c('u')], Action::NextUnfinished, "jump to the next unfinished item and aspect", "unfinished"),
     bind!(ANNOTATE, [c('z'), ctrl('z')], Action::Undo, "undo the last change (any item)", "undo"),
     bind!(ANNOTATE, [c('y'), ctrl('y')], Action::Redo, "redo the last undone change", "redo"),
+    bind!(ANNOTATE, [c('c')], Action::EditComment, "write or edit a comment on this item (Enter stores it, Esc cancels; empty: removed)", "comment"),
+    bind!(ANNOTATE, [c('f')], Action::CycleFlag, "flag this item: unsure, then skip (done without judgments), then none", "flag"),
     bind!(ANNOTATE, [c('i')], Action::Guidelines, "show or hide the guidelines", "guidelines"),
     bind!(ANNOTATE, [c('d')], Action::ToggleDiff, "word diff against the source on or off"),
     bind!(ANNOTATE => CHECKPOINT, [k(K::Enter)], Action::Accept, "training over: go on to the real items", "real items"),

@@ -66,3 +66,69 @@ fn campaign_commands_round_trip() {
     let d = String::from_utf8(tstlab(home.path(), &two, &["campaign", "disagreements", "c"])).unwrap();
     assert!(d.contains("disagreement"), "{d}");
 }
+
+/// Comments and flags: `campaign results` counts them per annotator and lists them (text and
+/// JSON), a skipped item (no judgments) breaks nothing, and `campaign export` / `import` carry
+/// them to another store (a second import leaves them unchanged).
+#[test]
+fn results_and_exports_carry_the_notes() {
+    use tstlab::human::note::{Flag, Note};
+    let home = tempfile::tempdir().unwrap();
+    let (one, two) = (home.path().join("one.sqlite"), home.path().join("two.sqlite"));
+    tstlab(home.path(), &one, &["demo"]);
+    tstlab(home.path(), &two, &["demo"]);
+    tstlab(home.path(), &one, &["campaign", "new", "c", "--dataset", "demo-formality", "--per-direction", "3", "--annotators", "A,B", "--mode", "likert"]);
+    for who in ["A", "B"] {
+        let mut s = Session::open(&one, "c", who, false).unwrap();
+        for seq in 0..s.entries.len() {
+            s.goto(seq, Some(0)).unwrap();
+            // A skips the last item, and is unsure of the one before, with a comment.
+            if who == "A" && seq + 1 == s.entries.len() {
+                assert!(s.commit_note(Note { comment: "unreadable \u{1b}[31m source".into(), flag: Some(Flag::Skip) }).unwrap());
+                continue;
+            }
+            for aspect in 0..s.campaign.def.aspects.len() {
+                s.goto(seq, Some(aspect)).unwrap();
+                s.commit(vec![Some(3.0); s.view.rows.len()]).unwrap();
+            }
+            if who == "A" && seq + 2 == s.entries.len() {
+                assert!(s.commit_note(Note { comment: "sarcasm?".into(), flag: Some(Flag::Unsure) }).unwrap());
+            }
+        }
+    }
+    let v = json(&tstlab(home.path(), &one, &["campaign", "status", "c", "--json"]));
+    let a = &v[0]["annotators"][0];
+    assert_eq!(a["real_done"], a["real"], "a skipped item is done: {a}");
+    let r = json(&tstlab(home.path(), &one, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+    let pa = &r["per_annotator"][0];
+    assert_eq!((pa["skipped"].as_u64(), pa["unsure"].as_u64(), pa["comments"].as_u64()), (Some(1), Some(1), Some(2)), "{pa}");
+    let notes = r["item_notes"].as_array().unwrap();
+    assert_eq!(notes.len(), 2, "{notes:?}");
+    assert!(notes.iter().any(|n| n["flag"] == "skip" && n["comment"] == "unreadable \u{1b}[31m source"), "{notes:?}");
+    assert!(notes.iter().any(|n| n["flag"] == "unsure" && n["comment"] == "sarcasm?"), "{notes:?}");
+    let text = String::from_utf8(tstlab(home.path(), &one, &["campaign", "results", "c", "--resamples", "20"])).unwrap();
+    assert!(text.contains("A: 1 skipped · 1 unsure · 2 comment(s)"), "{text}");
+    assert!(text.contains("[skip] unreadable ␛[31m source") && text.contains("[unsure] sarcasm?"), "{text}");
+    assert!(!text.contains('\u{1b}'), "no control sequence reaches the terminal");
+    assert!(text.contains("Kendall's W"), "agreement still computed: {text}");
+    let file = home.path().join("A.jsonl");
+    tstlab(home.path(), &one, &["campaign", "export", "c", "--annotator", "A", "-o", file.to_str().unwrap()]);
+    let lines = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(lines.lines().filter(|l| l.contains("\"type\":\"note\"")).count(), 2, "{lines}");
+    let r = json(&tstlab(home.path(), &two, &["campaign", "import", file.to_str().unwrap(), "--json"]));
+    assert_eq!((r["notes_added"].as_u64(), r["notes_unchanged"].as_u64()), (Some(2), Some(0)), "{r}");
+    let r = json(&tstlab(home.path(), &two, &["campaign", "import", file.to_str().unwrap(), "--json"]));
+    assert_eq!((r["notes_added"].as_u64(), r["notes_unchanged"].as_u64()), (Some(0), Some(2)), "{r}");
+    let r2 = json(&tstlab(home.path(), &two, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+    assert_eq!(r2["item_notes"].as_array().unwrap().len(), 2);
+    assert_eq!(r2["per_annotator"][0]["skipped"].as_u64(), Some(1));
+    // `tstlab merge` carries them too: into a new store, and again into one that has them.
+    let three = home.path().join("three.sqlite");
+    for _ in 0..2 {
+        tstlab(home.path(), &one, &["merge", one.to_str().unwrap(), "--into", three.to_str().unwrap()]);
+        let r3 = json(&tstlab(home.path(), &three, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+        let r1 = json(&tstlab(home.path(), &one, &["campaign", "results", "c", "--resamples", "20", "--json"]));
+        assert_eq!(r3["item_notes"], r1["item_notes"]);
+        assert_eq!(r3["per_annotator"], r1["per_annotator"]);
+    }
+}

@@ -291,3 +291,51 @@ fn two_annotators_write_at_once_without_errors_or_lost_rows() {
         assert_eq!(stored as usize, entries * 3 * 3, "{who}");
     }
 }
+
+/// A note (comment and flag) is stored through the session's writer, read back, kept through
+/// reopening; its changes are undone and redone with the judgments; an empty note is no row;
+/// the store refuses a flag other than `unsure` and `skip`.
+#[test]
+fn item_notes_are_stored_and_survive_reopening() {
+    use tstlab::human::note::{Flag, Note};
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_file(dir.path(), "s.sqlite");
+    let c = create(&path, "c", def(3, Mode::Rank), &["ann"]);
+    let mut s = Session::open(&path, "c", "ann", false).unwrap();
+    let (item, a) = (s.entry().item_id, s.annotator_id);
+    let unsure = Note { comment: "tone is odd".into(), flag: Some(Flag::Unsure) };
+    assert!(s.commit_note(unsure.clone()).unwrap());
+    assert!(!s.commit_note(unsure.clone()).unwrap(), "the same note changes nothing");
+    let row = Store::open(&path).unwrap().item_note(c.id, a, item, false).unwrap().unwrap();
+    assert_eq!((row.comment.as_str(), row.flag.as_deref()), ("tone is odd", Some("unsure")));
+    // Skipped: done without judgments, passed by next-unfinished.
+    assert!(s.commit_note(Note { comment: "tone is odd".into(), flag: Some(Flag::Skip) }).unwrap());
+    assert!(s.entry().finished() && s.entry().skipped);
+    assert_eq!(s.progress().training_done, 1);
+    assert_ne!(s.next_unfinished().map(|(seq, _)| seq), Some(0));
+    assert!(s.commit(vec![Some(1.0); s.view.rows.len()]).is_err(), "a skipped item takes no judgment");
+    drop(s);
+    let mut s = Session::open(&path, "c", "ann", false).unwrap();
+    assert_eq!(s.view.note, Note { comment: "tone is odd".into(), flag: Some(Flag::Skip) });
+    assert!(s.entries[0].skipped, "skipped after reopening");
+    // Undo puts the earlier note back, redo the later; both in the history with the judgments.
+    assert!(s.undo().unwrap());
+    assert_eq!(s.view.note, unsure);
+    assert!(!s.entries[0].skipped);
+    assert!(s.redo().unwrap());
+    assert!(s.entries[0].skipped);
+    // A judged item is never skipped: judge it (unflagged first), then skip is refused.
+    assert!(s.commit_note(Note::default()).unwrap());
+    assert!(Store::open(&path).unwrap().item_note(c.id, a, item, false).unwrap().is_none(), "an empty note is no row");
+    let sizes: Vec<usize> = s.view.rows.iter().map(|r| r.systems.len()).collect();
+    let ranks = rankedit::row_ranks(&rankedit::initial(sizes.len()), &sizes);
+    s.commit(ranks.into_iter().map(Some).collect()).unwrap();
+    let err = s.commit_note(Note { comment: String::new(), flag: Some(Flag::Skip) }).unwrap_err().to_string();
+    assert!(err.contains("undo them before skipping"), "{err}");
+    let conn = sql(&Store::open(&path).unwrap());
+    let bad = conn.execute(
+        &format!("INSERT INTO item_notes(campaign_id, annotator_id, item_id, repeat, flag) VALUES ({}, {a}, {item}, 1, 'maybe')", c.id),
+        [],
+    );
+    assert!(bad.is_err(), "the schema refuses another flag");
+}

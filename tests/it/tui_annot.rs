@@ -445,3 +445,100 @@ fn progress_estimates_the_time_left() {
     assert_eq!(time_left_words(Duration::from_secs(12 * 60 + 10)), "≈ 12 min left");
     assert_eq!(time_left_words(Duration::from_secs(65 * 60)), "≈ 1 h 05 min left");
 }
+
+fn stored_note(path: &Path, seq: usize) -> Option<(String, Option<String>)> {
+    let store = Store::open(path).unwrap();
+    let c = campaign::load(&store, "c").unwrap();
+    let a = c.annotators(&store).unwrap()[0].0;
+    let q = store.queue(c.id, a).unwrap();
+    store.item_note(c.id, a, q[seq].item_id, q[seq].repeat).unwrap().map(|n| (n.comment, n.flag))
+}
+
+/// `c` types a comment on the item (Enter stores it, Esc cancels), `f` cycles its flag none →
+/// unsure → skip → none; a skipped item counts as done ("stored: skipped"), next-unfinished
+/// passes it, its judging keys say why they do nothing; `z` takes a note's change back. Every
+/// note is in the store before the screen shows it, and is there after reopening.
+#[test]
+fn comment_and_flag_keys_store_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Rank);
+    let mut app = annotator(&path);
+    press_char(&mut app, 'c');
+    for ch in "hard to read".chars() {
+        press_char(&mut app, ch);
+    }
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("comment: hard to read▏  Enter stores · Esc cancels"), "{t}");
+    assert_eq!(stored_note(&path, 0), None, "typed, not stored");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(note(&app), "comment stored");
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), None)));
+    assert!(shot(&mut app, 80, 24).contains("note: hard to read"));
+    // Esc leaves the stored comment as it was.
+    press_char(&mut app, 'c');
+    press_char(&mut app, 'x');
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(note(&app), "comment not changed");
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), None)));
+    press_char(&mut app, 'f');
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), Some("unsure".into()))));
+    assert!(shot(&mut app, 80, 24).contains("note: hard to read · unsure"));
+    press_char(&mut app, 'f');
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), Some("skip".into()))));
+    assert_eq!(judgments(&path), 0);
+    // The only training item is skipped: the training is over; look back at it.
+    assert!(app.screen::<Annotate>().checkpoint);
+    press(&mut app, KeyCode::Esc);
+    let t = shot(&mut app, 80, 24);
+    insta::assert_snapshot!("annotate_note_skipped_80x24", t);
+    assert!(t.contains("1/5 done: training 1/1") && t.contains("stored: skipped"), "{t}");
+    assert!(t.contains("note: hard to read · skip"), "{t}");
+    insta::assert_snapshot!("annotate_note_skipped_160x45", shot(&mut app, 160, 45));
+    press_char(&mut app, 'K');
+    assert!(note(&app).contains("this item is skipped"), "{}", note(&app));
+    // Next unfinished passes the skipped item.
+    press_char(&mut app, 'u');
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().at, 1);
+    press_char(&mut app, 'b');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().at, 1, "Enter on a skipped item: the next unfinished");
+    // Undo takes the skip back (on its item), redo makes it again.
+    press_char(&mut app, 'z');
+    assert_eq!(note(&app), "undone: item 1 · note \"hard to read\" · skip → \"hard to read\" · unsure");
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), Some("unsure".into()))));
+    assert_eq!(app.screen::<Annotate>().session.as_ref().unwrap().at, 0);
+    press_char(&mut app, 'y');
+    assert_eq!(stored_note(&path, 0), Some(("hard to read".into(), Some("skip".into()))));
+    // A judged item: f goes none → unsure → none (a judged item is not skipped).
+    press_char(&mut app, 'n');
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(judgments(&path), 3);
+    press_char(&mut app, 'f');
+    assert_eq!(stored_note(&path, 1), Some((String::new(), Some("unsure".into()))));
+    assert!(note(&app).contains("an item with judgments is not skipped"), "{}", note(&app));
+    press_char(&mut app, 'f');
+    assert_eq!(stored_note(&path, 1), None);
+    // Reopened: the skipped item is done, its note shown.
+    drop(app);
+    let mut app = annotator(&path);
+    let s = app.screen::<Annotate>().session.as_ref().unwrap();
+    assert!(s.entries[0].skipped && s.entries[0].finished());
+    press_char(&mut app, 'b');
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("note: hard to read · skip"), "{t}");
+}
+
+/// A comment with control characters (from another store or a file) is shown printable.
+#[test]
+fn a_comment_is_shown_printable() {
+    use tstlab::human::note::{Flag, Note};
+    use tstlab::human::session::Session;
+    let dir = tempfile::tempdir().unwrap();
+    let path = demo_campaign(dir.path(), Mode::Likert);
+    let mut s = Session::open(&path, "c", "A", false).unwrap();
+    s.commit_note(Note { comment: "red \u{1b}[31m text".into(), flag: Some(Flag::Unsure) }).unwrap();
+    drop(s);
+    let mut app = annotator(&path);
+    let t = shot(&mut app, 80, 24);
+    assert!(t.contains("note: red ␛[31m text · unsure") && !t.contains('\u{1b}'), "{t}");
+}

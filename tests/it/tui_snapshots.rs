@@ -103,3 +103,18 @@ snap!(help_annotate_likert, |app| {
     annotate(app, "likert");
     press_char(app, '?');
 });
+// A comment typed with `c` and stored with Enter, then flagged unsure with `f` (the sizes share
+// the store: the field is emptied first, and the flag set only once).
+snap!(annotate_note, |app| {
+    annotate(app, "likert");
+    press_char(app, 'c');
+    app.key(crossterm::event::KeyEvent::new(KeyCode::Char('u'), crossterm::event::KeyModifiers::CONTROL));
+    for ch in "is this sarcasm?".chars() {
+        press_char(app, ch);
+    }
+    press(app, KeyCode::Enter);
+    let flagged = app.screen::<tstlab::tui::screens::annotate::Annotate>().session.as_ref().is_some_and(|s| s.view.note.flag.is_some());
+    if !flagged {
+        press_char(app, 'f');
+    }
+});

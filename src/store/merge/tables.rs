@@ -211,6 +211,20 @@ pub const TABLES: &[Table] = &[
         key_expr: None,
     },
     Table {
+        name: "item_notes",
+        id: false,
+        cols: &[
+            key_of("campaign_id", "campaigns"),
+            key_of("annotator_id", "annotators"),
+            key_of("item_id", "items"),
+            key("repeat"),
+            same("comment"),
+            same("flag"),
+            keep("updated_at"),
+        ],
+        key_expr: None,
+    },
+    Table {
         name: "system_ratings",
         id: false,
         cols: &[

@@ -11,6 +11,7 @@
 
 use super::compare::{diff_words, push_wrapped};
 use crate::human::campaign::Mode;
+use crate::human::note::{Flag, Note};
 use crate::human::rankedit::{self, Groups};
 use crate::human::session::{Session, Update};
 use crate::human::saver::Outcome;
@@ -38,6 +39,8 @@ pub struct Annotate {
     pub selected: usize,
     /// The ordering being typed.
     pub typing: Option<String>,
+    /// The comment being typed (`c`), not stored until Enter.
+    pub comment: Option<String>,
     /// Rank mode: the order `K`, `J` and `=` made, shown and not stored until Enter.
     pub draft: Option<Groups>,
     pub guidelines: bool,
@@ -142,6 +145,9 @@ fn folded(mut lines: Vec<Line<'static>>, owner: &[Option<usize>], selected: usiz
     (shown, scroll)
 }
 
+/// Why a key that judges does nothing on a skipped item.
+const SKIPPED: &str = "this item is skipped: f clears the flag to judge it";
+
 /// The screen's mode while the end of the training pass is shown (`Screen::mode`).
 pub const CHECKPOINT: &str = "checkpoint";
 
@@ -158,6 +164,8 @@ enum After {
     Top(String),
     /// Undo (true) or redo.
     Step(bool),
+    /// Say this.
+    Say(String),
 }
 
 impl Annotate {
@@ -167,6 +175,7 @@ impl Annotate {
         self.session = Some(s);
         self.selected = 0;
         self.typing = None;
+        self.comment = None;
         self.draft = None;
         self.after = None;
         self.value = None;
@@ -193,6 +202,7 @@ impl Annotate {
                 self.selected = 0;
                 Some(Action::Note(note, false))
             }
+            After::Say(note) => Some(Action::Note(note, false)),
             After::Step(undo) => {
                 self.selected = self.selected.min(n_rows.saturating_sub(1));
                 Some(Action::Note(self.step_note(undo, &outcome), false))
@@ -204,6 +214,9 @@ impl Annotate {
     /// removed or put back (the ranking, in rank mode).
     fn step_note(&self, undo: bool, outcome: &Outcome) -> String {
         let (verb, again) = if undo { ("undone", "restored") } else { ("redone", "stored again") };
+        if let Outcome::NoteStepped { seq, before, after } = outcome {
+            return format!("{verb}: item {} · note {} → {}", seq + 1, theme::text(&before.words()), theme::text(&after.words()));
+        }
         let Outcome::Stepped { seq, aspect, before, after } = outcome else {
             return if undo { "nothing to undo".into() } else { "nothing to redo".into() };
         };
@@ -342,6 +355,9 @@ impl Annotate {
         if self.campaign_mode() != Some(Mode::Rank) {
             return Some(Action::Note("this campaign scores outputs: digits, Left/Right".into(), false));
         }
+        if self.skipped() {
+            return Some(Action::Note(SKIPPED.into(), false));
+        }
         let row = self.selected_row()?;
         let mut g = self.shown_groups().unwrap_or_else(|| rankedit::initial(self.sizes().len()));
         if !op(&mut g, row) {
@@ -393,6 +409,9 @@ impl Annotate {
         if let Some(g) = self.draft.take() {
             return self.commit_groups(&g, After::Top(format!("stored {}", rankedit::format(&g))));
         }
+        if self.skipped() {
+            return self.next_unfinished();
+        }
         let s = self.session.as_ref()?;
         let unranked = s.values().iter().any(Option::is_none);
         if s.campaign.def.mode == Mode::Rank && unranked {
@@ -408,13 +427,87 @@ impl Annotate {
     fn next_unfinished(&mut self) -> Option<Action> {
         let s = self.session.as_ref()?;
         // Another aspect of this item first.
-        if let Some(a) = s.entry().done.iter().position(|d| !d) {
+        if let Some(a) = s.entry().unfinished_aspect() {
             return self.go(s.at, Some(a));
         }
         match s.next_unfinished() {
             Some((seq, a)) => self.go(seq, Some(a)),
             None => Some(Action::Note("every item is done: thank you!".into(), false)),
         }
+    }
+
+    /// The shown item is skipped.
+    fn skipped(&self) -> bool {
+        self.session.as_ref().is_some_and(|s| s.entry().skipped)
+    }
+
+    /// Stores the comment typed (Enter); an empty one removes it.
+    fn store_comment(&mut self) -> Option<Action> {
+        let text = self.comment.take()?;
+        let s = self.session.as_mut()?;
+        let note = Note { comment: Note::clean_comment(&text), flag: s.view.note.flag };
+        let say = if note.comment.is_empty() { "comment removed".to_owned() } else { "comment stored".to_owned() };
+        match s.submit_note(note) {
+            Ok(true) => {
+                self.after = Some(After::Say(say));
+                None
+            }
+            Ok(false) => Some(Action::Note("the comment is unchanged".into(), false)),
+            Err(e) => Some(Action::Note(format!("not saved: {e}"), true)),
+        }
+    }
+
+    /// The next flag (`f`): none → unsure → skip → none.
+    fn cycle_flag(&mut self) -> Option<Action> {
+        let s = self.session.as_mut()?;
+        let judged = s.judged();
+        match s.cycle_flag() {
+            Ok(flag) => {
+                let say = match flag {
+                    Some(Flag::Unsure) if judged => "flagged unsure (f again: no flag; an item with judgments is not skipped)".to_owned(),
+                    Some(Flag::Unsure) => "flagged unsure (f again: skip it)".to_owned(),
+                    Some(Flag::Skip) => "skipped: done without judgments (f again: no flag)".to_owned(),
+                    None => "flag removed".to_owned(),
+                };
+                self.after = Some(After::Say(say));
+                None
+            }
+            Err(e) => Some(Action::Note(format!("not saved: {e}"), true)),
+        }
+    }
+
+    /// The note line under the item: the comment and flag as stored (`…` while a change to
+    /// them waits), or the comment being typed.
+    fn note_lines(&self) -> Vec<Line<'static>> {
+        let Some(s) = &self.session else { return Vec::new() };
+        if let Some(t) = &self.comment {
+            return vec![Line::from(vec![
+                Span::styled("  comment: ", theme::LABEL),
+                Span::raw(theme::owned(t.clone())),
+                Span::styled("▏", theme::KEY),
+                Span::styled("  Enter stores · Esc cancels", theme::MUTED),
+            ])];
+        }
+        let note = s.note();
+        if note.is_empty() && s.view.note.is_empty() {
+            return Vec::new();
+        }
+        let waiting = note != &s.view.note;
+        let mut spans = vec![Span::styled("  note: ", theme::LABEL)];
+        if !note.comment.is_empty() {
+            spans.push(Span::raw(theme::owned(note.comment.clone())));
+        }
+        if let Some(f) = note.flag {
+            let sep = if note.comment.is_empty() { "" } else { " · " };
+            spans.push(Span::styled(format!("{sep}{}", f.as_str()), theme::ERROR));
+        }
+        if note.is_empty() {
+            spans.push(Span::styled("(removed)", theme::MUTED));
+        }
+        if waiting {
+            spans.push(Span::styled("…", theme::LABEL));
+        }
+        vec![Line::from(spans)]
     }
 
     /// The item's lines at `width`, and for each line the position of the output it shows.
@@ -496,6 +589,7 @@ impl Annotate {
             owner.resize(out.len(), Some(pos));
         }
         body.footer.push(Line::styled(format!("  {}", self.entered_summary()), theme::LABEL));
+        body.footer.extend(self.note_lines());
         if let Some(t) = &self.value {
             let n: u32 = t.parse().unwrap_or(0);
             let more = if n == 10 { "0 makes 100".to_owned() } else { format!("a digit more: {}-{}", n * 10, n * 10 + 9) };
@@ -528,6 +622,9 @@ impl Annotate {
         if let Some(d) = &self.draft {
             return format!("not stored: {} · Enter stores the order shown · Esc drops it", rankedit::format(d));
         }
+        if s.entry().skipped {
+            return "stored: skipped, no judgments · Enter: next unfinished".into();
+        }
         match (s.campaign.def.mode, self.groups()) {
             (Mode::Rank, Some(g)) => format!("stored: {} · Enter: next unfinished", rankedit::format(&g)),
             (Mode::Rank, None) => "not ranked yet · Enter stores the order shown".into(),
@@ -549,7 +646,16 @@ impl Annotate {
             (Mode::Slider, None) => vec![("0-9", "type 0-100, next at 2 digits"), ("←/→", "±1"), ("[ ]", "±10"), ("Enter", "next")],
         };
         if !self.checkpoint && self.value.is_none() {
-            keys.extend([("z", "undo"), ("b n", "prev/next item"), ("y", "redo"), ("Tab", "aspect"), ("u", "unfinished"), ("i", "guide")]);
+            keys.extend([
+                ("z", "undo"),
+                ("b n", "prev/next item"),
+                ("y", "redo"),
+                ("Tab", "aspect"),
+                ("u", "unfinished"),
+                ("c", "comment"),
+                ("f", "flag"),
+                ("i", "guide"),
+            ]);
         }
         let mut spans = vec![Span::raw(" ")];
         let mut used = 1;
@@ -573,16 +679,16 @@ impl Annotate {
             let e = s.book_error.as_ref()?;
             return Some(Line::styled(theme::owned(format!(" position and time not saved yet: {e} (judgments are not affected)")), theme::MUTED));
         };
-        let n = w.judgments();
+        let n = w.what();
         Some(match &w.error {
-            None => Line::styled(format!(" saving {n} judgment(s)…{held}"), theme::LABEL),
+            None => Line::styled(format!(" saving {n}…{held}"), theme::LABEL),
             Some(e) => {
                 let when = match w.retry_in() {
                     Some(d) if !d.is_zero() => format!("retrying in {:.0} s", d.as_secs_f64().ceil()),
                     _ => "retrying".into(),
                 };
                 Line::styled(
-                    theme::owned(format!(" ✗ NOT SAVED YET: {e}. {n} judgment(s) waiting{held}; {when} (a key: now, Esc: drop held keys)")),
+                    theme::owned(format!(" ✗ NOT SAVED YET: {e}. {n} waiting{held}; {when} (a key: now, Esc: drop held keys)")),
                     theme::ERROR,
                 )
             }
@@ -632,7 +738,11 @@ impl Annotate {
             spans.push(Span::raw(" "));
         }
         let done = e.done.iter().filter(|d| **d).count();
-        spans.push(Span::styled(format!(" {done}/{} done", e.done.len()), theme::MUTED));
+        if e.skipped {
+            spans.push(Span::styled(" skipped", theme::OK));
+        } else {
+            spans.push(Span::styled(format!(" {done}/{} done", e.done.len()), theme::MUTED));
+        }
         lines.push(Line::from(spans));
         lines
     }
@@ -786,6 +896,9 @@ impl Screen for Annotate {
     }
 
     fn unstored(&self) -> Option<String> {
+        if self.comment.is_some() {
+            return Some("the comment typed is not stored: Enter stores it".into());
+        }
         if let Some(t) = &self.value {
             return Some(format!("the value typed ({t}) is not stored: Enter stores it"));
         }
@@ -837,7 +950,7 @@ impl Screen for Annotate {
     }
 
     fn typing(&self) -> bool {
-        self.typing.is_some()
+        self.typing.is_some() || self.comment.is_some()
     }
 
     fn handle(&mut self, action: Action, sh: &mut Shared) -> Option<Action> {
@@ -845,8 +958,25 @@ impl Screen for Annotate {
         s.touch();
         let mode = s.campaign.def.mode;
         let n_rows = s.view.rows.len();
+        let skipped = s.entry().skipped;
         // The app holds other keys while a change waits (`Screen::pending`).
         if s.waiting.is_some() && !is_view_only(&action) {
+            return None;
+        }
+        if let Some(t) = self.comment.as_mut() {
+            match action {
+                Action::Char(c) if t.chars().count() < crate::human::note::MAX_COMMENT => t.push(c),
+                Action::Backspace => {
+                    t.pop();
+                }
+                Action::ClearInput => t.clear(),
+                Action::Submit => return self.store_comment(),
+                Action::Back => {
+                    self.comment = None;
+                    return Some(Action::Note("comment not changed".into(), false));
+                }
+                _ => {}
+            }
             return None;
         }
         if self.typing.is_some() {
@@ -906,6 +1036,9 @@ impl Screen for Annotate {
                     "= ties with the output above: the top one has none",
                 );
             }
+            Action::TypeOrdering | Action::Digit(_) | Action::Adjust(_) if skipped => {
+                return Some(Action::Note(SKIPPED.into(), false));
+            }
             Action::TypeOrdering if mode == Mode::Rank => self.typing = Some(String::new()),
             Action::Digit(d) => match mode {
                 Mode::Rank => self.typing = Some(d.to_string()),
@@ -923,7 +1056,14 @@ impl Screen for Annotate {
                 self.draft = None;
                 return Some(Action::Note("the moved order is dropped: the stored one is shown".into(), false));
             }
-            Action::NextAspect | Action::NextItem | Action::PrevItem | Action::NextUnfinished | Action::Undo | Action::Redo
+            Action::NextAspect
+            | Action::NextItem
+            | Action::PrevItem
+            | Action::NextUnfinished
+            | Action::Undo
+            | Action::Redo
+            | Action::EditComment
+            | Action::CycleFlag
                 if self.draft.is_some() =>
             {
                 return self.draft_blocks();
@@ -948,6 +1088,8 @@ impl Screen for Annotate {
                 return self.go(next, Some(aspect));
             }
             Action::NextUnfinished => return self.next_unfinished(),
+            Action::EditComment => self.comment = Some(s.view.note.comment.clone()),
+            Action::CycleFlag => return self.cycle_flag(),
             Action::Undo | Action::Redo => {
                 let undo = action == Action::Undo;
                 return match s.submit_step(undo) {
@@ -1083,7 +1225,7 @@ impl Screen for Annotate {
     /// A click on an output selects it (not while a change waits: the keys held are meant for
     /// the output selected when they were pressed).
     fn click(&mut self, column: u16, row: u16, _sh: &mut Shared) -> Option<Action> {
-        if self.guide_over || self.typing.is_some() || self.value.is_some() || self.checkpoint || self.waiting() || self.held > 0 {
+        if self.guide_over || self.typing.is_some() || self.comment.is_some() || self.value.is_some() || self.checkpoint || self.waiting() || self.held > 0 {
             return None;
         }
         let OutputsAt { body, scroll, owner } = &self.outputs_at;
