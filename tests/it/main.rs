@@ -14,6 +14,7 @@ mod bert_golden;
 mod bert_tiny;
 mod bert_transformers;
 mod bin;
+mod campaign_simulate;
 mod cli;
 mod cli_campaign;
 mod cli_style_models;
