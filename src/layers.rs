@@ -9,7 +9,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("domain", &["human", "transfer", "metrics"]),
     ("data in", &["import", "demo"]),
     ("analysis", &["analysis"]),
-    ("operations", &["score", "merge"]),
+    ("operations", &["score", "merge", "reproduce"]),
     ("front ends", &["tui", "cli"]),
 ];
 

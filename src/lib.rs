@@ -21,6 +21,7 @@ pub mod jobs;
 pub mod merge;
 pub mod metrics;
 pub mod models;
+pub mod reproduce;
 pub mod store;
 pub mod text;
 pub mod transfer;

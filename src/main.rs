@@ -74,6 +74,8 @@ enum Command {
     /// The store file itself: integrity check, consistent backup.
     #[command(subcommand)]
     Store(cli::store::StoreCommand),
+    /// A paper's published tables recomputed from the public anchors, cell by cell (no store needed).
+    Reproduce(cli::reproduce::ReproduceArgs),
     /// Throughput benchmarks.
     Bench {
         #[command(subcommand)]
@@ -120,7 +122,7 @@ impl Command {
             | Command::Transfer(_)
             | Command::Store(cli::store::StoreCommand::Recount { .. })
             | Command::Annotate(_) => Use::Write { create: false },
-            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => Use::Read,
+            Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) | Command::Reproduce(_) => Use::Read,
         }
     }
 }
@@ -235,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench { command }) => return cli::bench::run(command),
         Some(Command::Templates(c)) => return cli::templates::run(c),
         Some(Command::Merge(a)) => return cli::merge::run(a),
+        Some(Command::Reproduce(a)) => return cli::reproduce::run(a),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
         _ => cli,
@@ -269,7 +272,7 @@ fn command_name(c: &Option<Command>) -> Option<&'static str> {
         Command::Annotate(_) => "annotate",
         Command::Transfer(_) => "transfer",
         Command::Store(_) => "store",
-        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) => return None,
+        Command::Metric(_) | Command::Models(_) | Command::Templates(_) | Command::Bench { .. } | Command::Merge(_) | Command::Reproduce(_) => return None,
     })
 }
 
@@ -306,7 +309,7 @@ fn dispatch(command: Option<Command>, mut store: Store, path: &Path) -> anyhow::
         Some(Command::Store(cli::store::StoreCommand::Backup { file, force, json })) => cli::store::backup(&store, &file, force, json),
         Some(Command::Store(cli::store::StoreCommand::Recount { json })) => cli::store::recount(&mut store, json),
         Some(Command::Store(cli::store::StoreCommand::Check { .. })) => unreachable!("checked before the store is opened"),
-        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_) | Command::Merge(_)) => {
+        Some(Command::Metric(_) | Command::Models(_) | Command::Bench { .. } | Command::Templates(_) | Command::Merge(_) | Command::Reproduce(_)) => {
             unreachable!("handled before the store is opened")
         }
     }

@@ -26,6 +26,7 @@ pub mod plot_bars;
 pub mod plot_common;
 pub mod plot_tsne;
 pub mod report;
+pub mod reproduce;
 pub mod score;
 pub mod score_table;
 pub mod server;

@@ -121,6 +121,10 @@ pub struct Summary {
     /// Parts of a layout left out on purpose (`--skip-missing`): the path and why.
     pub skipped: Vec<Notice>,
     pub notices: Vec<Notice>,
+    /// Rows of the input left out on purpose (not errors), counted by what and where, e.g.
+    /// `styleptb-cased/ptb->AEM: N/A rewrites` (each also said in a notice).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub left_out: std::collections::BTreeMap<String, usize>,
     /// Values a layout publishes that belong to no single output (corpus-level metrics,
     /// judgments that cannot be tied to items); kept in the import log.
     #[serde(skip_serializing_if = "serde_json::Value::is_null")]

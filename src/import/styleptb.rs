@@ -16,7 +16,10 @@
 //! - `Amazon Mechanical Turk Webpages and Results/{ADJ,VB} Emphasis Results.csv`
 //!   (`Input.sentence`, `Input.emphasize`, `Answer.rewrite`): crowd rewrites emphasising a
 //!   word, into `styleptb-cased` as `ptb->AEM` / `ptb->VEM`; the word is the item context
-//!   (`emphasize: WORD`) and every rewrite of it a reference.
+//!   (`emphasize: WORD`) and every rewrite of it a reference. A rewrite `N/A` is the
+//!   worker's "no such emphasis is possible" (StylePTB, appendix A.3: "we discard these
+//!   cases"): not a reference; counted in the import log (`left_out`, a notice), and a word
+//!   with no other rewrite makes no item.
 //!
 //! A StylePTB root is complete with all six combination folders, each with its `test.tsv`,
 //! and both emphasis CSVs; TSTBench's `styleptb_json` with `ARR/` and `TFU/`, each with its
@@ -40,6 +43,8 @@ pub fn format() -> Format {
 const TOKENISED: &str = "styleptb";
 const CASED: &str = "styleptb-cased";
 const COMPOSITIONAL: &str = "Compositional Datasets";
+/// The crowd answer for "no such rewrite": left out, never a reference.
+const NOT_APPLICABLE: &str = "N/A";
 const AMT: &str = "Amazon Mechanical Turk Webpages and Results";
 
 /// What each code of one slot means (None: no change).
@@ -302,6 +307,7 @@ fn amt_rewrites(ctx: &mut Ctx<'_, '_>, path: &Path, code: &str) -> Res<()> {
     // Rewrites grouped by (sentence, word), in file order.
     let mut groups: BTreeMap<(String, String), (usize, Vec<(String, String)>)> = BTreeMap::new();
     let mut order = Vec::new();
+    let mut na = 0;
     for (line, rec) in &csv.rows {
         let cell = |c: usize| rec.get(c).map(String::as_str).unwrap_or("");
         let src = ctx.source(path, cell(cs));
@@ -309,12 +315,22 @@ fn amt_rewrites(ctx: &mut Ctx<'_, '_>, path: &Path, code: &str) -> Res<()> {
         if src.is_empty() || word.is_empty() {
             return Err(ImportError::at_line(path, *line, "empty Input.sentence or Input.emphasize"));
         }
+        let rewrite = cell(cr).trim();
+        if rewrite == NOT_APPLICABLE {
+            na += 1;
+            continue;
+        }
         let key = (src, word);
         let e = groups.entry(key.clone()).or_insert_with(|| {
             order.push(key);
             (*line, Vec::new())
         });
-        e.1.push((cell(cr).trim().to_owned(), origin.clone()));
+        e.1.push((rewrite.to_owned(), origin.clone()));
+    }
+    if na > 0 {
+        ctx.summary.left_out.insert(format!("{CASED}/ptb->{code}: {NOT_APPLICABLE} rewrites"), na);
+        let msg = format!("{na} rewrites {NOT_APPLICABLE:?} (no emphasis possible) left out: not references (StylePTB discards them)");
+        ctx.notice(path, None, msg);
     }
     for key in order {
         let (line, refs) = &groups[&key];
@@ -323,4 +339,28 @@ fn amt_rewrites(ctx: &mut Ctx<'_, '_>, path: &Path, code: &str) -> Res<()> {
         ctx.refs(item, refs, (path, *line))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::import::{import, Options};
+    use crate::store::Store;
+
+    /// A crowd answer `N/A` (no emphasis possible) is no reference: counted in the log, and a
+    /// word whose only answer it is makes no item.
+    #[test]
+    fn crowd_na_rewrites_are_left_out_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = dir.path().join("ADJ Emphasis Results.csv");
+        let text = "\u{feff}Input.sentence,Input.emphasize,Answer.rewrite\n\
+            It was good soil,good,The soil was good\n\
+            It was good soil,good,N/A\n\
+            Other data show similar swings,similar,N/A\n";
+        std::fs::write(&csv, text).unwrap();
+        let mut s = Store::open_in_memory().unwrap();
+        let sum = import(&mut s, "styleptb", &[csv], &Options::default()).unwrap();
+        assert_eq!((sum.items, sum.references), (1, 1));
+        assert_eq!(sum.left_out.get("styleptb-cased/ptb->AEM: N/A rewrites"), Some(&2));
+        assert!(sum.notices.iter().any(|n| n.message.starts_with("2 rewrites \"N/A\"")), "{:?}", sum.notices);
+    }
 }

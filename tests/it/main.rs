@@ -43,6 +43,7 @@ mod numbers;
 mod paper_prompts;
 mod plot;
 mod pty;
+mod reproduce;
 mod sacrebleu_parity;
 mod score_table;
 mod shard;

@@ -1,0 +1,128 @@
+//! `tstlab reproduce PAPER`: a paper's published tables recomputed from the public anchors,
+//! cell by cell (docs/REPRODUCE.md). Exits non-zero when a cell expected to match does not.
+
+use crate::printable::{for_stdout, text};
+use crate::reproduce::{self, Cell, Report, Status};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct ReproduceArgs {
+    /// tstbench, llm-tst, styleptb, lai2023 or lmstyle.
+    #[arg(value_parser = ["tstbench", "llm-tst", "styleptb", "lai2023", "lmstyle"])]
+    pub paper: String,
+    /// The public benchmark data (default: ../shared/anchors).
+    #[arg(long, env = "TSTLAB_ANCHORS", default_value = "../shared/anchors")]
+    pub anchors: PathBuf,
+    /// text, md (for an appendix) or json.
+    #[arg(long, default_value = "text", value_parser = ["text", "md", "json"])]
+    pub format: String,
+    /// Only this table (`4` or `Table 4`).
+    #[arg(long)]
+    pub table: Option<String>,
+}
+
+pub fn run(a: ReproduceArgs) -> anyhow::Result<()> {
+    let report = reproduce::reproduce(&a.paper, &a.anchors, a.table.as_deref())?;
+    match a.format.as_str() {
+        "json" => super::print_json(&report)?,
+        "md" => print!("{}", for_stdout(&markdown(&report))),
+        _ => print!("{}", text(&plain(&report))),
+    }
+    let bad = report.regressions();
+    if !bad.is_empty() {
+        let cells: Vec<String> = bad.iter().map(|c| format!("{} {} {}", c.table, c.row, c.column)).collect();
+        anyhow::bail!("{} cell(s) expected to match no longer match: {}", bad.len(), cells.join("; "));
+    }
+    Ok(())
+}
+
+/// tstlab's value with the paper's decimals and two more (integers as integers).
+fn shown(c: &Cell, v: f64) -> String {
+    if c.decimals == 0 && v.fract() == 0.0 { format!("{v:.0}") } else { format!("{v:.*}", c.decimals + 2) }
+}
+
+fn signed(c: &Cell, v: f64) -> String {
+    let s = shown(c, v.abs());
+    if v < 0.0 { format!("-{s}") } else { format!("+{s}") }
+}
+
+fn values(c: &Cell) -> (String, String) {
+    match (c.tstlab, c.difference()) {
+        (Some(v), Some(d)) => (shown(c, v), signed(c, d)),
+        _ => ("-".into(), "-".into()),
+    }
+}
+
+fn counts(cells: &[&Cell]) -> String {
+    let n = |s: Status| cells.iter().filter(|c| c.status == s).count();
+    format!(
+        "{} match, {} match-rounding, {} off, {} not computable",
+        n(Status::Match),
+        n(Status::MatchRounding),
+        n(Status::Off),
+        n(Status::NotComputable)
+    )
+}
+
+/// The report as text: each table as the paper lays it out, a line per cell.
+pub fn plain(r: &Report) -> String {
+    let mut out = format!("{} — {}\n", r.paper, r.title);
+    for line in &r.imports {
+        let _ = writeln!(out, "  {line}");
+    }
+    for t in &r.tables {
+        let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.table == t.id).collect();
+        let _ = writeln!(out, "\n{}: {}\n  recipe: {}", t.id, t.caption, t.recipe);
+        let w = cells.iter().map(|c| c.row.chars().count()).max().unwrap_or(3).max(3);
+        let wc = cells.iter().map(|c| c.column.chars().count()).max().unwrap_or(6).max(6);
+        let _ = writeln!(out, "  {:<w$}  {:<wc$}  {:>9}  {:>11}  {:>11}  status", "row", "column", "paper", "tstlab", "difference");
+        let mut last: &str = "";
+        for c in &cells {
+            let row = if c.row == last { "" } else { c.row.as_str() };
+            last = &c.row;
+            let (v, d) = values(c);
+            let why = if c.why.is_empty() { String::new() } else { format!(": {}", c.why) };
+            let _ = writeln!(out, "  {row:<w$}  {:<wc$}  {:>9}  {v:>11}  {d:>11}  {}{why}", c.column, c.paper, c.status.label());
+        }
+        let m = cells.iter().filter(|c| c.status.matched()).count();
+        let _ = writeln!(out, "  {}: matched {m} of {} ({})", t.id, cells.len(), counts(&cells));
+    }
+    if !r.not_transcribed.is_empty() {
+        out.push_str("\nnot transcribed:\n");
+        for (t, why) in &r.not_transcribed {
+            let _ = writeln!(out, "  {t}: {why}");
+        }
+    }
+    let all: Vec<&Cell> = r.cells.iter().collect();
+    let _ = writeln!(out, "\n{}\ncells matched {} of {}", counts(&all), r.matched, r.total);
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// The report as Markdown, for an appendix.
+pub fn markdown(r: &Report) -> String {
+    let mut out = format!("## {}: {}\n", r.paper, md_cell(&r.title));
+    for t in &r.tables {
+        let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.table == t.id).collect();
+        let m = cells.iter().filter(|c| c.status.matched()).count();
+        let _ = writeln!(out, "\n### {}: {}\n\n{}\n", t.id, md_cell(&t.caption), t.recipe);
+        out.push_str("| row | column | paper | tstlab | difference | status | why |\n|---|---|---:|---:|---:|---|---|\n");
+        for c in &cells {
+            let (v, d) = values(c);
+            let _ = writeln!(out, "| {} | {} | {} | {v} | {d} | {} | {} |", md_cell(&c.row), md_cell(&c.column), c.paper, c.status.label(), md_cell(&c.why));
+        }
+        let _ = writeln!(out, "\nMatched {m} of {} ({}).", cells.len(), counts(&cells));
+    }
+    if !r.not_transcribed.is_empty() {
+        out.push_str("\nNot transcribed:\n\n");
+        for (t, why) in &r.not_transcribed {
+            let _ = writeln!(out, "- {t}: {}", md_cell(why));
+        }
+    }
+    let _ = writeln!(out, "\ncells matched {} of {}", r.matched, r.total);
+    out
+}

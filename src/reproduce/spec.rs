@@ -1,0 +1,185 @@
+//! A paper's published cells as shipped in `assets/papers/<paper>.toml`: each table as the
+//! paper lays it out (rows in its order, one value per column as printed), what computes each
+//! column (`compute`) or why nothing can (`missing`), and per-cell pins (`off`: the cell is
+//! known not to match, with a reason a reader can check). docs/REPRODUCE.md has the format.
+
+use super::Error;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Paper {
+    /// The name `tstlab reproduce` takes.
+    pub paper: String,
+    /// The paper's title and authors, as cited.
+    pub title: String,
+    /// The paper's text in the anchors the numbers were transcribed from (`papers/<name>.txt`).
+    pub text: String,
+    /// What is imported into the temporary store, in order.
+    #[serde(default)]
+    pub imports: Vec<ImportSpec>,
+    pub tables: Vec<Table>,
+    /// Tables of the paper left out, each with why.
+    #[serde(default)]
+    pub not_transcribed: Vec<Skipped>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImportSpec {
+    /// An import format (`tstlab import` lists them).
+    pub format: String,
+    /// Paths under the anchors folder.
+    pub paths: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Table {
+    /// As the paper numbers it: `Table 4`.
+    pub id: String,
+    /// The paper's caption (shortened).
+    pub caption: String,
+    /// The store dataset its computed columns read.
+    #[serde(default)]
+    pub dataset: Option<String>,
+    /// The direction of the dataset the table is about (`negative->positive`), where it is one.
+    #[serde(default)]
+    pub direction: Option<String>,
+    /// Decimals the paper rounds to where it drops trailing zeros (`25` printed for 25.0):
+    /// a value printed with fewer is within half a unit of this many.
+    #[serde(default)]
+    pub decimals: Option<usize>,
+    /// How the paper computed it and how tstlab does (anchor files, importer, metric and
+    /// convention, aggregation, the paper's names for systems).
+    pub recipe: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Row>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Column {
+    /// As printed.
+    pub name: String,
+    /// What computes it (see `compute.rs`), or
+    #[serde(default)]
+    pub compute: Option<String>,
+    /// why nothing can.
+    #[serde(default)]
+    pub missing: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    /// The paper's name for the row.
+    pub name: String,
+    /// What the row is in the store (a system, a direction), for computed columns.
+    #[serde(default)]
+    pub key: Option<String>,
+    /// One value per column, as printed (decimals kept; a trailing `*` is the paper's mark).
+    pub values: Vec<String>,
+    /// Why no cell of the row can be computed.
+    #[serde(default)]
+    pub missing: Option<String>,
+    /// Column -> why this cell does not match (pinned: it is not a regression); `*`: every
+    /// computed column of the row.
+    #[serde(default)]
+    pub off: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Skipped {
+    pub table: String,
+    pub why: String,
+}
+
+/// A value as printed: the number and how many decimals it shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Printed {
+    pub value: f64,
+    pub decimals: usize,
+}
+
+impl Printed {
+    /// `20.74`, `63.12*` (the paper's mark), `1,201`, `73.80%`.
+    pub fn parse(s: &str) -> Option<Printed> {
+        let t = s.trim().trim_end_matches(['*', '%']).replace(',', "");
+        let decimals = t.split_once('.').map_or(0, |(_, d)| d.len());
+        let value: f64 = t.parse().ok()?;
+        value.is_finite().then_some(Printed { value, decimals })
+    }
+
+    /// Half a unit of the last printed decimal: how far a value may be and still print the same.
+    pub fn half_unit(&self) -> f64 {
+        0.5 * 10f64.powi(-(self.decimals as i32))
+    }
+}
+
+impl Paper {
+    pub fn parse(name: &str, text: &str) -> Result<Paper, Error> {
+        let bad = |why: String| Error::Spec(name.to_owned(), why);
+        let p: Paper = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
+        if p.paper != name {
+            return Err(bad(format!("names paper {:?}", p.paper)));
+        }
+        for t in &p.tables {
+            for c in &t.columns {
+                if c.compute.is_some() == c.missing.is_some() {
+                    return Err(bad(format!("{}, column {:?}: give exactly one of compute and missing", t.id, c.name)));
+                }
+            }
+            for r in &t.rows {
+                let at = format!("{}, row {:?}", t.id, r.name);
+                if r.values.len() != t.columns.len() {
+                    return Err(bad(format!("{at}: {} values for {} columns", r.values.len(), t.columns.len())));
+                }
+                if let Some(v) = r.values.iter().find(|v| Printed::parse(v).is_none()) {
+                    return Err(bad(format!("{at}: {v:?} is not a number as printed")));
+                }
+                if let Some(c) = r.off.keys().find(|k| *k != "*" && !t.columns.iter().any(|c| &c.name == *k)) {
+                    return Err(bad(format!("{at}: `off` names no column {c:?}")));
+                }
+                let computed = t.columns.iter().any(|c| c.compute.is_some());
+                if computed && r.missing.is_none() && r.key.is_none() {
+                    return Err(bad(format!("{at}: give a key (what it is in the store) or why it is missing")));
+                }
+            }
+        }
+        Ok(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printed_values_keep_their_decimals_and_drop_marks() {
+        assert_eq!(Printed::parse("63.12*"), Some(Printed { value: 63.12, decimals: 2 }));
+        assert_eq!(Printed::parse("1,201"), Some(Printed { value: 1201.0, decimals: 0 }));
+        assert_eq!(Printed::parse("73.80"), Some(Printed { value: 73.8, decimals: 2 }));
+        assert_eq!(Printed::parse("n/a"), None);
+        assert!((Printed::parse("0.07").unwrap().half_unit() - 0.005).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_row_with_a_value_short_is_refused() {
+        let text = r#"
+paper = "x"
+title = "t"
+text = "papers/x.txt"
+[[tables]]
+id = "Table 1"
+caption = "c"
+recipe = "r"
+columns = [{ name = "a", missing = "m" }, { name = "b", missing = "m" }]
+rows = [{ name = "r1", values = ["1.0"] }]
+"#;
+        let e = Paper::parse("x", text).unwrap_err().to_string();
+        assert!(e.contains("Table 1, row \"r1\": 1 values for 2 columns"), "{e}");
+    }
+}
