@@ -197,7 +197,7 @@ mod tests {
         let y = w.direction(d, "positive", "negative").unwrap();
         let items: Vec<i64> = (1..=4).map(|i| w.item(x, "test", i, &format!("the food {i} was cold ."), None).unwrap()).collect();
         let other = w.item(y, "test", 1, "the food was warm and cold .", None).unwrap();
-        let (a, b) = (w.system(d, "A", "model").unwrap(), w.system(d, "B", "model").unwrap());
+        let (a, b) = (w.system(d, "A", "system").unwrap(), w.system(d, "B", "system").unwrap());
         let (ra, rb) = (w.import_run(a, &json!({"f": 1})).unwrap(), w.import_run(b, &json!({"f": 1})).unwrap());
         let h = w.metric_config("acc", &json!({})).unwrap();
         let h2 = w.metric_config("d-ppl", &json!({})).unwrap();

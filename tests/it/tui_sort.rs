@@ -113,7 +113,7 @@ fn browse_orders_items_by_a_metric_and_narrows_to_a_system() {
     // `F` again: the next system, then every item; `o` on to the campaign, then off.
     keys(&mut app, "F");
     assert_eq!(app.screen::<Browse>().system.as_ref().map(|s| s.1.as_str()), Some("lexicon-swap"));
-    keys(&mut app, "FF");
+    keys(&mut app, "F");
     assert!(app.screen::<Browse>().system.is_none(), "after the last system: every item");
     keys(&mut app, "o");
     let t = screen(&mut app, 80, 24);

@@ -866,7 +866,7 @@ impl Browse {
                         cells.push(Cell::from(theme::abbrev(&directions[n], dir_w)));
                     }
                     if key_w > 0 {
-                        cells.push(Cell::from(r.key.map_or("—".to_owned(), |k| crate::text::pad_left(&format_key(k), key_w))));
+                        cells.push(Cell::from(crate::text::pad_left(&r.key.map_or("—".to_owned(), format_key), key_w)));
                     }
                     cells.push(Cell::from(source_cell(&r.source, search, source_w)));
                     cells.push(Cell::from(r.references.to_string()));
