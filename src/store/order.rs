@@ -48,8 +48,6 @@ impl ItemOrder {
 pub struct MetricChoice {
     pub metric: String,
     pub config: String,
-    /// Defined values stored in the direction.
-    pub values: i64,
 }
 
 /// A campaign that judged items of a direction.
@@ -70,7 +68,7 @@ pub struct SystemChoice {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OrderChoices {
     pub direction_id: i64,
-    /// By metric, then configuration with the most values first.
+    /// By metric, then configuration hash.
     pub metrics: Vec<MetricChoice>,
     /// By name.
     pub campaigns: Vec<CampaignChoice>,
@@ -98,13 +96,20 @@ pub(super) const SYSTEM_SQL: &str = "i.id IN (SELECT o.item_id FROM runs u JOIN 
 /// `?6`/`?7` are the metric and configuration (or `?7` the campaign), `?8` the system or NULL.
 pub(super) fn key_sql(order: &ItemOrder, across: bool) -> String {
     let scope = scope_sql(across);
+    let directions = if across { "rc.direction_id IN (SELECT x.id FROM directions x WHERE x.dataset_id = ?9)" } else { "rc.direction_id = ?1" };
+    // Only systems with several runs in the list's directions can have outputs that a later
+    // run replaced: the others skip the per-output look for a later one.
+    let rerun = format!(
+        "u.system_id IN (SELECT u3.system_id FROM run_counts rc JOIN runs u3 ON u3.id = rc.run_id
+           WHERE {directions} AND rc.outputs > 0 GROUP BY u3.system_id HAVING COUNT(*) > 1)"
+    );
     match order {
         ItemOrder::Metric { .. } => format!(
             "k(item_id, key) AS MATERIALIZED (
                SELECT o.item_id, AVG(c.value) FROM items i JOIN outputs o ON o.item_id = i.id
                JOIN runs u ON u.id = o.run_id
                JOIN scores c ON c.output_id = o.id AND c.metric = ?6 AND c.config = ?7
-               WHERE {scope} AND c.value IS NOT NULL AND (?8 IS NULL OR u.system_id = ?8) AND {LATEST}
+               WHERE {scope} AND c.value IS NOT NULL AND (?8 IS NULL OR u.system_id = ?8) AND (NOT {rerun} OR {LATEST})
                GROUP BY o.item_id)"
         ),
         ItemOrder::Disagreement { .. } => "k(item_id, key) AS MATERIALIZED (
@@ -136,14 +141,18 @@ impl Store {
     /// What a direction's items can be ordered by: the metric configurations with values
     /// there, the campaigns that judged its items and its systems.
     pub fn order_choices(&self, direction_id: i64) -> Result<OrderChoices> {
+        // Each registered configuration, looked for among the outputs of the direction's runs:
+        // found at the first value where it has one.
         let mut st = self.conn.prepare_cached(
-            "SELECT c.metric, c.config, COUNT(c.value) FROM items i JOIN outputs o ON o.item_id = i.id
-             JOIN scores c ON c.output_id = o.id
-             WHERE i.direction_id = ?1 GROUP BY c.metric, c.config HAVING COUNT(c.value) > 0
-             ORDER BY c.metric, COUNT(c.value) DESC, c.config",
+            "SELECT m.metric, m.hash FROM metric_configs m
+             WHERE EXISTS(SELECT 1 FROM run_counts rc JOIN outputs o ON o.run_id = rc.run_id
+                          JOIN scores c ON c.output_id = o.id AND c.metric = m.metric AND c.config = m.hash
+                          WHERE rc.direction_id = ?1 AND rc.outputs > 0 AND c.value IS NOT NULL
+                            AND o.item_id IN (SELECT i.id FROM items i WHERE i.direction_id = ?1))
+             ORDER BY m.metric, m.hash",
         )?;
         let metrics = st
-            .query_map([direction_id], |r| Ok(MetricChoice { metric: r.get(0)?, config: r.get(1)?, values: r.get(2)? }))?
+            .query_map([direction_id], |r| Ok(MetricChoice { metric: r.get(0)?, config: r.get(1)? }))?
             .collect::<rusqlite::Result<_>>()?;
         let mut st = self.conn.prepare_cached(
             "SELECT c.id, c.name FROM campaigns c
@@ -260,8 +269,8 @@ mod tests {
         assert_eq!(listed(&store, &ItemQuery { order: by(true), ..qb.clone() }), [1, 2, 3]);
         assert_eq!(listed(&store, &ItemQuery { order: None, ..qb.clone() }), [1, 2, 3], "the filter alone");
         // Paging and `:N` follow the order.
-        assert_eq!(listed(&store, &ItemQuery { offset: 1, limit: 2, ..q.clone() }).len(), 2);
-        assert_eq!(store.items(&ItemQuery { offset: 1, limit: 2, ..q.clone() }).unwrap().0, 4);
+        let (total, page) = store.items(&ItemQuery { offset: 1, limit: 2, ..q.clone() }).unwrap();
+        assert_eq!((total, page.iter().map(|r| r.idx).collect::<Vec<_>>()), (4, vec![1, 3]));
         assert_eq!(store.item_position(&q, 3).unwrap(), Some(2));
         assert_eq!(store.item_position(&qb, 4).unwrap(), None, "B has no output for item 4");
         let keys = store.order_keys(x, q.order.as_ref().unwrap(), Some(b)).unwrap();
@@ -289,8 +298,8 @@ mod tests {
     fn choices_list_metrics_campaigns_and_systems_of_the_direction() {
         let (store, x, y, _, a, b, c, h) = sample();
         let ch = store.order_choices(x).unwrap();
-        let metrics: Vec<(&str, &str, i64)> = ch.metrics.iter().map(|m| (m.metric.as_str(), m.config.as_str(), m.values)).collect();
-        assert_eq!(metrics[0], ("acc", h.as_str(), 6), "every run's values");
+        let metrics: Vec<(&str, &str)> = ch.metrics.iter().map(|m| (m.metric.as_str(), m.config.as_str())).collect();
+        assert_eq!(metrics[0], ("acc", h.as_str()));
         assert_eq!(metrics.len(), 2);
         assert_eq!(ch.campaigns, [CampaignChoice { id: c, name: "c".into() }]);
         assert_eq!(ch.systems, [SystemChoice { id: a, name: "A".into() }, SystemChoice { id: b, name: "B".into() }]);

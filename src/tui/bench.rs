@@ -233,6 +233,6 @@ mod tests {
         let ds = store.datasets().unwrap();
         assert_eq!((ds[0].items, ds[0].outputs, ds[0].systems, ds[0].directions), (11, 95, 10, 2));
         let t = time_queries(&store, 1).unwrap();
-        assert_eq!(t.len(), 19);
+        assert_eq!(t.len(), 25);
     }
 }

@@ -54,6 +54,8 @@ pub struct Browse {
     pub across: bool,
     /// Opened from Scores: what to select once the lists are loaded.
     wanted: Option<WorstAt>,
+    /// `o` or `F` pressed before the choices were loaded: done when they come.
+    after_choices: Option<Action>,
     /// Where the last draw put each pane, and the first row each list showed (for clicks).
     drawn: [(Rect, usize); 3],
     /// Counts shortened (`1.1k`) at the last draw: the lists had no room for them in full.
@@ -160,35 +162,32 @@ impl Browse {
         })
     }
 
-    /// Asks what the selected direction's items can be ordered by.
+    /// Asks what the selected direction's items can be ordered by (only when asked for: `o`,
+    /// `F`, Scores' worst outputs; the metrics are looked for among its scores).
     fn ask_choices(&mut self, sh: &mut Shared) {
         if let Some(d) = self.selected_direction().map(|d| d.id) {
-            if self.choices.as_ref().is_none_or(|c| c.direction_id != d) {
-                self.choices = None;
-            }
             sh.loader.request(Request::OrderChoices(d));
         }
     }
 
-    /// The choices came: drop an order or a system the direction lacks, apply what Scores
-    /// asked for.
+    /// The choices of the selected direction, when loaded.
+    fn current_choices(&self) -> Option<&OrderChoices> {
+        let d = self.selected_direction()?.id;
+        self.choices.as_ref().filter(|c| c.direction_id == d)
+    }
+
+    /// The choices came: apply what Scores asked for, or the `o` or `F` pressed meanwhile.
     fn take_choices(&mut self, c: &OrderChoices, sh: &mut Shared) -> Option<Action> {
         if self.selected_direction().map(|d| d.id) != Some(c.direction_id) {
             return None;
         }
         self.choices = Some(c.clone());
+        match self.after_choices.take() {
+            Some(Action::CycleOrder) => return Some(self.cycle_order(sh)),
+            Some(Action::CycleSystem) => return Some(self.cycle_system(sh)),
+            _ => {}
+        }
         let before = (self.order.clone(), self.system.clone());
-        let known = match &self.order {
-            Some(ItemOrder::Metric { metric, config, .. }) => c.metrics.iter().any(|m| &m.metric == metric && &m.config == config),
-            Some(ItemOrder::Disagreement { campaign_id, .. }) => c.campaigns.iter().any(|x| x.id == *campaign_id),
-            None => true,
-        };
-        if !known {
-            self.order = None;
-        }
-        if self.system.as_ref().is_some_and(|s| !c.systems.iter().any(|x| x.id == s.0)) {
-            self.system = None;
-        }
         let mut note = None;
         if let Some(w) = self.wanted.take() {
             self.system = c.systems.iter().find(|s| s.name == w.system).map(|s| (s.id, s.name.clone()));
@@ -210,9 +209,13 @@ impl Browse {
     /// `o`: the next order by a score: each metric configuration, then each campaign's
     /// disagreement, then none.
     fn cycle_order(&mut self, sh: &mut Shared) -> Action {
-        let Some(c) = &self.choices else {
+        if self.selected_direction().is_none() {
+            return Action::Note("select a direction first (Enter on a dataset)".into(), false);
+        }
+        let Some(c) = self.current_choices() else {
+            self.after_choices = Some(Action::CycleOrder);
             self.ask_choices(sh);
-            return Action::Note("select a direction first (or wait: its scores are loading)".into(), false);
+            return Action::Note("looking for the direction's scores and judgments…".into(), false);
         };
         let mut all: Vec<ItemOrder> = c
             .metrics
@@ -238,18 +241,23 @@ impl Browse {
 
     /// `F`: only the next system's items, then every item.
     fn cycle_system(&mut self, sh: &mut Shared) -> Action {
-        let Some(c) = &self.choices else {
+        if self.selected_direction().is_none() {
+            return Action::Note("select a direction first (Enter on a dataset)".into(), false);
+        }
+        let Some(c) = self.current_choices() else {
+            self.after_choices = Some(Action::CycleSystem);
             self.ask_choices(sh);
-            return Action::Note("select a direction first (or wait: its systems are loading)".into(), false);
+            return Action::Note("looking for the direction's systems…".into(), false);
         };
-        if c.systems.is_empty() {
+        let systems: Vec<(i64, String)> = c.systems.iter().map(|x| (x.id, x.name.clone())).collect();
+        if systems.is_empty() {
             return Action::Note("no system has outputs in this direction".into(), true);
         }
         let next = match &self.system {
             None => Some(0),
-            Some(s) => c.systems.iter().position(|x| x.id == s.0).map(|i| i + 1).filter(|i| *i < c.systems.len()),
+            Some(s) => systems.iter().position(|x| x.0 == s.0).map(|i| i + 1).filter(|i| *i < systems.len()),
         };
-        self.system = next.map(|i| (c.systems[i].id, c.systems[i].name.clone()));
+        self.system = next.map(|i| systems[i].clone());
         self.restart(sh);
         match &self.system {
             Some(s) => Action::Note(format!("only items with an output of {} (Compare pins it; F: next system)", s.1), false),
@@ -306,7 +314,6 @@ impl Browse {
                 if new != self.direction {
                     self.direction = new;
                     self.restart(sh);
-                    self.ask_choices(sh);
                 }
             }
             Pane::Items => {
@@ -339,6 +346,8 @@ impl Browse {
         if i != self.dataset {
             self.dataset = i;
             self.direction = 0;
+            // Systems and campaigns are the dataset's.
+            (self.order, self.system, self.choices) = (None, None, None);
             self.directions.clear();
             self.items = ItemList { height: self.items.height, ..ItemList::default() };
             if let Some(d) = self.selected_dataset() {
@@ -388,7 +397,9 @@ impl Browse {
                 } else {
                     self.restart(sh);
                 }
-                self.ask_choices(sh);
+                if self.wanted.is_some() {
+                    self.ask_choices(sh);
+                }
             }
             Reply::Items { query, total, rows } => {
                 // Only the pages asked for here (Compare steps through the same list).
