@@ -18,6 +18,7 @@ pub mod check;
 pub mod guard;
 pub mod items;
 pub mod merge;
+mod order;
 mod read;
 mod runs;
 pub mod schema;
@@ -29,6 +30,7 @@ mod write;
 
 pub use annotation::{JudgmentRow, Logged, NoteRow, QueueRow};
 pub use campaigns::{CampaignItem, CampaignRow, EntryCount, RatingRow};
+pub use order::{CampaignChoice, ItemOrder, MetricChoice, OrderChoices, SystemChoice};
 pub use read::*;
 pub use runs::{RunItem, RunOutput, RunRow};
 pub use scores::{ScoreCandidate, SystemOutput};
@@ -253,6 +255,7 @@ impl Store {
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
         search::register(&conn)?;
+        order::register(&conn)?;
         let mut store = Store { conn, _held: held.into(), path, read_only: None };
         store.migrate(target)?;
         Ok(store)

@@ -1,8 +1,10 @@
 //! Read queries: what the TUI screens and the CLI listings show.
 
+use super::order::{self, ItemOrder};
 use super::search::Plan;
 use super::{Error, Result, Store};
-use rusqlite::{OptionalExtension, params};
+use rusqlite::types::Value;
+use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -129,6 +131,12 @@ pub struct ItemQuery {
     pub search: String,
     pub filter: ItemFilter,
     pub sort: ItemSort,
+    /// Ordered by a score or by annotator disagreement (`sort` aside), when set.
+    pub order: Option<ItemOrder>,
+    /// Only items with an output of this system (a metric order then reads its outputs alone).
+    pub system_id: Option<i64>,
+    /// Every direction of this dataset instead of `direction_id` alone (a search across them).
+    pub across: Option<i64>,
     pub offset: i64,
     pub limit: i64,
 }
@@ -141,6 +149,9 @@ pub struct ItemRow {
     pub source: String,
     pub references: i64,
     pub outputs: i64,
+    pub direction_id: i64,
+    /// The value the list is ordered by (`ItemQuery::order`), when it has one.
+    pub key: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -331,50 +342,41 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// One page of items and the total number matching, in one statement (the search index
-    /// is read once for both).
     /// Where the item numbered `idx` stands in the list `q` gives (from 0; its offset and limit
-    /// aside), if it is in it: the first such item when several splits have it.
+    /// aside), if it is in it: the first such item when several splits (or directions) have it.
     pub fn item_position(&self, q: &ItemQuery, idx: i64) -> Result<Option<i64>> {
-        let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
-        let plan = Plan::new(&self.conn, &q.search)?;
-        let (with, search, filter) = (plan.with(), plan.sql(), q.filter.sql());
+        let l = List::new(&self.conn, q)?;
         let sql = format!(
-            "{with} m AS NOT MATERIALIZED (
-               SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs FROM items i
-               WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2 AND ?4 = ?4 AND ?5 = ?5)
-             SELECT at FROM (SELECT i.idx, ROW_NUMBER() OVER (ORDER BY {}) - 1 AS at FROM m i)
+            "{} SELECT at FROM (SELECT i.idx, ROW_NUMBER() OVER (ORDER BY {}) - 1 AS at FROM {})
              WHERE idx = ?3 ORDER BY at LIMIT 1",
-            q.sort.sql()
+            l.with, l.order, l.from
         );
-        let found = self.conn.query_row(&sql, params![q.direction_id, pattern, idx, 0, plan.expression()], |r| r.get(0));
+        let found = self.conn.query_row(&sql, params_from_iter(l.args(Value::Integer(idx), Value::Integer(0))), |r| r.get(0));
         Ok(found.optional()?)
     }
 
+    /// One page of items and the total number matching, in one statement (the search index
+    /// is read once for both).
     pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
-        let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
-        let plan = Plan::new(&self.conn, &q.search)?;
-        let (with, search, filter) = (plan.with(), plan.sql(), q.filter.sql());
-        let matching = format!(
-            "{with} m AS NOT MATERIALIZED (
-               SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs FROM items i
-               WHERE i.direction_id = ?1 AND {search} AND {filter} AND ?2 = ?2 AND ?5 = ?5)"
-        );
-        let total = if plan == Plan::All && q.filter == ItemFilter::All {
+        let l = List::new(&self.conn, q)?;
+        let total = if l.plan == Plan::All && q.filter == ItemFilter::All && q.system_id.is_none() && q.across.is_none() {
             "(SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1)"
         } else {
             "(SELECT COUNT(*) FROM m)"
         };
         let mut st = self.conn.prepare(&format!(
-            "{matching}
-             SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs, {total}
-             FROM m i ORDER BY {} LIMIT ?3 OFFSET ?4",
-            q.sort.sql()
+            "{}
+             SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs, {total}, i.direction_id, {}
+             FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4",
+            l.with,
+            if q.order.is_some() { "k.key" } else { "NULL" },
+            l.from,
+            l.order
         ))?;
         let limit = if q.limit <= 0 { -1 } else { q.limit };
         let mut found = None;
         let rows = st
-            .query_map(params![q.direction_id, pattern, limit, q.offset, plan.expression()], |r| {
+            .query_map(params_from_iter(l.args(Value::Integer(limit), Value::Integer(q.offset))), |r| {
                 found = Some(r.get::<_, i64>(6)?);
                 Ok(ItemRow {
                     id: r.get(0)?,
@@ -383,6 +385,8 @@ impl Store {
                     source: r.get(3)?,
                     references: r.get(4)?,
                     outputs: r.get(5)?,
+                    direction_id: r.get(7)?,
+                    key: r.get(8)?,
                 })
             })?
             .collect::<Result<Vec<_>, _>>()?;
@@ -390,8 +394,8 @@ impl Store {
             Some(n) => n,
             None if q.offset <= 0 => 0,
             None => self.conn.query_row(
-                &format!("{matching} SELECT {total}"),
-                params![q.direction_id, pattern, 0, 0, plan.expression()],
+                &format!("{} SELECT {total}", l.with),
+                params_from_iter(l.args(Value::Integer(0), Value::Integer(0))),
                 |r| r.get(0),
             )?,
         };
@@ -535,6 +539,63 @@ fn escape_like(s: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// The pieces of an item list's statements: the `WITH` tables (`m`, its items; `k`, their sort
+/// keys when the list has an order), the `FROM` of the final select, its `ORDER BY`, and the
+/// parameters: ?1 direction, ?2 `LIKE` pattern, ?3 and ?4 the caller's, ?5 FTS5 expression,
+/// ?6/?7 the order's, ?8 the system, ?9 the dataset searched across.
+struct List {
+    plan: Plan,
+    with: String,
+    from: &'static str,
+    order: String,
+    args: [Value; 9],
+}
+
+impl List {
+    fn new(conn: &rusqlite::Connection, q: &ItemQuery) -> Result<List> {
+        let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
+        let plan = Plan::new(conn, &q.search)?;
+        let across = q.across.is_some();
+        let (scope, search, filter) = (order::scope_sql(across), plan.sql(), q.filter.sql());
+        let system = if q.system_id.is_some() { order::SYSTEM_SQL } else { "1" };
+        let mut with = format!(
+            "{} m AS NOT MATERIALIZED (
+               SELECT i.id, i.split, i.idx, i.source, i.n_refs, i.n_outputs, i.direction_id FROM items i
+               WHERE {scope} AND {search} AND {filter} AND {system}
+                 AND ?1 IS ?1 AND ?2 IS ?2 AND ?5 IS ?5 AND ?6 IS ?6 AND ?7 IS ?7 AND ?8 IS ?8 AND ?9 IS ?9)",
+            plan.with()
+        );
+        let (from, order) = match &q.order {
+            Some(o) => {
+                with += &format!(", {}", order::key_sql(o, across));
+                ("m i LEFT JOIN k ON k.item_id = i.id", order::order_sql(o))
+            }
+            None if across => ("m i", format!("i.direction_id, {}", q.sort.sql())),
+            None => ("m i", q.sort.sql().to_owned()),
+        };
+        let (p6, p7) = order::order_params(q.order.as_ref());
+        let args = [
+            Value::Integer(q.direction_id),
+            Value::Text(pattern),
+            Value::Null,
+            Value::Null,
+            Value::Text(plan.expression().to_owned()),
+            p6,
+            p7,
+            q.system_id.map_or(Value::Null, Value::Integer),
+            q.across.map_or(Value::Null, Value::Integer),
+        ];
+        Ok(List { plan, with, from, order, args })
+    }
+
+    /// The parameters with ?3 and ?4 set.
+    fn args(&self, p3: Value, p4: Value) -> [Value; 9] {
+        let mut a = self.args.clone();
+        (a[2], a[3]) = (p3, p4);
+        a
+    }
 }
 
 /// A dataset's name from its id, on a connection or inside a write.

@@ -54,6 +54,18 @@ pub enum Action {
     GoToItem,
     CycleFilter,
     CycleSort,
+    /// Browse: order the items by the next stored metric, then by each campaign's annotator
+    /// disagreement, then by their columns again; flip that order (worst or best first).
+    CycleOrder,
+    FlipOrder,
+    /// Browse: only the items of the next system (its outputs), then every item again.
+    CycleSystem,
+    /// Browse: search this direction or every direction of the dataset.
+    ToggleScope,
+    /// Scores: the selected system's worst outputs under the selected column, in Browse.
+    WorstOutputs,
+    /// Open Browse on a dataset direction, narrowed to a system, ordered worst first by a metric.
+    BrowseWorst(Box<WorstAt>),
     /// Reload what the screen shows from the store.
     Refresh,
     /// Show the latest status line messages, whole.
@@ -188,6 +200,19 @@ pub struct LaunchAt {
     pub item: Option<(i64, String)>,
 }
 
+/// Where `Action::BrowseWorst` opens Browse.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WorstAt {
+    pub dataset: String,
+    /// `source->target`.
+    pub direction: String,
+    pub system: String,
+    /// Metric ids to order by, the first stored in the direction taken (`None`: no order).
+    pub metrics: Vec<String>,
+    /// The column's name (`ACC`), for the status line.
+    pub column: String,
+}
+
 impl Action {
     /// The screen an action opens something on: the app shows it and hands it the action
     /// (`Screen::open`).
@@ -196,6 +221,7 @@ impl Action {
             Action::OpenItem(_) => Some(ScreenId::COMPARE),
             Action::OpenAnnotate { .. } => Some(ScreenId::ANNOTATE),
             Action::OpenResults(_) => Some(ScreenId::RESULTS),
+            Action::BrowseWorst(_) => Some(ScreenId::BROWSE),
             _ => None,
         }
     }

@@ -105,6 +105,12 @@ pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, D
     let other = store.directions(dataset)?.get(1).map(|d| d.id);
     let search = |text: &str| Request::Items(ItemQuery { search: text.into(), ..page(0) });
     let (hits, _) = store.items(&ItemQuery { search: "tasty".into(), ..page(0) })?;
+    let by_metric = store::ItemOrder::Metric {
+        metric: "length-ratio".into(),
+        config: store::config_hash("length-ratio", &json!({"unit": "words"})),
+        descending: false,
+    };
+    let system = store.systems(Some(dataset))?.first().map(|s| s.id).ok_or_else(|| anyhow::anyhow!("no systems"))?;
     let mut cases: Vec<(String, Request)> = vec![
         ("datasets (with counts)".into(), Request::Datasets),
         ("directions (with counts)".into(), Request::Directions(dataset)),
@@ -122,6 +128,12 @@ pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, D
         ("items: search 't' (1 char)".into(), search("t")),
         ("items: search, sort by outputs".into(), Request::Items(ItemQuery { search: "tasty".into(), sort: ItemSort::Outputs, ..page(0) })),
         ("items: search, last page".into(), Request::Items(ItemQuery { search: "tasty".into(), ..page((hits - 200).max(0)) })),
+        ("items: order by a metric (mean)".into(), Request::Items(ItemQuery { order: Some(by_metric.clone()), ..page(0) })),
+        ("items: order by a metric, last page".into(), Request::Items(ItemQuery { order: Some(by_metric.clone()), ..page((total - 200).max(0)) })),
+        ("items: one system, by its metric".into(), Request::Items(ItemQuery { order: Some(by_metric), system_id: Some(system), ..page(0) })),
+        ("items: one system's items".into(), Request::Items(ItemQuery { system_id: Some(system), ..page(0) })),
+        ("items: search every direction".into(), Request::Items(ItemQuery { search: "tasty".into(), across: Some(dataset), ..page(0) })),
+        ("order choices (metrics, systems)".into(), Request::OrderChoices(direction)),
         ("compare: item detail".into(), Request::Detail(item)),
         ("compare: next item".into(), Request::Neighbour { item_id: item, forward: true }),
     ];
@@ -221,6 +233,6 @@ mod tests {
         let ds = store.datasets().unwrap();
         assert_eq!((ds[0].items, ds[0].outputs, ds[0].systems, ds[0].directions), (11, 95, 10, 2));
         let t = time_queries(&store, 1).unwrap();
-        assert_eq!(t.len(), 19);
+        assert_eq!(t.len(), 25);
     }
 }

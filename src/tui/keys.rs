@@ -162,6 +162,8 @@ const CHOOSE: &[&str] = &["choose"];
 const TYPE: &[&str] = &[TYPING];
 /// The Import screen's mode while its path field is focused (`screens::import::PATH`).
 const PATH: &[&str] = &["path"];
+/// Browse's mode while its search is typed.
+const SEARCH: &[&str] = &["search"];
 
 /// `bind!(context, [keys], action, description[, hint])`; `bind!(context => MODES, ...)` for
 /// keys that work only in some modes of the screen.
@@ -208,7 +210,12 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Main, [ctrl('o')], Action::ToggleMouse, "mouse on or off (off: the terminal selects text)"),
     bind!(BROWSE, [c('/')], Action::Search, "search sources, references and outputs", "search"),
     bind!(BROWSE, [c('f')], Action::CycleFilter, "cycle the item filter", "filter"),
-    bind!(BROWSE, [c('s')], Action::CycleSort, "cycle the item order", "sort"),
+    bind!(BROWSE, [c('s')], Action::CycleSort, "cycle the item order (after o: back to it)", "sort"),
+    bind!(BROWSE, [c('o')], Action::CycleOrder,
+        "order by the next stored metric, worst first (of the F system, else the mean over systems), then by each campaign's annotator disagreement (sd), then off", "by score"),
+    bind!(BROWSE, [c('O')], Action::FlipOrder, "flip the order by a score: worst or best first (disagreement: most or least)", "flip"),
+    bind!(BROWSE, [c('F')], Action::CycleSystem, "only items with an output of the next system (Compare pins it), then every item", "system"),
+    bind!(BROWSE, [c('a')], Action::ToggleScope, "search (and list) this direction or every direction of the dataset", "all dirs"),
     bind!(BROWSE, [k(K::Enter)], Action::Open, "open: next level, or the item in Compare", "open"),
     bind!(BROWSE, [c('t')], Action::LaunchTransfer, "launch a local transfer run on the selected direction", "transfer"),
     bind!(BROWSE, [c(':'), c('#')], Action::GoToItem, "go to item N of the direction: type its number, Enter", "item #"),
@@ -260,6 +267,8 @@ pub static BINDINGS: &[Binding] = &[
     bind!(SCORES => TABLE, [c('b')], Action::NextBaseline, "next significance baseline († = p < 0.05, paired bootstrap)", "baseline"),
     bind!(SCORES => TABLE, [c('B')], Action::CycleBleu, "BLEU convention: as stored, then each name in turn", "BLEU"),
     bind!(SCORES => TABLE, [c('p')], Action::CyclePool, "PPL pooling: best allowed, corpus-words, -tokens, mean", "PPL pool"),
+    bind!(SCORES => TABLE, [k(K::Enter), c('o')], Action::WorstOutputs,
+        "the selected system's outputs in Browse, worst first by the selected column (Enter there: Compare)", "worst outputs"),
     bind!(SCORES => TABLE, [k(K::Esc)], Action::Go(ScreenId::BROWSE), "back to Browse"),
     bind!(SCORES => MENU, [c(' ')], Action::Accept, "tick or untick the selected metric", "tick"),
     bind!(SCORES => MENU, [k(K::Enter)], Action::Submit, "score the ticked metrics as a background job", "start"),
@@ -334,6 +343,7 @@ pub static BINDINGS: &[Binding] = &[
     bind!(Input, [k(K::Enter)], Action::Submit, "finish typing (Import: start the import)"),
     bind!(Input, [k(K::Esc)], Action::Back, "stop typing (search: clear it)"),
     bind!(Input => PATH, [k(K::Tab)], Action::NextPane, "Import's path: complete it as a shell does; nothing left to complete: next field", "complete"),
+    bind!(Input => SEARCH, [k(K::Tab)], Action::ToggleScope, "Browse's search: this direction or every direction of the dataset", "scope"),
     bind!(Input, [k(K::Tab)], Action::NextPane, "next field"),
     bind!(Input, [k(K::Backspace)], Action::Backspace, "delete the last character"),
     bind!(Input, [ctrl('u')], Action::ClearInput, "empty the field"),

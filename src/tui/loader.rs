@@ -22,7 +22,7 @@ use crate::analysis::meta::MetaReport;
 use crate::analysis::joint_table::JointTable;
 use crate::analysis::tradeoff::TradeoffData;
 use crate::metrics::joint::PplPooling;
-use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, Store};
+use crate::store::{DatasetSummary, DirectionSummary, ItemDetail, ItemQuery, ItemRow, OrderChoices, Store};
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::Arc;
@@ -45,6 +45,8 @@ pub enum Request {
     Details(Vec<i64>),
     /// Where item number `idx` stands in a list (Browse's `:`).
     ItemAt { query: ItemQuery, idx: i64 },
+    /// What a direction's items can be ordered by and narrowed to (Browse's `o`, `F`).
+    OrderChoices(i64),
     /// Every campaign with its annotators' progress.
     Campaigns,
     /// What a new campaign can be made on: datasets, their directions and systems.
@@ -95,6 +97,7 @@ pub enum Topic {
     Datasets,
     Directions,
     Items,
+    OrderChoices,
     Detail,
     Details,
     Campaigns,
@@ -108,7 +111,7 @@ pub enum Topic {
     Bars,
 }
 
-const TOPICS: usize = 14;
+const TOPICS: usize = 15;
 
 impl Request {
     pub fn topic(&self) -> Topic {
@@ -116,6 +119,7 @@ impl Request {
             Request::Datasets => Topic::Datasets,
             Request::Directions(_) => Topic::Directions,
             Request::Items(_) | Request::ItemAt { .. } => Topic::Items,
+            Request::OrderChoices(_) => Topic::OrderChoices,
             Request::Detail(_) | Request::Neighbour { .. } => Topic::Detail,
             Request::Details(_) => Topic::Details,
             Request::Campaigns => Topic::Campaigns,
@@ -142,6 +146,7 @@ pub enum Reply {
     ItemAt { query: ItemQuery, idx: i64, position: Option<i64> },
     /// The details a `Request::Details` asked for.
     Details(Vec<ItemDetail>),
+    OrderChoices(OrderChoices),
     Campaigns(Vec<CampaignSummary>),
     CampaignChoices(Vec<campaign::DatasetChoice>),
     Results(Box<(Results, Vec<Disagreement>)>),
@@ -181,6 +186,7 @@ pub fn answer(store: &Store, req: &Request) -> Result<Reply, String> {
         Request::ItemAt { query, idx } => {
             store.item_position(query, *idx).map(|position| Reply::ItemAt { query: query.clone(), idx: *idx, position })
         }
+        Request::OrderChoices(d) => store.order_choices(*d).map(Reply::OrderChoices),
         Request::Details(ids) => ids.iter().map(|id| store.item_detail(*id)).collect::<Result<_, _>>().map(Reply::Details),
         Request::Campaigns => return campaign::list(store).map(Reply::Campaigns).map_err(|e| e.to_string()),
         Request::CampaignChoices => return campaign::choices(store).map(Reply::CampaignChoices).map_err(|e| e.to_string()),

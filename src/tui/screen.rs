@@ -42,6 +42,8 @@ pub struct ItemListAt {
     pub position: i64,
     pub total: i64,
     pub item_id: i64,
+    /// The system the list is narrowed to: Compare pins it.
+    pub pin: Option<String>,
 }
 
 impl ItemListAt {
@@ -53,6 +55,12 @@ impl ItemListAt {
         }
         if self.query.filter != ItemFilter::All {
             parts.push(self.query.filter.name().to_owned());
+        }
+        if let Some(p) = &self.pin {
+            parts.push(format!("{p}'s"));
+        }
+        if self.query.across.is_some() {
+            parts.push("every direction".to_owned());
         }
         if parts.is_empty() { String::new() } else { format!(" in {}", parts.join(", ")) }
     }

@@ -66,3 +66,4 @@ mod tui_lists;
 mod tui_follow;
 mod tui_frame;
 mod tui_snapshots;
+mod tui_sort;

@@ -2,9 +2,15 @@
 //! pane is a window over a paged query, so any number of items scrolls without lag. Below 120
 //! columns the datasets and directions panes sit side by side above the items, each as wide as
 //! its names and counts; a search shows each source around its match.
+//!
+//! The items can be ordered by a stored metric or by annotator disagreement (`o`, `O` flips),
+//! narrowed to one system's (`F`), and searched across every direction of the dataset (`a`);
+//! the title says which. Scores opens it narrowed and ordered (`Action::BrowseWorst`).
 
-use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemQuery, ItemRow, ItemSort};
-use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId};
+use crate::analysis::meta::Orientation;
+use crate::analysis::orient;
+use crate::store::{DatasetSummary, DirectionSummary, ItemFilter, ItemOrder, ItemQuery, ItemRow, ItemSort, OrderChoices};
+use crate::tui::action::{Action, FormAt, LaunchAt, ScreenId, WorstAt};
 use crate::tui::screen::{ItemListAt, Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
@@ -38,6 +44,18 @@ pub struct Browse {
     pub jump: Option<String>,
     pub filter: ItemFilter,
     pub sort: ItemSort,
+    /// What the selected direction's items can be ordered by and narrowed to (loaded with it).
+    pub choices: Option<OrderChoices>,
+    /// The order by a stored score or by disagreement (`o`; `O` flips it): `sort` aside.
+    pub order: Option<ItemOrder>,
+    /// Only the items this system has an output for (`F`): its id and name.
+    pub system: Option<(i64, String)>,
+    /// The list (and its search) covers every direction of the dataset (`a`).
+    pub across: bool,
+    /// Opened from Scores: what to select once the lists are loaded.
+    wanted: Option<WorstAt>,
+    /// `o` or `F` pressed before the choices were loaded: done when they come.
+    after_choices: Option<Action>,
     /// Where the last draw put each pane, and the first row each list showed (for clicks).
     drawn: [(Rect, usize); 3],
     /// Counts shortened (`1.1k`) at the last draw: the lists had no room for them in full.
@@ -86,7 +104,18 @@ impl ItemList {
 
 /// Whether two queries list the same items (paging aside).
 fn same_list(a: &ItemQuery, b: &ItemQuery) -> bool {
-    a.direction_id == b.direction_id && a.search == b.search && a.filter == b.filter && a.sort == b.sort
+    ItemQuery { offset: 0, limit: 0, ..a.clone() } == ItemQuery { offset: 0, limit: 0, ..b.clone() }
+}
+
+/// Whether a metric's worst values are its highest (`tstlab`'s built-in orientations).
+fn worst_is_high(metric: &str) -> bool {
+    orient::known(metric) == Orientation::LowerIsBetter
+}
+
+/// A metric's name, with its configuration's hash when the direction has several of it.
+fn metric_label(choices: Option<&OrderChoices>, metric: &str, config: &str) -> String {
+    let several = choices.is_some_and(|c| c.metrics.iter().filter(|m| m.metric == metric).count() > 1);
+    if several { format!("{metric}@{}", &config[..config.len().min(6)]) } else { metric.to_owned() }
 }
 
 impl Browse {
@@ -106,10 +135,137 @@ impl Browse {
             search: self.search.clone(),
             filter: self.filter,
             sort: self.sort,
+            order: self.order.clone(),
+            system_id: self.system.as_ref().map(|s| s.0),
+            across: if self.across { self.selected_dataset().map(|d| d.id) } else { None },
             offset: 0,
             limit: PAGE,
         })
     }
+
+    /// `by acc of copy ↑ worst first`: the order by a score, in words.
+    pub fn order_label(&self) -> Option<String> {
+        let o = self.order.as_ref()?;
+        let way = if o.descending() { "↓" } else { "↑" };
+        Some(match o {
+            ItemOrder::Metric { metric, config, descending } => {
+                let of = self.system.as_ref().map_or("mean of systems", |s| s.1.as_str());
+                let first = if *descending == worst_is_high(metric) { "worst first" } else { "best first" };
+                format!("by {} of {of} {way} {first}", metric_label(self.choices.as_ref(), metric, config))
+            }
+            ItemOrder::Disagreement { campaign_id, descending } => {
+                let name = self.choices.as_ref().and_then(|c| c.campaigns.iter().find(|x| x.id == *campaign_id)).map_or("?", |c| c.name.as_str());
+                let of = self.system.as_ref().map_or(String::new(), |s| format!(" of {}", s.1));
+                let first = if *descending { "most first" } else { "least first" };
+                format!("by judgment sd{of} in {name} {way} {first}")
+            }
+        })
+    }
+
+    /// Asks what the selected direction's items can be ordered by (only when asked for: `o`,
+    /// `F`, Scores' worst outputs; the metrics are looked for among its scores).
+    fn ask_choices(&mut self, sh: &mut Shared) {
+        if let Some(d) = self.selected_direction().map(|d| d.id) {
+            sh.loader.request(Request::OrderChoices(d));
+        }
+    }
+
+    /// The choices of the selected direction, when loaded.
+    fn current_choices(&self) -> Option<&OrderChoices> {
+        let d = self.selected_direction()?.id;
+        self.choices.as_ref().filter(|c| c.direction_id == d)
+    }
+
+    /// The choices came: apply what Scores asked for, or the `o` or `F` pressed meanwhile.
+    fn take_choices(&mut self, c: &OrderChoices, sh: &mut Shared) -> Option<Action> {
+        if self.selected_direction().map(|d| d.id) != Some(c.direction_id) {
+            return None;
+        }
+        self.choices = Some(c.clone());
+        match self.after_choices.take() {
+            Some(Action::CycleOrder) => return Some(self.cycle_order(sh)),
+            Some(Action::CycleSystem) => return Some(self.cycle_system(sh)),
+            _ => {}
+        }
+        let before = (self.order.clone(), self.system.clone());
+        let mut note = None;
+        if let Some(w) = self.wanted.take() {
+            self.system = c.systems.iter().find(|s| s.name == w.system).map(|s| (s.id, s.name.clone()));
+            let metric = w.metrics.iter().find_map(|m| c.metrics.iter().find(|x| x.metric == *m || orient::family(&x.metric) == m));
+            self.order = metric.map(|m| ItemOrder::Metric { metric: m.metric.clone(), config: m.config.clone(), descending: worst_is_high(&m.metric) });
+            let text = match (&self.system, &self.order) {
+                (None, _) => format!("{} has no outputs in {}", w.system, w.direction),
+                (Some(s), Some(_)) => format!("{}'s outputs, worst {} first (Enter: Compare)", s.1, w.column),
+                (Some(s), None) => format!("no per-output {} scores in {}: {}'s items by index", w.column, w.direction, s.1),
+            };
+            note = Some(Action::Note(text, self.system.is_none()));
+        }
+        if (self.order.clone(), self.system.clone()) != before {
+            self.restart(sh);
+        }
+        note
+    }
+
+    /// `o`: the next order by a score: each metric configuration, then each campaign's
+    /// disagreement, then none.
+    fn cycle_order(&mut self, sh: &mut Shared) -> Action {
+        if self.selected_direction().is_none() {
+            return Action::Note("select a direction first (Enter on a dataset)".into(), false);
+        }
+        let Some(c) = self.current_choices() else {
+            self.after_choices = Some(Action::CycleOrder);
+            self.ask_choices(sh);
+            return Action::Note("looking for the direction's scores and judgments…".into(), false);
+        };
+        let mut all: Vec<ItemOrder> = c
+            .metrics
+            .iter()
+            .map(|m| ItemOrder::Metric { metric: m.metric.clone(), config: m.config.clone(), descending: worst_is_high(&m.metric) })
+            .collect();
+        all.extend(c.campaigns.iter().map(|x| ItemOrder::Disagreement { campaign_id: x.id, descending: true }));
+        if all.is_empty() {
+            return Action::Note("no scores or judgments stored for this direction (7 Scores, x: score it)".into(), true);
+        }
+        let same = |a: &ItemOrder, b: &ItemOrder| a == b || *a == b.flipped();
+        let next = match &self.order {
+            None => Some(0),
+            Some(o) => all.iter().position(|x| same(x, o)).map(|i| i + 1).filter(|i| *i < all.len()),
+        };
+        self.order = next.map(|i| all[i].clone());
+        self.restart(sh);
+        match self.order_label() {
+            Some(l) => Action::Note(format!("order: {l} (O flips, o next)"), false),
+            None => Action::Note(format!("order: sort by {} (s)", self.sort.name()), false),
+        }
+    }
+
+    /// `F`: only the next system's items, then every item.
+    fn cycle_system(&mut self, sh: &mut Shared) -> Action {
+        if self.selected_direction().is_none() {
+            return Action::Note("select a direction first (Enter on a dataset)".into(), false);
+        }
+        let Some(c) = self.current_choices() else {
+            self.after_choices = Some(Action::CycleSystem);
+            self.ask_choices(sh);
+            return Action::Note("looking for the direction's systems…".into(), false);
+        };
+        let systems: Vec<(i64, String)> = c.systems.iter().map(|x| (x.id, x.name.clone())).collect();
+        if systems.is_empty() {
+            return Action::Note("no system has outputs in this direction".into(), true);
+        }
+        let next = match &self.system {
+            None => Some(0),
+            Some(s) => systems.iter().position(|x| x.0 == s.0).map(|i| i + 1).filter(|i| *i < systems.len()),
+        };
+        self.system = next.map(|i| systems[i].clone());
+        self.restart(sh);
+        match &self.system {
+            Some(s) => Action::Note(format!("only items with an output of {} (Compare pins it; F: next system)", s.1), false),
+            None => Action::Note("every system's items".into(), false),
+        }
+    }
+
+
 
     /// Asks for the page covering the visible rows, unless it is loaded or asked for already.
     fn fetch(&mut self, sh: &mut Shared) {
@@ -175,7 +331,7 @@ impl Browse {
             return None;
         }
         let Some(p) = position else {
-            let narrowed = !self.search.is_empty() || self.filter != ItemFilter::All;
+            let narrowed = !self.search.is_empty() || self.filter != ItemFilter::All || self.system.is_some();
             let why = if narrowed { " in this list (search or filter narrow it)" } else { " in this direction" };
             return Some(Action::Note(format!("no item #{idx}{why}"), true));
         };
@@ -190,6 +346,8 @@ impl Browse {
         if i != self.dataset {
             self.dataset = i;
             self.direction = 0;
+            // Systems and campaigns are the dataset's.
+            (self.order, self.system, self.choices) = (None, None, None);
             self.directions.clear();
             self.items = ItemList { height: self.items.height, ..ItemList::default() };
             if let Some(d) = self.selected_dataset() {
@@ -208,8 +366,9 @@ impl Browse {
                 // in the last session).
                 let keep = self.selected_dataset().map(|d| d.id);
                 self.datasets = ds.clone();
-                self.dataset = keep
-                    .and_then(|id| self.datasets.iter().position(|d| d.id == id))
+                let wanted = self.wanted.as_ref().and_then(|w| self.datasets.iter().position(|d| d.name == w.dataset));
+                self.dataset = wanted
+                    .or_else(|| keep.and_then(|id| self.datasets.iter().position(|d| d.id == id)))
                     .or_else(|| self.datasets.iter().position(|d| Some(&d.name) == sh.dataset.as_ref()))
                     .unwrap_or(0);
                 match self.selected_dataset() {
@@ -229,13 +388,17 @@ impl Browse {
                 }
                 let keep = self.selected_direction().map(|d| d.id);
                 self.directions = directions.clone();
+                let wanted = self.wanted.as_ref().and_then(|w| self.directions.iter().position(|d| d.label() == w.direction));
                 let found = keep.and_then(|id| self.directions.iter().position(|d| d.id == id));
-                self.direction = found.unwrap_or(0);
-                if found.is_some() && self.items.loaded.is_some() {
+                self.direction = wanted.or(found).unwrap_or(0);
+                if wanted.is_none() && found.is_some() && self.items.loaded.is_some() {
                     // The same list again (a refresh): keep the position.
                     self.reload(sh);
                 } else {
                     self.restart(sh);
+                }
+                if self.wanted.is_some() {
+                    self.ask_choices(sh);
                 }
             }
             Reply::Items { query, total, rows } => {
@@ -262,7 +425,8 @@ impl Browse {
                 Some(r) => {
                     if let Some(query) = self.query() {
                         let total = self.items.total.unwrap_or(0);
-                        sh.item_list = Some(ItemListAt { query, position: self.items.selected, total, item_id: r.id });
+                        let pin = self.system.as_ref().map(|s| s.1.clone());
+                        sh.item_list = Some(ItemListAt { query, position: self.items.selected, total, item_id: r.id, pin });
                     }
                     return Some(Action::OpenItem(r.id));
                 }
@@ -384,9 +548,40 @@ impl Screen for Browse {
             Action::CycleSort => {
                 let all = ItemSort::ALL;
                 let i = all.iter().position(|s| *s == self.sort).unwrap_or(0);
-                self.sort = all[(i + 1) % all.len()];
+                // From an order by a score, `s` goes back to the columns' order first.
+                if self.order.take().is_none() {
+                    self.sort = all[(i + 1) % all.len()];
+                }
                 self.restart(sh);
                 return Some(Action::Note(format!("sort: {}", self.sort.name()), false));
+            }
+            Action::CycleOrder => return Some(self.cycle_order(sh)),
+            Action::FlipOrder => {
+                let Some(o) = &self.order else {
+                    return Some(Action::Note("no order by a score to flip: o chooses one".into(), false));
+                };
+                self.order = Some(o.flipped());
+                self.restart(sh);
+                return Some(Action::Note(format!("order: {}", self.order_label().unwrap_or_default()), false));
+            }
+            Action::CycleSystem => return Some(self.cycle_system(sh)),
+            Action::ToggleScope => {
+                self.across = !self.across;
+                self.pane = Pane::Items;
+                self.restart(sh);
+                let text = match (self.across, self.selected_dataset()) {
+                    (true, Some(d)) => format!("search: every direction of {}", d.name),
+                    _ => "search: this direction".to_owned(),
+                };
+                return Some(Action::Note(text, false));
+            }
+            Action::BrowseWorst(w) => {
+                // Loaded afresh: the dataset, then the direction, then its choices select it.
+                sh.dataset = Some(w.dataset.clone());
+                self.wanted = Some(*w);
+                (self.pane, self.typing, self.jump, self.across) = (Pane::Items, false, None, false);
+                (self.search, self.filter, self.order, self.system) = (String::new(), ItemFilter::All, None, None);
+                sh.loader.request(Request::Datasets);
             }
             _ => {}
         }
@@ -397,10 +592,18 @@ impl Screen for Browse {
         if let Ok(Reply::ItemAt { query, idx, position }) = &r.result {
             return self.jumped(query, *idx, *position, sh);
         }
+        if let Ok(Reply::OrderChoices(c)) = &r.result {
+            return self.take_choices(c, sh);
+        }
         if let Ok(reply) = &r.result {
             self.take(reply, sh);
         }
         None
+    }
+
+    /// While the search is typed, Tab switches its scope (`Context::Input`, mode "search").
+    fn mode(&self) -> Option<&'static str> {
+        self.typing.then_some("search")
     }
 
     fn store_changed(&mut self, sh: &mut Shared) {
@@ -524,6 +727,25 @@ fn source_cell(source: &str, search: &str, width: usize) -> Line<'static> {
     }
 }
 
+/// The direction `direction_id` among `directions`, as `source->target`.
+fn direction_label(directions: &[DirectionSummary], direction_id: i64) -> String {
+    directions.iter().find(|d| d.id == direction_id).map_or_else(|| format!("#{direction_id}"), |d| d.label())
+}
+
+/// A sort key in at most 7 columns: `0.875`, `12.50`, `1234.5`, `1.2e6`.
+fn format_key(k: f64) -> String {
+    let a = k.abs();
+    if a != 0.0 && !(0.001..100_000.0).contains(&a) {
+        format!("{k:.1e}")
+    } else if a < 10.0 {
+        format!("{k:.3}")
+    } else if a < 1000.0 {
+        format!("{k:.2}")
+    } else {
+        format!("{k:.1}")
+    }
+}
+
 fn loading(busy: bool) -> &'static str {
     if busy { " · loading…" } else { "" }
 }
@@ -579,6 +801,7 @@ impl Browse {
 
     fn draw_items(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         let show_search = self.typing || self.jump.is_some() || !self.search.is_empty();
+        let order_label = self.order_label();
         let list = &mut self.items;
         let block_title = match list.total {
             Some(0) => " Items: none match ".to_owned(),
@@ -591,12 +814,26 @@ impl Browse {
             ),
             None => " Items ".to_owned(),
         };
-        let title = format!(
-            "{block_title}· filter: {} · sort: {}{} ",
-            self.filter.name(),
-            self.sort.name(),
-            loading(sh.loader.busy(Topic::Items))
-        );
+        // What orders and narrows the list: the filter and the sort as always; an order by a
+        // score, a system and the scope when chosen (the filter then only when it narrows).
+        let mut parts = Vec::new();
+        if self.across {
+            parts.push("all directions".to_owned());
+        }
+        let plain = self.order.is_none() && self.system.is_none() && !self.across;
+        if plain || self.filter != ItemFilter::All {
+            parts.push(format!("filter: {}", self.filter.name()));
+        }
+        match order_label {
+            Some(l) => parts.push(l),
+            None => {
+                parts.push(format!("sort: {}", self.sort.name()));
+                if let Some(s) = &self.system {
+                    parts.push(format!("only {}", s.1));
+                }
+            }
+        }
+        let title = format!("{block_title}· {}{} ", parts.join(" · "), loading(sh.loader.busy(Topic::Items)));
         let block = theme::pane(title, self.pane == Pane::Items);
         let inner = block.inner(area);
         f.render_widget(block, area);
@@ -610,29 +847,61 @@ impl Browse {
         }
         let total = list.total.unwrap_or(0);
         let end = (list.top + height).min(total);
+        // A direction column across directions, the key column under an order by a score.
+        let dir_w = if self.across {
+            self.directions.iter().map(|d| theme::width(&d.label())).max().unwrap_or(9).clamp(9, (table_area.width as usize / 4).max(9))
+        } else {
+            0
+        };
+        let key_w = if self.order.is_some() { 7 } else { 0 };
+        let extra = if dir_w > 0 { dir_w + 1 } else { 0 } + if key_w > 0 { key_w + 1 } else { 0 };
         // The source column: what the other columns and the gaps between them leave.
-        let source_w = (table_area.width as usize).saturating_sub(7 + 4 + 4 + 3).max(10);
+        let source_w = (table_area.width as usize).saturating_sub(7 + 4 + 4 + 3 + extra).max(10);
         let search = self.search.trim();
+        let key_name = match &self.order {
+            Some(ItemOrder::Metric { .. }) => "score",
+            _ => "sd",
+        };
+        let directions: Vec<String> = if self.across {
+            (list.top..end).map(|i| list.row(i).map_or(String::new(), |r| direction_label(&self.directions, r.direction_id))).collect()
+        } else {
+            Vec::new()
+        };
         let rows: Vec<Row> = (list.top..end)
-            .map(|i| match list.row(i) {
+            .enumerate()
+            .map(|(n, i)| match list.row(i) {
                 Some(r) => {
                     let idx = if r.split == "test" { r.idx.to_string() } else { format!("{}:{}", r.split, r.idx) };
-                    Row::new(vec![
-                        Cell::from(theme::owned(idx)),
-                        Cell::from(source_cell(&r.source, search, source_w)),
-                        Cell::from(r.references.to_string()),
-                        Cell::from(r.outputs.to_string()),
-                    ])
+                    let mut cells = vec![Cell::from(theme::owned(idx))];
+                    if dir_w > 0 {
+                        cells.push(Cell::from(theme::abbrev(&directions[n], dir_w)));
+                    }
+                    if key_w > 0 {
+                        cells.push(Cell::from(crate::text::pad_left(&r.key.map_or("—".to_owned(), format_key), key_w)));
+                    }
+                    cells.push(Cell::from(source_cell(&r.source, search, source_w)));
+                    cells.push(Cell::from(r.references.to_string()));
+                    cells.push(Cell::from(r.outputs.to_string()));
+                    Row::new(cells)
                 }
                 None => Row::new(vec![Cell::from(""), Cell::from("loading…")]).style(theme::MUTED),
             })
             .collect();
-        let table = Table::new(
-            rows,
-            [Constraint::Length(7), Constraint::Min(10), Constraint::Length(4), Constraint::Length(4)],
-        )
-        .header(Row::new(["#", "source", "refs", "outs"]).style(theme::LABEL))
-        .row_highlight_style(theme::SELECTED);
+        let mut widths = vec![Constraint::Length(7)];
+        let mut header = vec!["#"];
+        if dir_w > 0 {
+            widths.push(Constraint::Length(dir_w as u16));
+            header.push("direction");
+        }
+        if key_w > 0 {
+            widths.push(Constraint::Length(key_w as u16));
+            header.push(key_name);
+        }
+        widths.extend([Constraint::Min(10), Constraint::Length(4), Constraint::Length(4)]);
+        header.extend(["source", "refs", "outs"]);
+        let table = Table::new(rows, widths)
+            .header(Row::new(header).style(theme::LABEL))
+            .row_highlight_style(theme::SELECTED);
         let selected = (total > 0).then_some((list.selected - list.top) as usize);
         let mut state = TableState::default().with_selected(selected);
         f.render_stateful_widget(table, table_area, &mut state);
@@ -645,11 +914,17 @@ impl Browse {
             f.render_widget(Paragraph::new(line), search_area);
         } else if show_search {
             let cursor = if self.typing { "▏" } else { "" };
+            let scope = if self.across { "   every direction" } else { "" };
             let line = Line::from(vec![
                 Span::styled("/", theme::KEY),
                 Span::raw(format!("{}{cursor}", theme::text(&self.search))),
+                Span::styled(scope, theme::KEY),
                 Span::styled(
-                    if self.typing { "   Enter keep · Esc clear" } else { "" },
+                    match (self.typing, self.across) {
+                        (true, false) => "   Enter keep · Esc clear · Tab: every direction",
+                        (true, true) => " · Enter keep · Esc clear · Tab: this one",
+                        _ => "",
+                    },
                     theme::MUTED,
                 ),
             ]);

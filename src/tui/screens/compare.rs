@@ -477,6 +477,11 @@ impl Screen for Compare {
         match action {
             Action::OpenItem(id) => {
                 self.step = None;
+                // Opened from a list narrowed to a system: that system first.
+                if let Some(pin) = sh.item_list.as_ref().filter(|l| l.item_id == id).and_then(|l| l.pin.clone()) {
+                    self.pinned.retain(|p| *p != pin);
+                    self.pinned.insert(0, pin);
+                }
                 sh.loader.request(Request::Detail(id));
             }
             Action::NextItem | Action::PrevItem => return self.step(action == Action::NextItem, sh),

@@ -4,7 +4,8 @@
 //! bootstrap, `†` where p < 0.05, computed on the loader thread); `x` opens the menu of metrics
 //! (`score_menu`) and scores the ticked ones as a background job (progress on the Jobs screen),
 //! `w` writes the table
-//! as Markdown, LaTeX and CSV. The columns scroll sideways with the selection; the sorted column
+//! as Markdown, LaTeX and CSV; Enter (or `o`) on a system row opens Browse on that system's
+//! outputs, worst first by the selected column (`Action::BrowseWorst`). The columns scroll sideways with the selection; the sorted column
 //! stays in view next to the system names. Cells are padded by display width (`crate::text`).
 
 use crate::analysis::significance::MARK;
@@ -16,7 +17,7 @@ use crate::score::plan::{self, Event, Options};
 use crate::score::table::{Column, Table};
 use crate::score::table_fmt;
 use crate::store::Store;
-use crate::tui::action::{Action, ScreenId};
+use crate::tui::action::{Action, ScreenId, WorstAt};
 use crate::tui::screen::{Screen, Shared, Show};
 use crate::tui::loader::{Reply, Request, Response, Topic};
 use crate::tui::theme;
@@ -40,6 +41,8 @@ pub struct Scores {
     /// The column the rows are sorted by (`None`: by system).
     pub sort: Option<Column>,
     pub scroll: usize,
+    /// The selected system row (of the table shown, in its order).
+    pub row: usize,
     /// Set once the screen asked for data.
     pub loaded: bool,
     /// The baseline of the significance markers (`None`: no test).
@@ -134,10 +137,45 @@ impl Scores {
         }
     }
 
+    /// Browse on the selected system's outputs, worst first by the selected column (by its
+    /// per-output metric; a column without one, e.g. Joint, leaves them by index).
+    fn worst(&self) -> Action {
+        let Some(t) = self.table() else { return Action::Note("no table".into(), true) };
+        let Some(r) = t.rows.get(self.row.min(t.rows.len().saturating_sub(1))) else {
+            return Action::Note("no system in this table".into(), true);
+        };
+        let c = Column::ALL[self.column];
+        Action::BrowseWorst(Box::new(WorstAt {
+            dataset: t.dataset.clone(),
+            direction: t.direction.clone(),
+            system: r.system.clone(),
+            metrics: per_output(c).iter().map(|m| (*m).to_owned()).collect(),
+            column: c.name().to_owned(),
+        }))
+    }
+
     fn resort(&mut self) {
         for t in &mut self.tables {
             t.sort_by(self.sort);
         }
+    }
+}
+
+/// The stored per-output metrics behind a column, most likely first (none: the column is
+/// computed from others, as Joint, G2 and the length ratio are).
+fn per_output(c: Column) -> &'static [&'static str] {
+    match c {
+        Column::Acc => &["acc", "style-acc"],
+        Column::SBleu => &["s-bleu"],
+        Column::RBleu => &["r-bleu"],
+        Column::MultiBleu => &["multi-bleu"],
+        Column::SBert => &["s-bert"],
+        Column::RBert => &["r-bert"],
+        Column::MultiBert => &["multi-bert"],
+        Column::Cola => &["cola"],
+        Column::Ppl => &["d-ppl", "g-ppl"],
+        Column::TPpl => &["g-ppl"],
+        Column::Joint | Column::G2 | Column::LenRatio => &[],
     }
 }
 
@@ -175,7 +213,7 @@ impl Screen for Scores {
             }
             Action::CyclePart if !self.tables.is_empty() => {
                 self.direction = (self.direction + 1) % self.tables.len();
-                self.scroll = 0;
+                (self.scroll, self.row) = (0, 0);
             }
             Action::CycleDataset if !self.datasets.is_empty() => {
                 let i = self.dataset.as_ref().and_then(|d| self.datasets.iter().position(|x| x == d)).map_or(0, |i| i + 1);
@@ -205,9 +243,11 @@ impl Screen for Scores {
             Action::StartScoring => self.menu = Some(ScoreMenu::default()),
             Action::WriteTable => return Some(self.write()),
             Action::NextBaseline => return Some(self.next_baseline(sh)),
-            Action::Up => self.scroll = self.scroll.saturating_sub(1),
-            Action::Down => self.scroll += 1,
-            Action::Top => self.scroll = 0,
+            Action::WorstOutputs => return Some(self.worst()),
+            Action::Up => self.row = self.row.saturating_sub(1),
+            Action::Down => self.row = (self.row + 1).min(self.table().map_or(0, |t| t.rows.len().saturating_sub(1))),
+            Action::Top | Action::PageUp => self.row = 0,
+            Action::Bottom | Action::PageDown => self.row = self.table().map_or(0, |t| t.rows.len().saturating_sub(1)),
             _ => {}
         }
         None
@@ -376,9 +416,16 @@ impl Screen for Scores {
         let mut lines = vec![Line::from(head)];
         let best: Vec<Option<usize>> = t.columns.iter().map(|&c| t.best(c)).collect();
         let rows_h = body.height.saturating_sub(1) as usize;
-        let scroll = self.scroll.min(t.rows.len().saturating_sub(rows_h));
+        let selected_row = self.row.min(t.rows.len().saturating_sub(1));
+        // The selected row stays in view.
+        let mut scroll = self.scroll.min(selected_row);
+        if rows_h > 0 && selected_row >= scroll + rows_h {
+            scroll = selected_row + 1 - rows_h;
+        }
+        let scroll = scroll.min(t.rows.len().saturating_sub(rows_h));
         for (ri, (r, row)) in t.rows.iter().zip(&cells).enumerate().skip(scroll).take(rows_h) {
-            let mut spans = vec![Span::raw(theme::abbrev(&label(r), name_w))];
+            let name_style = if ri == selected_row { theme::SELECTED } else { ratatui::style::Style::default() };
+            let mut spans = vec![Span::styled(theme::abbrev(&label(r), name_w), name_style)];
             for &i in &cols {
                 let text = format!(" {}", crate::text::pad_left(&row[i], widths[i]));
                 let style = if best[i] == Some(ri) {
