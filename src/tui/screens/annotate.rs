@@ -704,14 +704,23 @@ impl Annotate {
         let e = s.entry();
         let kind = if e.training { " TRAINING" } else if e.repeat { " repeat" } else { "" };
         let item = format!(" item {}/{}{kind}", s.at + 1, s.entries.len());
-        // The kinds the queue has: training, real, repeats.
-        let kinds: Vec<String> = [("training", p.training_done, p.training), ("real", p.real_done, p.real), ("repeats", p.repeats_done, p.repeats)]
-            .into_iter()
-            .filter(|(_, _, n)| *n > 0)
-            .map(|(what, done, n)| format!("{what} {done}/{n}"))
-            .collect();
+        // The kinds the queue has: training, real, repeats (named short, then left out, when
+        // the line would wrap).
+        let kinds = |names: [&str; 3]| -> String {
+            [(names[0], p.training_done, p.training), (names[1], p.real_done, p.real), (names[2], p.repeats_done, p.repeats)]
+                .into_iter()
+                .filter(|(_, _, n)| *n > 0)
+                .map(|(what, done, n)| format!("{what} {done}/{n}"))
+                .collect::<Vec<_>>()
+                .join(" · ")
+        };
         let done = p.training_done + p.real_done + p.repeats_done;
-        let counts = format!(" · stored {} · {done}/{} done: {}", s.stored, s.entries.len(), kinds.join(" · "));
+        let total = format!(" · stored {} · {done}/{} done", s.stored, s.entries.len());
+        let counts = [kinds(["training", "real", "repeats"]), kinds(["train", "real", "rep"])]
+            .into_iter()
+            .map(|k| format!("{total}: {k}"))
+            .find(|c| theme::width(&item) + theme::width(c) <= width)
+            .unwrap_or(total);
         let left = s.time_left().map(time_left_words);
         let fits = left.as_ref().is_some_and(|l| theme::width(&item) + theme::width(&counts) + 3 + theme::width(l) <= width);
         let mut head = vec![Span::styled(item, theme::LABEL), Span::styled(counts, theme::MUTED)];
