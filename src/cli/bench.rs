@@ -6,7 +6,7 @@ pub enum BenchCommand {
     Bertscore(super::bench_bertscore::BertscoreArgs),
     /// Build a big synthetic store at PATH (unless it has one) and time the TUI's queries on it.
     Store(super::bench_store::StoreArgs),
-    /// Speed of BLEU and chrF on benchmark pairs built from the demo text.
+    /// Speed of BLEU, chrF and CIDEr-D on benchmark pairs built from the demo text (`--peer`: CIDEr-D against pycocoevalcap).
     Metrics(super::metric::BenchArgs),
     /// Throughput of the ACC classifier, d-PPL and g-PPL scorers.
     Score(super::bench_score::ScoreBenchArgs),

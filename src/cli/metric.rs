@@ -338,6 +338,19 @@ pub struct BenchArgs {
     /// Also write the pairs to DIR/hyp.txt and DIR/ref.txt (to time other tools on them).
     #[arg(long, value_name = "DIR")]
     pub write: Option<PathBuf>,
+    /// Hypotheses of the CIDEr-D rows (0: none).
+    #[arg(long, default_value_t = 10_000)]
+    pub cider_pairs: usize,
+    /// References per hypothesis of the CIDEr-D rows.
+    #[arg(long, default_value_t = 4)]
+    pub cider_refs: usize,
+    /// Also time pycocoevalcap's CIDEr-D in this Python interpreter (which has pycocoevalcap
+    /// installed) on the same texts, and compare its values.
+    #[arg(long, value_name = "PYTHON")]
+    pub peer: Option<PathBuf>,
+    /// Only the CIDEr-D rows.
+    #[arg(long)]
+    pub cider_only: bool,
 }
 
 /// CPU seconds (user + system, all threads) this process has used, from /proc (Linux).
@@ -386,14 +399,21 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         "{:<24} {:>7} {:>8} {:>8} {:>10}  value",
         "metric", "threads", "wall s", "cpu s", "pairs/s"
     );
-    let row = |name: &str, th: usize, t: (f64, Option<f64>), value: f64| {
+    let row_of = |name: &str, n: usize, th: usize, t: (f64, Option<f64>), value: f64| {
         let cpu = t.1.map_or("-".into(), |c| format!("{c:.2}"));
         crate::outln!(
             "{name:<24} {th:>7} {:>8.3} {cpu:>8} {:>10.0}  {value:.6}",
             t.0,
-            a.pairs as f64 / t.0
+            n as f64 / t.0
         );
     };
+    let row = |name: &str, th: usize, t: (f64, Option<f64>), value: f64| row_of(name, a.pairs, th, t, value);
+    if a.cider_only {
+        return super::bench_cider::rows(a.cider_pairs, a.cider_refs, a.seed, a.peer.as_deref(), &row_of, &|f| {
+            let (_, w, c) = timed(f);
+            (w, c)
+        });
+    }
     let bcfg = BleuConfig::corpus();
     let (serial, w1, c1) = timed(|| bleu::corpus_bleu_serial(&hyps, &refs, &bcfg));
     let (par, w2, c2) = timed(|| bleu::corpus_bleu(&hyps, &refs, &bcfg));
@@ -425,5 +445,8 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         row(name, 1, (w1, c1), serial.score);
         row(name, threads, (w2, c2), par.score);
     }
-    Ok(())
+    super::bench_cider::rows(a.cider_pairs, a.cider_refs, a.seed, a.peer.as_deref(), &row_of, &|f| {
+        let (_, w, c) = timed(f);
+        (w, c)
+    })
 }

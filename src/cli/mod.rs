@@ -3,6 +3,7 @@
 pub mod annotate;
 pub mod bench;
 pub mod bench_bertscore;
+pub mod bench_cider;
 pub mod bench_peer;
 pub mod bench_score;
 pub mod bench_store;

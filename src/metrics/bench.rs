@@ -11,9 +11,8 @@ const DEMO: [&str; 2] = [
     include_str!("../../data/demo/formality.items.tsv"),
 ];
 
-/// `n` (hypothesis, reference) pairs, the same for the same `n` and `seed`.
-pub fn pairs(n: usize, seed: u64) -> Vec<(String, String)> {
-    // (source, references) of every demo item.
+/// (source, references) of every demo item, and the words of all of them.
+fn items() -> (Vec<(&'static str, Vec<&'static str>)>, Vec<&'static str>) {
     let mut items: Vec<(&str, Vec<&str>)> = Vec::new();
     for tsv in DEMO {
         for line in tsv.lines().skip(1) {
@@ -28,24 +27,51 @@ pub fn pairs(n: usize, seed: u64) -> Vec<(String, String)> {
         .flat_map(|(s, rs)| std::iter::once(*s).chain(rs.iter().copied()))
         .flat_map(py::split)
         .collect();
+    (items, vocab)
+}
+
+/// `text` with about 5% of its words preceded by a random word, 10% replaced and 5% dropped.
+fn perturb(text: &str, vocab: &[&str], rng: &mut ChaCha8Rng) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for w in py::split(text) {
+        let r: f64 = rng.random();
+        if r < 0.05 {
+            out.push(vocab[rng.random_range(0..vocab.len())]);
+            out.push(w);
+        } else if r < 0.15 {
+            out.push(vocab[rng.random_range(0..vocab.len())]);
+        } else if r >= 0.20 {
+            out.push(w);
+        }
+    }
+    out.join(" ")
+}
+
+/// `n` (hypothesis, reference) pairs, the same for the same `n` and `seed`.
+pub fn pairs(n: usize, seed: u64) -> Vec<(String, String)> {
+    let (items, vocab) = items();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut out = Vec::with_capacity(n);
     for _ in 0..n {
         let (src, refs) = &items[rng.random_range(0..items.len())];
         let reference = refs[rng.random_range(0..refs.len())];
-        let mut hyp: Vec<&str> = Vec::new();
-        for w in py::split(src) {
-            let r: f64 = rng.random();
-            if r < 0.05 {
-                hyp.push(vocab[rng.random_range(0..vocab.len())]);
-                hyp.push(w);
-            } else if r < 0.15 {
-                hyp.push(vocab[rng.random_range(0..vocab.len())]);
-            } else if r >= 0.20 {
-                hyp.push(w);
-            }
-        }
-        out.push((hyp.join(" "), reference.to_owned()));
+        let hyp = perturb(src, &vocab, &mut rng);
+        out.push((hyp, reference.to_owned()));
+    }
+    out
+}
+
+/// `n` hypotheses with `k` references each (for CIDEr-D): a perturbed source and its item's
+/// references in turn, each after the first round perturbed like the hypotheses.
+pub fn multi(n: usize, k: usize, seed: u64) -> Vec<(String, Vec<String>)> {
+    let (items, vocab) = items();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let (src, refs) = &items[rng.random_range(0..items.len())];
+        let hyp = perturb(src, &vocab, &mut rng);
+        let rs = (0..k).map(|j| if j < refs.len() { refs[j].to_owned() } else { perturb(refs[j % refs.len()], &vocab, &mut rng) }).collect();
+        out.push((hyp, rs));
     }
     out
 }
