@@ -14,13 +14,13 @@ fn toy_file(dir: &Path) -> PathBuf {
     path
 }
 
-fn tstlab(store: &Path) -> Command {
+pub(crate) fn tstlab(store: &Path) -> Command {
     let mut c = Command::cargo_bin("tstlab").unwrap();
     c.env_remove("TSTLAB_STORE").env("TSTLAB_HOME", store.parent().unwrap()).arg("--store").arg(store);
     c
 }
 
-fn run(store: &Path, args: &[&str]) -> String {
+pub(crate) fn run(store: &Path, args: &[&str]) -> String {
     let out = tstlab(store).args(args).output().unwrap();
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()

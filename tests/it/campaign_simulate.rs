@@ -2,22 +2,9 @@
 //! x 80 items x 9 systems, 0-100 sliders): the full ranking is the systems by mean content
 //! rating, the replays are seeded, and what cannot be simulated is refused with the reason.
 
+use crate::analysis_cli::{run, tstlab};
 use crate::anchor;
-use assert_cmd::Command;
 use serde_json::Value;
-use std::path::Path;
-
-fn tstlab(store: &Path) -> Command {
-    let mut c = Command::cargo_bin("tstlab").unwrap();
-    c.env_remove("TSTLAB_STORE").env("TSTLAB_HOME", store.parent().unwrap()).arg("--store").arg(store);
-    c
-}
-
-fn run(store: &Path, args: &[&str]) -> String {
-    let out = tstlab(store).args(args).output().unwrap();
-    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap()
-}
 
 #[test]
 fn simulate_replays_the_released_judgments() {
