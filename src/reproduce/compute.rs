@@ -14,9 +14,25 @@
 //! - `styleptb:crowd-tasks`, `styleptb:crowd-na`, `styleptb:crowd-refs` (key: a direction,
 //!   `ptb->AEM`): the crowd emphasis rewrites: rows of the results file, rows answered `N/A`
 //!   (left out by the importer), references stored.
+//! - `lai2023:...` (Lai et al. 2023): a Kendall tau-b meta-evaluation of the table's dataset
+//!   (`analysis::correlate`, undefined per-source correlations as 0, as eval-formality-transfer),
+//!   x 100. The recipe and the row key each give some of `ASPECT` (`content`, `style`,
+//!   `fluency`: the human judgments, the mean of the two annotators), `LEVEL` (`system`:
+//!   pairwise accuracy of the per-system means; `sample`: mean over sources of the per-source
+//!   tau; `dataset`: one tau over all outputs), `PART` (a direction such as `informal->formal`,
+//!   or `overall`: system and sample levels the mean of the two directions, dataset level all
+//!   outputs pooled), `8sys` (system REF left out) and the metric (a stored metric label such
+//!   as `bleu@content.src`; `chatgpt` / `chatgpt_multi` alone: the ChatGPT score of the
+//!   aspect's file; `iaa`: annotator human_1 against human_2), separated by `:`.
 
 use super::Error;
+use crate::analysis::correlate::{self as corr, CorrOptions, Level, Part, Target};
+use crate::analysis::data::{self as adata, Names};
+use crate::analysis::meta::{meta_evaluate, MetaOptions, MetaReport, MetaRow, Orientation, Undefined};
+use crate::analysis::orient::Orientations;
+use crate::analysis::scope::{Scope, ScopeSpec};
 use crate::import::Summary;
+use crate::stats::corr::CorrKind;
 use crate::metrics::family::{self, Convention};
 use crate::store::Store;
 use std::collections::HashMap;
@@ -41,6 +57,8 @@ pub struct Ctx<'s> {
     llm_tst: HashMap<(String, String), [f64; 3]>,
     /// (dataset/direction, system) -> s-BLEU, r-BLEU, multi-BLEU.
     tstbench: HashMap<(String, String), [f64; 3]>,
+    /// (dataset, aspect, metric, 8 systems) -> the meta-evaluation report.
+    lai2023: HashMap<(String, String, String, bool), (Names, MetaReport)>,
 }
 
 /// pandas' default missing-value strings: `read_csv` turns a field equal to one of these into
@@ -56,11 +74,14 @@ pub fn pandas_na(field: &str) -> bool {
 
 impl<'s> Ctx<'s> {
     pub fn new(store: &'s Store, summaries: &'s [Summary]) -> Self {
-        Ctx { store, summaries, llm_tst: HashMap::new(), tstbench: HashMap::new() }
+        Ctx { store, summaries, llm_tst: HashMap::new(), tstbench: HashMap::new(), lai2023: HashMap::new() }
     }
 
     pub fn value(&mut self, what: &str, dataset: Option<&str>, direction: Option<&str>, key: &str) -> Result<Value, Error> {
         let dataset = dataset.ok_or_else(|| Error::Compute(format!("{what}: the table names no dataset")))?;
+        if let Some(v) = what.strip_prefix("lai2023:") {
+            return self.lai2023(dataset, v, key);
+        }
         if let Some(v) = what.strip_prefix("tstbench:") {
             let direction = direction.ok_or_else(|| Error::Compute(format!("{what}: the table names no direction")))?;
             return Ok(Value::plain(self.tstbench_bleu(dataset, direction, key)?[match v {
@@ -151,6 +172,104 @@ impl<'s> Ctx<'s> {
         ];
         self.tstbench.insert(k, v);
         Ok(v)
+    }
+
+    /// One cell of Lai et al. 2023's correlation tables (see the module's documentation).
+    fn lai2023(&mut self, dataset: &str, what: &str, key: &str) -> Result<Value, Error> {
+        let bad = |why: String| Error::Compute(format!("lai2023:{what} / {key}: {why}"));
+        let (mut aspect, mut level, mut part, mut metric, mut eight) = (None, None, None, None, false);
+        for t in what.split(':').chain(key.split(':')) {
+            match t {
+                "content" | "style" | "fluency" => aspect = Some(t),
+                "system" => level = Some(Level::PairwiseAccuracy),
+                "sample" => level = Some(Level::Sample),
+                "dataset" => level = Some(Level::Dataset),
+                "8sys" => eight = true,
+                _ if t == "overall" || t.contains("->") => part = Some(t),
+                _ => metric = Some(t),
+            }
+        }
+        let (Some(aspect), Some(level), Some(part), Some(metric)) = (aspect, level, part, metric) else {
+            return Err(bad("give an aspect, a level, a part and a metric".into()));
+        };
+        let metric = match metric {
+            "chatgpt" | "chatgpt_multi" => format!("{metric}@{}", if aspect == "content" { "content.src" } else { aspect }),
+            m => m.to_owned(),
+        };
+        let k = (dataset.to_owned(), aspect.to_owned(), metric.clone(), eight);
+        if !self.lai2023.contains_key(&k) {
+            let r = self.lai2023_report(dataset, aspect, &metric, eight).map_err(|e| bad(e.to_string()))?;
+            self.lai2023.insert(k.clone(), r);
+        }
+        let (names, report) = &self.lai2023[&k];
+        let get = |p: Part| -> Result<f64, Error> {
+            let c = corr::cell(report, p, level).ok_or_else(|| bad(format!("no part {p:?}")))?;
+            c.value.map(|v| 100.0 * v).ok_or_else(|| bad("undefined".into()))
+        };
+        if part != "overall" {
+            let d = names.find_direction(part).map_err(|e| bad(e.to_string()))?;
+            return Ok(Value::plain(get(Part::Direction(d))?));
+        }
+        let value = get(Part::Overall)?;
+        if level == Level::Dataset {
+            return Ok(Value::plain(value));
+        }
+        let dirs: Vec<f64> = names.directions.keys().map(|d| get(Part::Direction(*d))).collect::<Result<_, _>>()?;
+        let rounded: Vec<f64> = dirs.iter().map(|x| (x * 10.0).round() / 10.0).collect();
+        let mean = rounded.iter().sum::<f64>() / rounded.len() as f64;
+        let shown: Vec<String> = rounded.iter().map(|x| format!("{x:.1}")).collect();
+        Ok(Value {
+            value,
+            from_rounded: Some(mean),
+            rounding_note: Some(format!("the paper averaged the directions' rounded values: ({}) / {} = {mean:.2}", shown.join(" + "), rounded.len())),
+        })
+    }
+
+    fn lai2023_report(&self, dataset: &str, aspect: &str, metric: &str, eight: bool) -> Result<(Names, MetaReport), Box<dyn std::error::Error>> {
+        let names = Names::load(self.store, dataset)?;
+        let spec = ScopeSpec { exclude_systems: if eight { vec!["REF".into()] } else { Vec::new() }, ..Default::default() };
+        let scope = Scope::resolve(self.store, &names, &spec, None)?;
+        let target = Target::human(self.store, &names, aspect, None)?;
+        let report = if metric == "iaa" {
+            // One annotator against the other, on the outputs both judged.
+            let mut by: HashMap<(i64, i64), Vec<(i64, f64)>> = HashMap::new();
+            let Target::Human(h) = &target else { unreachable!() };
+            if h.campaigns.len() != 1 {
+                return Err(format!("{} campaigns judged {aspect:?}: expected one", h.campaigns.len()).into());
+            }
+            let cid = self.store.campaign_id(&h.campaigns[0].campaign)?.ok_or("no campaign")?;
+            for j in self.store.campaign_judgments(cid, false)?.into_iter().filter(|j| j.aspect == aspect) {
+                by.entry((j.item_id, j.system_id)).or_default().push((j.annotator_id, j.value));
+            }
+            let mut rows = Vec::new();
+            for ((item, system), mut v) in by {
+                v.sort_by_key(|x| x.0);
+                if v.len() != 2 {
+                    return Err(format!("output ({item}, {system}) has {} judgments of {aspect:?}: expected two", v.len()).into());
+                }
+                let direction = h.values.get(&(item, system)).ok_or("judgment without a mean")?.0;
+                rows.push(MetaRow { direction, source: item, system, metric: Some(v[0].1), human: Some(v[1].1) });
+            }
+            rows.sort_by_key(|r| (r.direction, r.source, r.system));
+            let mo = MetaOptions {
+                corr: CorrKind::KendallTauB,
+                metric: Orientation::HigherIsBetter,
+                human: Orientation::HigherIsBetter,
+                bootstrap: None,
+                undefined: Undefined::Zero,
+            };
+            meta_evaluate(&scope.filter(rows), &mo)
+        } else {
+            let keys = adata::metric_keys(self.store, names.dataset_id)?;
+            let (k, note) = adata::resolve_metric(&keys, metric)?;
+            if let Some(n) = note {
+                return Err(format!("metric {metric:?}: {n}").into());
+            }
+            let opts = CorrOptions { method: CorrKind::KendallTauB, bootstrap: None, direction: None, undefined: Undefined::Zero };
+            let mut e = corr::correlate(self.store, &names, &[k], &target, &Orientations::default(), &opts, &scope)?;
+            e.remove(0).report
+        };
+        Ok((names, report))
     }
 
     /// References stored in one direction of a dataset.

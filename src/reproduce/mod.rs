@@ -19,7 +19,7 @@ pub const PAPERS: &[(&str, Option<&str>)] = &[
     ("tstbench", Some(include_str!("../../assets/papers/tstbench.toml"))),
     ("llm-tst", Some(include_str!("../../assets/papers/llm-tst.toml"))),
     ("styleptb", Some(include_str!("../../assets/papers/styleptb.toml"))),
-    ("lai2023", None),
+    ("lai2023", Some(include_str!("../../assets/papers/lai2023.toml"))),
     ("lmstyle", None),
 ];
 
