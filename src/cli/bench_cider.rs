@@ -42,9 +42,9 @@ fn run_peer(python: &Path, hyps: &[&str], refs: &[Vec<&str>], k: usize) -> anyho
         s.push('\n');
         s
     });
-    std::fs::write(dir.join("hyp.txt"), lines(&mut hyps.iter().copied()))?;
+    crate::output::write(&dir.join("hyp.txt"), lines(&mut hyps.iter().copied()))?;
     for j in 0..k {
-        std::fs::write(dir.join(format!("ref{j}.txt")), lines(&mut refs.iter().map(|r| r[j])))?;
+        crate::output::write(&dir.join(format!("ref{j}.txt")), lines(&mut refs.iter().map(|r| r[j])))?;
     }
     let out = Command::new(python).arg("-c").arg(PEER).arg(&dir).arg(k.to_string()).output();
     let _ = std::fs::remove_dir_all(&dir);

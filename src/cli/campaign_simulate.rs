@@ -53,7 +53,7 @@ pub fn run(store: &Store, a: SimulateArgs) -> anyhow::Result<()> {
         crate::plot::kind_of(p)?;
     }
     let g = results::gather(store, &a.name)?;
-    let oracle = adaptive::oracle(&g, &a.aspect).map_err(|e| anyhow::anyhow!(e))?;
+    let oracle = adaptive::oracle(&g, &a.aspect)?;
     let n = oracle.systems.len();
     let sims: Vec<adaptive::Simulation> = designs
         .iter()

@@ -26,7 +26,7 @@
 //! judgments give is the systems by mean value. A design needs the judgments after which its
 //! ranking first reaches Kendall's tau-b >= target (and, stricter, stays there to the end).
 
-use crate::human::campaign::Mode;
+use crate::human::campaign::{Error, Mode};
 use crate::human::results::Gathered;
 use crate::stats::corr::{average_ranks, kendall_tau_b};
 use std::collections::BTreeMap;
@@ -362,10 +362,10 @@ pub fn full_means(screens: &[Screen], n: usize) -> Vec<Option<f64>> {
 /// The oracle of a campaign's aspect: one screen per (annotator, item) of the real,
 /// non-repeat judgments, values higher better (ranks negated), and the system names; systems
 /// nobody judged on the aspect are left out.
-pub fn oracle(g: &Gathered, aspect: &str) -> Result<Oracle, String> {
+pub fn oracle(g: &Gathered, aspect: &str) -> crate::human::campaign::Result<Oracle> {
     let c = &g.campaign;
     let Some(k) = c.def.aspects.iter().position(|a| a == aspect) else {
-        return Err(format!("campaign {} has no aspect {aspect:?}; it has {}", c.name, c.def.aspects.join(", ")));
+        return Err(Error::Invalid(format!("campaign {} has no aspect {aspect:?}; it has {}", c.name, c.def.aspects.join(", "))));
     };
     let n = c.systems.len();
     let mut by: BTreeMap<(i64, i64), Vec<Option<f64>>> = BTreeMap::new();
@@ -380,7 +380,7 @@ pub fn oracle(g: &Gathered, aspect: &str) -> Result<Oracle, String> {
     }
     let keep: Vec<usize> = (0..n).filter(|&y| by.values().any(|v| v[y].is_some())).collect();
     if keep.len() < 2 {
-        return Err(format!("campaign {} has judgments of {} system(s) on {aspect}: nothing to rank", c.name, keep.len()));
+        return Err(Error::Invalid(format!("campaign {} has judgments of {} system(s) on {aspect}: nothing to rank", c.name, keep.len())));
     }
     let screens = by.into_values().map(|v| Screen { values: keep.iter().map(|&y| v[y]).collect() }).collect();
     let systems = keep.iter().map(|&y| c.systems[y].name.clone()).collect();
