@@ -70,7 +70,7 @@ pub(super) fn campaigns(t: &mut Table, s: &Setup) {
         ("a second campaign line", Box::new(move |l: &mut Vec<Value>| { let c = l[0].clone(); l.push(c); Some(l.len()) }), "a second campaign line"),
         ("no campaign line first", Box::new(|l: &mut Vec<Value>| { l.swap(0, 1); Some(1) }), "the file does not start with a campaign line"),
         ("a position at an unknown aspect", Box::new(move |l: &mut Vec<Value>| { l.push(json!({"type": "position", "annotator": "A", "seq": 0, "aspect": "humour"})); Some(l.len()) }), "aspect \"humour\" is not in campaign"),
-        ("an unknown line type", Box::new(move |l: &mut Vec<Value>| { l.push(json!({"type": "note", "text": "hi"})); Some(l.len()) }), "unknown variant `note`"),
+        ("an unknown line type", Box::new(move |l: &mut Vec<Value>| { l.push(json!({"type": "memo", "text": "hi"})); Some(l.len()) }), "unknown variant `memo`"),
         ("a NUL byte in a source", Box::new(|l: &mut Vec<Value>| { l[0]["items"][0]["source"] = json!("a\u{0}b"); Some(1) }), "an item's source holds a NUL byte"),
         ("an item role that is no role", Box::new(|l: &mut Vec<Value>| { l[0]["items"][0]["role"] = json!("gold"); Some(1) }), "item role \"gold\" is not real or training"),
         ("an item listed twice", Box::new(|l: &mut Vec<Value>| { let i = l[0]["items"][0].clone(); l[0]["items"].as_array_mut().unwrap().push(i); Some(1) }), "is listed twice"),
