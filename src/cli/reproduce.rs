@@ -17,7 +17,7 @@ pub struct ReproduceArgs {
     /// text, md (for an appendix) or json.
     #[arg(long, default_value = "text", value_parser = ["text", "md", "json"])]
     pub format: String,
-    /// Only this table (`4` or `Table 4`).
+    /// Only this table (`4` or `Table 4`, or a per-output table: `content.src`).
     #[arg(long)]
     pub table: Option<String>,
 }
@@ -74,6 +74,12 @@ pub fn plain(r: &Report) -> String {
     for t in &r.tables {
         let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.table == t.id).collect();
         let _ = writeln!(out, "\n{}: {}\n  recipe: {}", t.id, t.caption, t.recipe);
+        if t.per_output {
+            summary(&mut out, &cells, "  ");
+            let m = cells.iter().filter(|c| c.status.matched()).count();
+            let _ = writeln!(out, "  {}: matched {m} of {} ({})", t.id, cells.len(), counts(&cells));
+            continue;
+        }
         let w = cells.iter().map(|c| c.row.chars().count()).max().unwrap_or(3).max(3);
         let wc = cells.iter().map(|c| c.column.chars().count()).max().unwrap_or(6).max(6);
         let _ = writeln!(out, "  {:<w$}  {:<wc$}  {:>9}  {:>11}  {:>11}  status", "row", "column", "paper", "tstlab", "difference");
@@ -99,6 +105,65 @@ pub fn plain(r: &Report) -> String {
     out
 }
 
+/// Off cells listed per column and reason, at most this many each (`--format json` has all).
+const LISTED: usize = 10;
+
+/// The columns of `cells` in their first order.
+fn columns<'c>(cells: &[&'c Cell]) -> Vec<&'c str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for c in cells {
+        if !seen.contains(&c.column.as_str()) {
+            seen.push(&c.column);
+        }
+    }
+    seen
+}
+
+/// Off cells of one column grouped by why, in first order.
+fn off_groups<'c>(cells: &[&'c Cell]) -> Vec<(&'c str, Vec<&'c Cell>)> {
+    let mut groups: Vec<(&str, Vec<&Cell>)> = Vec::new();
+    for c in cells.iter().filter(|c| c.status == Status::Off) {
+        match groups.iter_mut().find(|g| g.0 == c.why) {
+            Some(g) => g.1.push(c),
+            None => groups.push((&c.why, vec![c])),
+        }
+    }
+    groups
+}
+
+/// A per-output table as text: a line per column (matched of total), then its off cells grouped
+/// by why, each group counted and listed up to `LISTED`.
+fn summary(out: &mut String, cells: &[&Cell], indent: &str) {
+    let cols = columns(cells);
+    let wc = cols.iter().map(|c| c.chars().count()).max().unwrap_or(6).max(6);
+    let _ = writeln!(out, "{indent}{:<wc$}  {:>7}  {:>7}  {:>5}", "column", "matched", "of", "off");
+    for col in &cols {
+        let these: Vec<&Cell> = cells.iter().copied().filter(|c| c.column == *col).collect();
+        if let [one] = these.as_slice() {
+            if one.status == Status::NotComputable {
+                let _ = writeln!(out, "{indent}{col:<wc$}  {:>7}  {:>7}  {:>5}  not computable ({}): {}", "-", "-", "-", one.paper, one.why);
+                continue;
+            }
+        }
+        let m = these.iter().filter(|c| c.status.matched()).count();
+        let off = these.iter().filter(|c| c.status == Status::Off).count();
+        let _ = writeln!(out, "{indent}{col:<wc$}  {m:>7}  {:>7}  {off:>5}", these.len());
+    }
+    for col in &cols {
+        let these: Vec<&Cell> = cells.iter().copied().filter(|c| c.column == *col).collect();
+        for (why, group) in off_groups(&these) {
+            let _ = writeln!(out, "{indent}{col}, {} off: {why}", group.len());
+            for c in group.iter().take(LISTED) {
+                let (v, d) = values(c);
+                let _ = writeln!(out, "{indent}  {}  released {}  tstlab {v}  difference {d}", c.row, c.paper);
+            }
+            if group.len() > LISTED {
+                let _ = writeln!(out, "{indent}  ... and {} more (--format json lists every cell)", group.len() - LISTED);
+            }
+        }
+    }
+}
+
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
@@ -110,6 +175,12 @@ pub fn markdown(r: &Report) -> String {
         let cells: Vec<&Cell> = r.cells.iter().filter(|c| c.table == t.id).collect();
         let m = cells.iter().filter(|c| c.status.matched()).count();
         let _ = writeln!(out, "\n### {}: {}\n\n{}\n", t.id, md_cell(&t.caption), t.recipe);
+        if t.per_output {
+            out.push_str("```\n");
+            summary(&mut out, &cells, "");
+            let _ = writeln!(out, "```\n\nMatched {m} of {} ({}).", cells.len(), counts(&cells));
+            continue;
+        }
         out.push_str("| row | column | paper | tstlab | difference | status | why |\n|---|---|---:|---:|---:|---|---|\n");
         for c in &cells {
             let (v, d) = values(c);

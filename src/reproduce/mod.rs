@@ -2,9 +2,11 @@
 //! anchors (`../shared/anchors`) with tstlab's own importers, store and metrics, cell by cell
 //! (docs/REPRODUCE.md). The published cells are data (`assets/papers/<paper>.toml`, see
 //! `spec`); the anchors are imported into a temporary in-memory store; `compute` turns a
-//! column's recipe into a number; each cell gets a status.
+//! column's recipe into a number; each cell gets a status. Per-output tables (`per_output`)
+//! check the scores an author's script wrote for each output, read from the anchors.
 
 mod compute;
+pub mod per_output;
 pub mod spec;
 
 use crate::import::{self, ImportError, Options, Summary};
@@ -125,6 +127,8 @@ pub struct TableHead {
     pub id: String,
     pub caption: String,
     pub recipe: String,
+    /// Cells of released per-output scores (printed as a summary per column).
+    pub per_output: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,26 +159,25 @@ impl Report {
 /// Recomputes a paper's transcribed tables (only `table` when given) from `anchors`.
 pub fn reproduce(name: &str, anchors: &Path, table: Option<&str>) -> Result<Report, Error> {
     let p = paper(name)?;
-    let tables: Vec<&spec::Table> = match table {
-        None => p.tables.iter().collect(),
-        Some(t) => {
-            let want = t.trim().trim_start_matches("Table").trim().to_owned();
-            let hit: Vec<&spec::Table> = p.tables.iter().filter(|x| x.id.trim_start_matches("Table").trim() == want).collect();
-            if hit.is_empty() {
-                let ids: Vec<&str> = p.tables.iter().map(|x| x.id.as_str()).collect();
-                return Err(Error::NoTable(name.to_owned(), t.to_owned(), ids.join(", ")));
-            }
-            hit
-        }
-    };
+    let bare = |id: &str| id.trim().trim_start_matches("Table").trim().to_owned();
+    let want = table.map(bare);
+    let pick = |id: &str| want.as_ref().is_none_or(|w| *w == bare(id));
+    let tables: Vec<&spec::Table> = p.tables.iter().filter(|x| pick(&x.id)).collect();
+    let outputs: Vec<&spec::PerOutput> = p.per_output.iter().filter(|x| pick(&x.id)).collect();
+    if let (Some(t), true) = (table, tables.is_empty() && outputs.is_empty()) {
+        let ids: Vec<&str> = p.tables.iter().map(|x| x.id.as_str()).chain(p.per_output.iter().map(|x| x.id.as_str())).collect();
+        return Err(Error::NoTable(name.to_owned(), t.to_owned(), ids.join(", ")));
+    }
     if !anchors.is_dir() {
         return Err(Error::NoAnchors(anchors.to_owned()));
     }
     let mut store = Store::open_in_memory()?;
     let mut summaries: Vec<Summary> = Vec::new();
-    for i in &p.imports {
-        let paths: Vec<PathBuf> = i.paths.iter().map(|x| anchors.join(x)).collect();
-        summaries.push(import::import(&mut store, &i.format, &paths, &Options::default())?);
+    if !tables.is_empty() {
+        for i in &p.imports {
+            let paths: Vec<PathBuf> = i.paths.iter().map(|x| anchors.join(x)).collect();
+            summaries.push(import::import(&mut store, &i.format, &paths, &Options::default())?);
+        }
     }
     let mut ctx = compute::Ctx::new(&store, &summaries);
     let mut cells = Vec::new();
@@ -185,6 +188,11 @@ pub fn reproduce(name: &str, anchors: &Path, table: Option<&str>) -> Result<Repo
             }
         }
     }
+    for t in &outputs {
+        cells.extend(per_output::cells(anchors, t)?);
+    }
+    let mut heads: Vec<TableHead> = tables.iter().map(|t| TableHead { id: t.id.clone(), caption: t.caption.clone(), recipe: t.recipe.clone(), per_output: false }).collect();
+    heads.extend(outputs.iter().map(|t| TableHead { id: t.id.clone(), caption: t.caption.clone(), recipe: t.recipe.clone(), per_output: true }));
     let matched = cells.iter().filter(|c| c.status.matched()).count();
     Ok(Report {
         paper: p.paper.clone(),
@@ -192,7 +200,7 @@ pub fn reproduce(name: &str, anchors: &Path, table: Option<&str>) -> Result<Repo
         matched,
         cells,
         title: p.title.clone(),
-        tables: tables.iter().map(|t| TableHead { id: t.id.clone(), caption: t.caption.clone(), recipe: t.recipe.clone() }).collect(),
+        tables: heads,
         not_transcribed: if table.is_none() { p.not_transcribed.iter().map(|s| (s.table.clone(), s.why.clone())).collect() } else { Vec::new() },
         imports: summaries.iter().map(|s| s.to_string()).collect(),
     })

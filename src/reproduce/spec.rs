@@ -20,6 +20,9 @@ pub struct Paper {
     #[serde(default)]
     pub imports: Vec<ImportSpec>,
     pub tables: Vec<Table>,
+    /// Released per-output values (a score per output, as the authors' script wrote them).
+    #[serde(default)]
+    pub per_output: Vec<PerOutput>,
     /// Tables of the paper left out, each with why.
     #[serde(default)]
     pub not_transcribed: Vec<Skipped>,
@@ -90,6 +93,63 @@ pub struct Row {
     pub off: BTreeMap<String, String>,
 }
 
+/// A per-output table: files of tab-separated fields under the anchors, one per system, a line
+/// per output; each column a field holding a released score. Read at run time, never copied.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerOutput {
+    /// Named as the files are (`content.src`).
+    pub id: String,
+    pub caption: String,
+    /// A path under the anchors with `{system}` in it.
+    pub files: String,
+    pub systems: Vec<String>,
+    /// The field (from 0) of the output.
+    pub output: usize,
+    /// The field of the text it is scored against (the source, a reference).
+    pub against: usize,
+    /// Decimals the script rounded to (`round(x, 4)`, trailing zeros not written).
+    pub decimals: usize,
+    pub recipe: String,
+    pub columns: Vec<FieldColumn>,
+    /// Cells known not to match, grouped by why.
+    #[serde(default)]
+    pub off: Vec<OffGroup>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldColumn {
+    pub name: String,
+    /// The field (from 0) holding the score.
+    pub field: usize,
+    /// What computes it (`bleu:efst`, `rouge-1:efst`, `chrf`, `meteor:nltk36`; see
+    /// `per_output.rs`), or
+    #[serde(default)]
+    pub compute: Option<String>,
+    /// why nothing can.
+    #[serde(default)]
+    pub missing: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OffGroup {
+    pub why: String,
+    /// `SYSTEM LINE COLUMN`: `LUO 38 BLEU`.
+    pub cells: Vec<String>,
+}
+
+impl PerOutput {
+    /// (system, line, column) of a pinned cell name, checked against the table.
+    pub fn pinned(&self, cell: &str) -> Option<(String, usize, String)> {
+        let mut it = cell.split(' ');
+        let (system, line, column) = (it.next()?, it.next()?.parse().ok()?, it.next()?);
+        let known = self.systems.iter().any(|s| s == system) && self.columns.iter().any(|c| c.name == column && c.compute.is_some());
+        (known && line > 0 && it.next().is_none()).then(|| (system.to_owned(), line, column.to_owned()))
+    }
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Skipped {
@@ -149,6 +209,19 @@ impl Paper {
                 }
             }
         }
+        for t in &p.per_output {
+            if !t.files.contains("{system}") || t.systems.is_empty() {
+                return Err(bad(format!("{}: `files` needs {{system}} and `systems` one or more", t.id)));
+            }
+            for c in &t.columns {
+                if c.compute.is_some() == c.missing.is_some() {
+                    return Err(bad(format!("{}, column {:?}: give exactly one of compute and missing", t.id, c.name)));
+                }
+            }
+            if let Some(c) = t.off.iter().flat_map(|g| &g.cells).find(|c| t.pinned(c).is_none()) {
+                return Err(bad(format!("{}: pinned cell {c:?} is not SYSTEM LINE COLUMN of a computed column", t.id)));
+            }
+        }
         Ok(p)
     }
 }
@@ -181,5 +254,36 @@ rows = [{ name = "r1", values = ["1.0"] }]
 "#;
         let e = Paper::parse("x", text).unwrap_err().to_string();
         assert!(e.contains("Table 1, row \"r1\": 1 values for 2 columns"), "{e}");
+    }
+
+    #[test]
+    fn a_per_output_pin_must_name_a_system_line_and_computed_column() {
+        let text = |cell: &str| {
+            format!(
+                r#"
+paper = "x"
+title = "t"
+text = "papers/x.txt"
+tables = []
+[[per_output]]
+id = "content.src"
+caption = "c"
+files = "out/{{system}}.txt"
+systems = ["A", "B"]
+output = 2
+against = 1
+decimals = 4
+recipe = "r"
+columns = [{{ name = "BLEU", field = 3, compute = "bleu:efst" }}, {{ name = "WMD", field = 4, missing = "m" }}]
+off = [{{ why = "w", cells = ["{cell}"] }}]
+"#
+            )
+        };
+        let p = Paper::parse("x", &text("B 7 BLEU")).unwrap();
+        assert_eq!(p.per_output[0].pinned("B 7 BLEU"), Some(("B".into(), 7, "BLEU".into())));
+        for bad in ["C 7 BLEU", "B 0 BLEU", "B x BLEU", "B 7 WMD", "B 7 BLEU extra"] {
+            let e = Paper::parse("x", &text(bad)).unwrap_err().to_string();
+            assert!(e.contains(&format!("content.src: pinned cell {bad:?}")), "{e}");
+        }
     }
 }

@@ -10,7 +10,12 @@ use crate::bin::{json, tstlab};
 
 /// (match, match-rounding, off, not computable) of a report.
 fn counts(r: &Report) -> (usize, usize, usize, usize) {
-    let n = |s: Status| r.cells.iter().filter(|c| c.status == s).count();
+    counts_of(r, |_| true)
+}
+
+/// The same over the cells of the tables `pick` takes.
+fn counts_of(r: &Report, pick: impl Fn(&str) -> bool) -> (usize, usize, usize, usize) {
+    let n = |s: Status| r.cells.iter().filter(|c| c.status == s && pick(&c.table)).count();
     (n(Status::Match), n(Status::MatchRounding), n(Status::Off), n(Status::NotComputable))
 }
 
@@ -76,8 +81,7 @@ fn lai2023_correlation_tables() {
     let Some(r) = run("lai2023") else { return };
     // Tables 1-3, 6-8 (9 columns: system/sample/dataset x I->F, F->I, overall) and Table 4:
     // 396 cells, all computable; 12 overall cells are the mean of the directions' rounded values.
-    assert_eq!(counts(&r), (357, 12, 27, 0));
-    assert_eq!((r.matched, r.total), (369, 396));
+    assert_eq!(counts_of(&r, |t| t.starts_with("Table ")), (357, 12, 27, 0));
     let get = |t: &str, row: &str, col: &str| r.cells.iter().find(|c| c.table == t && c.row == row && c.column == col).unwrap();
     // scipy's kendalltau on the released file (tests/expected/store_corr.json).
     assert!((get("Table 1", "ChatGPT", "Dataset Overall").tstlab.unwrap() - 54.28429024543043).abs() < 1e-9);
@@ -92,6 +96,54 @@ fn lai2023_correlation_tables() {
     let offs = off(&r);
     assert_eq!(offs.iter().filter(|c| c.starts_with("Table 2 ")).count(), 19, "{offs:?}");
     assert_eq!(offs.iter().filter(|c| c.starts_with("Table 2 C-") || c.starts_with("Table 2 R-")).count(), 17);
+}
+
+/// The content scores eval_content.py wrote for each output (data/outputs/*.content.{src,ref}.txt):
+/// METEOR, chrF, BLEU and ROUGE-1/2/L of 720 outputs against the source and the reference, at
+/// the file's 4 decimals; COMET (2), BLEURT, BERTScore and WMD not computable, once per column.
+#[test]
+fn lai2023_per_output_content_scores() {
+    let Some(a) = anchor::dir("eval-formality-transfer/data/outputs") else { return };
+    if let Err(e) = tstlab::metrics::wordnet::shared() {
+        return crate::skip::skip(e);
+    }
+    let Some(r) = run("lai2023") else { return };
+    let side = |t: &'static str| move |x: &str| x == t;
+    assert_eq!(counts_of(&r, side("content.src")), (4320, 0, 0, 5));
+    assert_eq!(counts_of(&r, side("content.ref")), (4319, 0, 1, 5));
+    for t in ["content.src", "content.ref"] {
+        for m in ["METEOR", "chrF", "BLEU", "ROUGE-1", "ROUGE-2", "ROUGE-L"] {
+            let n = r.cells.iter().filter(|c| c.table == t && c.column == m).count();
+            assert_eq!(n, 720, "{t} {m}");
+        }
+        let nc: Vec<&str> = r.cells.iter().filter(|c| c.table == t && c.status == Status::NotComputable).map(|c| c.column.as_str()).collect();
+        assert_eq!(nc, ["COMET", "COMET-w", "BLEURT", "BERTScore", "WMD"]);
+    }
+    // The one off cell: the file prints 0.00699, which round(x, 4) cannot write; NLTK gives 0.06985.
+    assert_eq!(off(&r).iter().filter(|c| c.starts_with("content.")).collect::<Vec<_>>(), ["content.ref LUO 27 BLEU"]);
+    let luo = r.cells.iter().find(|c| c.table == "content.ref" && c.row == "LUO 27" && c.column == "BLEU").unwrap();
+    assert_eq!(luo.paper, "0.00699");
+    assert!((luo.tstlab.unwrap() - (2.0 / 7.0 / 6.0 * 0.02 * 0.025f64).powf(0.25)).abs() < 1e-12);
+    let first = r.cells.iter().find(|c| c.table == "content.src" && c.row == "BART 1" && c.column == "chrF").unwrap();
+    assert_eq!((first.paper.as_str(), first.status), ("0.6088", Status::Match));
+    assert_eq!(counts(&r), (8996, 12, 28, 10));
+    assert_eq!((r.matched, r.total), (9008, 9046));
+    // The command: text summarises per column, JSON lists every cell.
+    let home = tempfile::tempdir().unwrap();
+    let anchors = a.parent().unwrap().parent().unwrap().parent().unwrap();
+    let out = tstlab(home.path()).args(["reproduce", "lai2023"]).arg("--anchors").arg(anchors).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("cells matched 9008 of 9046\n"), "{text}");
+    assert!(text.lines().count() < 600, "per-output cells are summarised, not listed");
+    assert!(text.contains("  content.ref: matched 4319 of 4325 (4319 match, 0 match-rounding, 1 off, 5 not computable)"), "{text}");
+    assert!(text.contains("  BLEU, 1 off: the file prints 0.00699"), "{text}");
+    assert!(text.contains("    LUO 27  released 0.00699  tstlab 0.0698534  difference +0.0628634"), "{text}");
+    let out = tstlab(home.path()).args(["reproduce", "lai2023", "--table", "content.src", "--format", "json"]).arg("--anchors").arg(anchors).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out.stdout);
+    assert_eq!((v["matched"].as_u64(), v["total"].as_u64()), (Some(4320), Some(4325)));
+    assert_eq!(v["cells"].as_array().unwrap().len(), 4325);
 }
 
 #[test]
