@@ -22,6 +22,7 @@
 
 use crate::models::bert::{BertEncoder, BertError, Encoded, distinct, sentence_vectors};
 use super::scorer::{Scorer, Target};
+use rayon::prelude::*;
 use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::Digest;
@@ -201,7 +202,7 @@ impl BertScore {
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Arc<TokenVectors>>, BertError> {
         let (unique, slots) = distinct(texts);
         let enc = self.encoder.token_embeddings(&unique, self.layer)?;
-        let vecs: Vec<Arc<TokenVectors>> = enc.iter().map(|e| Arc::new(TokenVectors::from_encoded(e))).collect();
+        let vecs: Vec<Arc<TokenVectors>> = enc.par_iter().map(|e| Arc::new(TokenVectors::from_encoded(e))).collect();
         Ok(slots.into_iter().map(|s| vecs[s].clone()).collect())
     }
 
@@ -216,7 +217,7 @@ impl BertScore {
         texts.extend_from_slice(refs);
         let v = self.embed(&texts)?;
         let (c, r) = v.split_at(cands.len());
-        Ok(c.iter().zip(r).map(|(c, r)| self.pair(c, r)).collect())
+        Ok(c.par_iter().zip(r).map(|(c, r)| self.pair(c, r)).collect())
     }
 
     /// Each candidate against several references: the scores of the reference with the best
@@ -228,16 +229,23 @@ impl BertScore {
             texts.extend_from_slice(r);
         }
         let v = self.embed(&texts)?;
-        let (c, mut rest) = v.split_at(cands.len());
-        let mut out = Vec::with_capacity(cands.len());
-        for (c, r) in c.iter().zip(refs) {
-            let (mine, tail) = rest.split_at(r.len());
-            rest = tail;
-            out.push(mine.iter().map(|r| self.pair(c, r)).fold(None, |best: Option<Prf>, s| match best {
-                Some(b) if b.f1 >= s.f1 => Some(b),
-                _ => Some(s),
-            }));
+        let (c, rest) = v.split_at(cands.len());
+        let mut mine = Vec::with_capacity(refs.len());
+        let mut at = 0;
+        for r in refs {
+            mine.push(&rest[at..at + r.len()]);
+            at += r.len();
         }
+        let out = c
+            .par_iter()
+            .zip(mine)
+            .map(|(c, mine)| {
+                mine.iter().map(|r| self.pair(c, r)).fold(None, |best: Option<Prf>, s| match best {
+                    Some(b) if b.f1 >= s.f1 => Some(b),
+                    _ => Some(s),
+                })
+            })
+            .collect();
         Ok(out)
     }
 

@@ -16,7 +16,7 @@ use super::scorer::{Scorer, Target};
 use super::{MetricError, check_refs, py, treebank};
 use rayon::prelude::*;
 use serde_json::{Value, json};
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The n-gram orders.
@@ -76,129 +76,79 @@ impl Tokenize {
     }
 }
 
-/// Document frequencies: in how many segments' references each n-gram occurs.
-#[derive(Clone, Default)]
+/// Document frequencies of a corpus's n-grams, one document per segment (the set of its
+/// references' n-grams), held as interned ids and tf-idf weights; built once, it scores any
+/// hypothesis against any references (pycocoevalcap's `compute_doc_freq`, then `compute_cider`).
 pub struct Idf {
-    df: HashMap<Vec<String>, f64>,
-    /// log of the number of documents (pycocoevalcap's `ref_len`).
+    vocab: Vocab,
+    /// By id: log(D) - log(max(1, df)).
+    weight: Vec<f64>,
+    /// log of the number of documents (pycocoevalcap's `ref_len`): the weight of an n-gram no
+    /// document holds.
     log_docs: f64,
     documents: usize,
 }
 
 impl std::fmt::Debug for Idf {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Idf over {} documents ({} n-grams)", self.documents, self.df.len())
+        write!(f, "Idf over {} documents ({} ids)", self.documents, self.weight.len())
     }
 }
 
 impl Idf {
     /// From the tokenized references of every segment (one document each).
     pub fn new<D: AsRef<[Vec<String>]>>(documents: &[D]) -> Idf {
-        let mut df: HashMap<Vec<String>, f64> = HashMap::new();
-        for doc in documents {
-            let grams: HashSet<&[String]> = doc.as_ref().iter().flat_map(|r| precook(r).into_iter().map(|(g, _)| g)).collect();
-            for g in grams {
-                *df.entry(g.to_vec()).or_default() += 1.0;
+        Idf::build(documents).0
+    }
+
+    /// The idf and each document's cooked texts. Interning is one serial pass; document
+    /// frequencies count a document's n-grams once.
+    fn build<D: AsRef<[Vec<String>]>>(documents: &[D]) -> (Idf, Vec<Vec<Cooked>>) {
+        let mut vocab = Vocab::default();
+        let docs: Vec<Vec<Cooked>> = documents.iter().map(|d| d.as_ref().iter().map(|r| cook(r, &mut vocab)).collect()).collect();
+        let ids = vocab.next as usize;
+        let mut df = vec![0u32; ids];
+        let mut seen = vec![u32::MAX; ids];
+        for (d, doc) in docs.iter().enumerate() {
+            for g in doc.iter().flat_map(|c| c.grams.iter().flatten()) {
+                let g = g.0 as usize;
+                if seen[g] != d as u32 {
+                    seen[g] = d as u32;
+                    df[g] += 1;
+                }
             }
         }
-        Idf { df, log_docs: (documents.len() as f64).ln(), documents: documents.len() }
+        let log_docs = (docs.len() as f64).ln();
+        let weight = df.iter().map(|&d| log_docs - (d as f64).max(1.0).ln()).collect();
+        (Idf { vocab, weight, log_docs, documents: docs.len() }, docs)
     }
 
     pub fn documents(&self) -> usize {
         self.documents
     }
 
-    fn weight(&self, gram: &[String]) -> f64 {
-        self.log_docs - self.df.get(gram).copied().unwrap_or(0.0).max(1.0).ln()
+    fn weight(&self, id: u32) -> f64 {
+        // log(D) - log(max(1, 0)) for an n-gram no document holds.
+        self.weight.get(id as usize).copied().unwrap_or(self.log_docs)
     }
 
     /// CIDEr-D of one hypothesis against its references (all tokenized).
     pub fn segment(&self, hyp: &[String], refs: &[Vec<String>]) -> f64 {
-        let h = self.vector(&precook(hyp));
-        let mut score = [0.0; N];
-        for r in refs {
-            let r = self.vector(&precook(r));
-            let s = similarity(&h, &r);
-            for n in 0..N {
-                score[n] += s[n];
-            }
-        }
-        let mut avg = score.iter().fold(0.0, |a, s| a + s) / N as f64;
-        avg /= refs.len() as f64;
-        avg * 10.0
+        self.segment_with(&mut Scratch::default(), hyp, refs)
     }
 
-    /// pycocoevalcap's `counts2vec`.
-    fn vector<'a>(&self, counts: &[(&'a [String], usize)]) -> Vector<'a> {
-        let mut v = Vector::default();
-        for &(g, tf) in counts {
-            let n = g.len() - 1;
-            let w = tf as f64 * self.weight(g);
-            v.grams[n].push((g, w));
-            v.lookup[n].insert(g, w);
-            v.norm[n] += w * w;
-            if n == 1 {
-                v.length += tf;
-            }
-        }
-        for x in &mut v.norm {
-            *x = x.sqrt();
-        }
-        v
+    /// [`Idf::segment`] with a reusable buffer (one per thread).
+    pub fn segment_with(&self, scratch: &mut Scratch, hyp: &[String], refs: &[Vec<String>]) -> f64 {
+        let mut ids = Lookup::new(&self.vocab);
+        let h = cook(hyp, &mut ids);
+        let r: Vec<Cooked> = refs.iter().map(|r| cook(r, &mut ids)).collect();
+        scratch.segment(self, &h, &r, ids.next as usize)
     }
 }
 
-/// tf-idf weights per order, in the order the n-grams first occur.
-#[derive(Debug, Default)]
-struct Vector<'a> {
-    grams: [Vec<(&'a [String], f64)>; N],
-    lookup: [HashMap<&'a [String], f64>; N],
-    norm: [f64; N],
-    /// The number of bigrams.
-    length: usize,
-}
-
-/// pycocoevalcap's `sim`: per order the clipped cosine times the length penalty.
-fn similarity(h: &Vector, r: &Vector) -> [f64; N] {
-    let delta = h.length as f64 - r.length as f64;
-    let mut val = [0.0; N];
-    for n in 0..N {
-        for &(g, wh) in &h.grams[n] {
-            let wr = r.lookup[n].get(g).copied().unwrap_or(0.0);
-            val[n] += wh.min(wr) * wr;
-        }
-        if h.norm[n] != 0.0 && r.norm[n] != 0.0 {
-            val[n] /= h.norm[n] * r.norm[n];
-        }
-        val[n] *= std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
-    }
-    val
-}
-
-/// Counts of the 1..4-grams of `words`, in the order pycocoevalcap's `precook` first meets them.
-fn precook(words: &[String]) -> Vec<(&[String], usize)> {
-    let mut out: Vec<(&[String], usize)> = Vec::new();
-    let mut at: HashMap<&[String], usize> = HashMap::new();
-    for k in 1..=N {
-        for g in words.windows(k) {
-            match at.get(g) {
-                Some(&i) => out[i].1 += 1,
-                None => {
-                    at.insert(g, out.len());
-                    out.push((g, 1));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Segment scores of a corpus (the idf from all its references) and their mean.
-///
-/// Equal to [`Idf::new`] and [`Idf::segment`] bit for bit, faster: the n-grams of every text are
-/// interned to integer ids (one serial pass), document frequencies and tf-idf weights are arrays
-/// indexed by id, and the segments are scored in parallel with per-thread buffers, summing in
-/// pycocoevalcap's order (each order's n-grams as they first occur).
+/// Segment scores of a corpus (the idf from all its references) and their mean: each
+/// hypothesis against its own references, summing in pycocoevalcap's order (each order's
+/// n-grams as they first occur), segments in parallel.
 pub fn corpus<H, R, Rs>(hyps: &[H], refs: &[Rs], tokenize: Tokenize) -> Result<(f64, Vec<f64>), MetricError>
 where
     H: AsRef<str> + Sync,
@@ -208,32 +158,16 @@ where
     check_refs(hyps.len(), refs)?;
     let docs: Vec<Vec<Vec<String>>> = refs.par_iter().map(|r| r.as_ref().iter().map(|t| tokenize.tokens(t.as_ref())).collect()).collect();
     let hyp_tokens: Vec<Vec<String>> = hyps.par_iter().map(|h| tokenize.tokens(h.as_ref())).collect();
-    let mut vocab = Vocab::default();
-    let hyp_grams: Vec<Cooked> = hyp_tokens.iter().map(|h| vocab.cook(h)).collect();
-    let doc_grams: Vec<Vec<Cooked>> = docs.iter().map(|d| d.iter().map(|r| vocab.cook(r)).collect()).collect();
-    drop((hyp_tokens, docs));
-    let ids = vocab.next as usize;
-    drop(vocab);
-    // Document frequencies (the n-grams of a document counted once) and the weights.
-    let mut df = vec![0u32; ids];
-    let mut seen = vec![u32::MAX; ids];
-    for (d, doc) in doc_grams.iter().enumerate() {
-        for g in doc.iter().flat_map(|c| c.grams.iter().flatten()) {
-            let g = g.0 as usize;
-            if seen[g] != d as u32 {
-                seen[g] = d as u32;
-                df[g] += 1;
-            }
-        }
-    }
-    drop(seen);
-    let log_docs = (doc_grams.len() as f64).ln();
-    let weight: Vec<f64> = df.iter().map(|&d| log_docs - (d as f64).max(1.0).ln()).collect();
-    drop(df);
-    let each: Vec<f64> = hyp_grams
+    let (idf, doc_grams) = Idf::build(&docs);
+    drop(docs);
+    let each: Vec<f64> = hyp_tokens
         .par_iter()
         .zip(&doc_grams)
-        .map_init(|| Scratch::new(ids), |s, (h, d)| s.segment(&weight, h, d))
+        .map_init(Scratch::default, |s, (h, d)| {
+            let mut ids = Lookup::new(&idf.vocab);
+            let h = cook(h, &mut ids);
+            s.segment(&idf, &h, d, ids.next as usize)
+        })
         .collect();
     Ok((np_mean(&each), each))
 }
@@ -288,7 +222,15 @@ struct Cooked {
     bigrams: usize,
 }
 
-impl Vocab {
+/// Where ids come from: [`Vocab`] adds what it has not seen; [`Lookup`] reads a built vocabulary
+/// and numbers what it lacks past its end, for one segment.
+trait Intern {
+    fn word(&mut self, w: &str) -> u32;
+    /// The id of the n-gram whose first n-1 words have id `key >> 32` and last word `key as u32`.
+    fn gram(&mut self, key: u64) -> u32;
+}
+
+impl Intern for Vocab {
     fn word(&mut self, w: &str) -> u32 {
         if let Some(&id) = self.words.get(w) {
             return id;
@@ -299,30 +241,70 @@ impl Vocab {
         id
     }
 
-    /// pycocoevalcap's `precook` on interned ids.
-    fn cook(&mut self, words: &[String]) -> Cooked {
-        let mut prev: Vec<u32> = words.iter().map(|w| self.word(w)).collect();
-        let tokens = prev.clone();
-        let mut grams: [Vec<(u32, u32)>; N] = Default::default();
-        for (n, out) in grams.iter_mut().enumerate() {
-            if n > 0 {
-                // prev[i]: the id of the n-gram starting at i; extend it by word i + n.
-                let len = tokens.len().saturating_sub(n);
-                for i in 0..len {
-                    let key = (prev[i] as u64) << 32 | tokens[i + n] as u64;
-                    let next = &mut self.next;
-                    prev[i] = *self.grams.entry(key).or_insert_with(|| {
-                        *next += 1;
-                        *next - 1
-                    });
-                }
-                prev.truncate(len);
-            }
-            count(&prev, out);
-        }
-        let bigrams = grams[1].iter().map(|g| g.1 as usize).sum();
-        Cooked { grams, bigrams }
+    fn gram(&mut self, key: u64) -> u32 {
+        let next = &mut self.next;
+        *self.grams.entry(key).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
     }
+}
+
+/// A built vocabulary, read only, and the words and n-grams of one segment it lacks.
+struct Lookup<'a> {
+    vocab: &'a Vocab,
+    words: HashMap<String, u32, FxBuild>,
+    grams: HashMap<u64, u32, FxBuild>,
+    next: u32,
+}
+
+impl<'a> Lookup<'a> {
+    fn new(vocab: &'a Vocab) -> Lookup<'a> {
+        Lookup { vocab, words: HashMap::default(), grams: HashMap::default(), next: vocab.next }
+    }
+}
+
+impl Intern for Lookup<'_> {
+    fn word(&mut self, w: &str) -> u32 {
+        if let Some(&id) = self.vocab.words.get(w).or_else(|| self.words.get(w)) {
+            return id;
+        }
+        let id = self.next;
+        self.next += 1;
+        self.words.insert(w.to_owned(), id);
+        id
+    }
+
+    fn gram(&mut self, key: u64) -> u32 {
+        if let Some(&id) = self.vocab.grams.get(&key) {
+            return id;
+        }
+        let next = &mut self.next;
+        *self.grams.entry(key).or_insert_with(|| {
+            *next += 1;
+            *next - 1
+        })
+    }
+}
+
+/// pycocoevalcap's `precook` on interned ids.
+fn cook(words: &[String], ids: &mut impl Intern) -> Cooked {
+    let mut prev: Vec<u32> = words.iter().map(|w| ids.word(w)).collect();
+    let tokens = prev.clone();
+    let mut grams: [Vec<(u32, u32)>; N] = Default::default();
+    for (n, out) in grams.iter_mut().enumerate() {
+        if n > 0 {
+            // prev[i]: the id of the n-gram starting at i; extend it by word i + n.
+            let len = tokens.len().saturating_sub(n);
+            for i in 0..len {
+                prev[i] = ids.gram((prev[i] as u64) << 32 | tokens[i + n] as u64);
+            }
+            prev.truncate(len);
+        }
+        count(&prev, out);
+    }
+    let bigrams = grams[1].iter().map(|g| g.1 as usize).sum();
+    Cooked { grams, bigrams }
 }
 
 /// Counts of `ids` into `out`, in the order they first occur.
@@ -349,9 +331,10 @@ fn count(ids: &[u32], out: &mut Vec<(u32, u32)>) {
     }
 }
 
-/// Per-thread buffers of [`corpus`]: where each id is among the hypothesis's n-grams.
-struct Scratch {
-    /// (segment stamp, index among the hypothesis's n-grams of its order).
+/// Per-thread buffers of [`Idf::segment_with`]: where each id is among the hypothesis's n-grams.
+#[derive(Default)]
+pub struct Scratch {
+    /// (segment stamp, index among the hypothesis's n-grams of its order), by id.
     mark: Vec<(u32, u32)>,
     stamp: u32,
     hyp: [Vec<f64>; N],
@@ -359,19 +342,22 @@ struct Scratch {
 }
 
 impl Scratch {
-    fn new(ids: usize) -> Scratch {
-        Scratch { mark: vec![(0, 0); ids], stamp: 0, hyp: Default::default(), other: Default::default() }
-    }
-
-    /// [`Idf::segment`] on cooked texts.
-    fn segment(&mut self, weight: &[f64], hyp: &Cooked, refs: &[Cooked]) -> f64 {
+    /// [`Idf::segment`] on texts cooked with ids below `ids`.
+    fn segment(&mut self, idf: &Idf, hyp: &Cooked, refs: &[Cooked], ids: usize) -> f64 {
+        if self.mark.len() < ids {
+            self.mark.resize(ids, (0, 0));
+        }
+        if self.stamp == u32::MAX {
+            self.mark.iter_mut().for_each(|m| *m = (0, 0));
+            self.stamp = 0;
+        }
         self.stamp += 1;
         let stamp = self.stamp;
         let mut h_norm = [0.0; N];
         for n in 0..N {
             self.hyp[n].clear();
             for (i, &(g, tf)) in hyp.grams[n].iter().enumerate() {
-                let w = tf as f64 * weight[g as usize];
+                let w = tf as f64 * idf.weight(g);
                 self.hyp[n].push(w);
                 h_norm[n] += w * w;
                 self.mark[g as usize] = (stamp, i as u32);
@@ -385,7 +371,7 @@ impl Scratch {
                 self.other[n].clear();
                 self.other[n].resize(self.hyp[n].len(), 0.0);
                 for &(g, tf) in &r.grams[n] {
-                    let w = tf as f64 * weight[g as usize];
+                    let w = tf as f64 * idf.weight(g);
                     r_norm[n] += w * w;
                     let (s, i) = self.mark[g as usize];
                     if s == stamp {
@@ -477,11 +463,11 @@ impl Scorer for CiderScorer {
     fn score(&mut self, batch: &[Target]) -> anyhow::Result<Vec<Option<f64>>> {
         Ok(batch
             .par_iter()
-            .map(|t| {
+            .map_init(Scratch::default, |s, t| {
                 let refs = self.against.pick(&t.source, &t.references)?;
                 let idf = self.idf.get(&t.direction_id)?;
                 let refs: Vec<Vec<String>> = refs.iter().map(|r| self.tokenize.tokens(r)).collect();
-                Some(idf.segment(&self.tokenize.tokens(&t.text), &refs))
+                Some(idf.segment_with(s, &self.tokenize.tokens(&t.text), &refs))
             })
             .collect())
     }
@@ -490,6 +476,123 @@ impl Scorer for CiderScorer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashSet;
+    /// pycocoevalcap's `CiderScorer` transcribed directly (n-grams as strings): the oracle [`Idf`] must equal bit for bit.
+    #[derive(Clone, Default)]
+    pub struct Direct {
+        df: HashMap<Vec<String>, f64>,
+        /// log of the number of documents (pycocoevalcap's `ref_len`).
+        log_docs: f64,
+        documents: usize,
+    }
+
+    impl std::fmt::Debug for Direct {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "Direct over {} documents ({} n-grams)", self.documents, self.df.len())
+        }
+    }
+
+    impl Direct {
+        /// From the tokenized references of every segment (one document each).
+        pub fn new<D: AsRef<[Vec<String>]>>(documents: &[D]) -> Direct {
+            let mut df: HashMap<Vec<String>, f64> = HashMap::new();
+            for doc in documents {
+                let grams: HashSet<&[String]> = doc.as_ref().iter().flat_map(|r| precook(r).into_iter().map(|(g, _)| g)).collect();
+                for g in grams {
+                    *df.entry(g.to_vec()).or_default() += 1.0;
+                }
+            }
+            Direct { df, log_docs: (documents.len() as f64).ln(), documents: documents.len() }
+        }
+
+        pub fn documents(&self) -> usize {
+            self.documents
+        }
+
+        fn weight(&self, gram: &[String]) -> f64 {
+            self.log_docs - self.df.get(gram).copied().unwrap_or(0.0).max(1.0).ln()
+        }
+
+        /// CIDEr-D of one hypothesis against its references (all tokenized).
+        pub fn segment(&self, hyp: &[String], refs: &[Vec<String>]) -> f64 {
+            let h = self.vector(&precook(hyp));
+            let mut score = [0.0; N];
+            for r in refs {
+                let r = self.vector(&precook(r));
+                let s = similarity(&h, &r);
+                for n in 0..N {
+                    score[n] += s[n];
+                }
+            }
+            let mut avg = score.iter().fold(0.0, |a, s| a + s) / N as f64;
+            avg /= refs.len() as f64;
+            avg * 10.0
+        }
+
+        /// pycocoevalcap's `counts2vec`.
+        fn vector<'a>(&self, counts: &[(&'a [String], usize)]) -> Vector<'a> {
+            let mut v = Vector::default();
+            for &(g, tf) in counts {
+                let n = g.len() - 1;
+                let w = tf as f64 * self.weight(g);
+                v.grams[n].push((g, w));
+                v.lookup[n].insert(g, w);
+                v.norm[n] += w * w;
+                if n == 1 {
+                    v.length += tf;
+                }
+            }
+            for x in &mut v.norm {
+                *x = x.sqrt();
+            }
+            v
+        }
+    }
+
+    /// tf-idf weights per order, in the order the n-grams first occur.
+    #[derive(Debug, Default)]
+    struct Vector<'a> {
+        grams: [Vec<(&'a [String], f64)>; N],
+        lookup: [HashMap<&'a [String], f64>; N],
+        norm: [f64; N],
+        /// The number of bigrams.
+        length: usize,
+    }
+
+    /// pycocoevalcap's `sim`: per order the clipped cosine times the length penalty.
+    fn similarity(h: &Vector, r: &Vector) -> [f64; N] {
+        let delta = h.length as f64 - r.length as f64;
+        let mut val = [0.0; N];
+        for n in 0..N {
+            for &(g, wh) in &h.grams[n] {
+                let wr = r.lookup[n].get(g).copied().unwrap_or(0.0);
+                val[n] += wh.min(wr) * wr;
+            }
+            if h.norm[n] != 0.0 && r.norm[n] != 0.0 {
+                val[n] /= h.norm[n] * r.norm[n];
+            }
+            val[n] *= std::f64::consts::E.powf(-(delta * delta) / (2.0 * SIGMA * SIGMA));
+        }
+        val
+    }
+
+    /// Counts of the 1..4-grams of `words`, in the order pycocoevalcap's `precook` first meets them.
+    fn precook(words: &[String]) -> Vec<(&[String], usize)> {
+        let mut out: Vec<(&[String], usize)> = Vec::new();
+        let mut at: HashMap<&[String], usize> = HashMap::new();
+        for k in 1..=N {
+            for g in words.windows(k) {
+                match at.get(g) {
+                    Some(&i) => out[i].1 += 1,
+                    None => {
+                        at.insert(g, out.len());
+                        out.push((g, 1));
+                    }
+                }
+            }
+        }
+        out
+    }
 
     fn w(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_owned).collect()
@@ -504,15 +607,20 @@ mod tests {
         // A hypothesis equal to its only reference scores 10 when the corpus has other documents
         // (7.5 with three words: no 4-grams).
         let docs = vec![vec![w("the cat sat down")], vec![w("a dog ran off")], vec![w("the cat sat")]];
-        let idf = Idf::new(&docs);
+        let (idf, direct) = (Idf::new(&docs), Direct::new(&docs));
+        assert_eq!(idf.documents(), direct.documents());
         assert!((idf.segment(&w("the cat sat down"), &docs[0]) - 10.0).abs() < 1e-12);
         assert!((idf.segment(&w("the cat sat"), &docs[2]) - 7.5).abs() < 1e-12);
         assert_eq!(idf.segment(&w("zebra"), &docs[0]), 0.0);
+        // Words and n-grams no document holds, in the hypothesis and in a reference.
+        let (h, r) = (w("the zebra sat the zebra down"), vec![w("a zebra ran the cat sat"), w("the cat")]);
+        assert_eq!(idf.segment(&h, &r).to_bits(), direct.segment(&h, &r).to_bits());
+        assert!(idf.segment(&h, &r) > 0.0);
         assert_eq!(Tokenize::Gem.tokens("It's FAMILY-friendly, isn't it?"), ["it", "'s", "family-friendly", "is", "n't", "it"]);
     }
 
-    /// `corpus` (interned ids) equals `Idf::new` + `Idf::segment` (the direct transcription of
-    /// pycocoevalcap) bit for bit.
+    /// `corpus` and `Idf::segment` (interned ids) equal the direct transcription of
+    /// pycocoevalcap bit for bit, with one scratch buffer reused across segments and corpora.
     #[test]
     fn corpus_equals_the_direct_transcription() {
         let sets = crate::metrics::bench::multi(3000, 4, 5);
@@ -525,11 +633,19 @@ mod tests {
         refs[2].push(&long);
         for tokenize in [Tokenize::Gem, Tokenize::Nlgeval] {
             let docs: Vec<Vec<Vec<String>>> = refs.iter().map(|r| r.iter().map(|t| tokenize.tokens(t)).collect()).collect();
-            let idf = Idf::new(&docs);
-            let want: Vec<f64> = hyps.iter().zip(&docs).map(|(h, d)| idf.segment(&tokenize.tokens(h), d)).collect();
+            let direct = Direct::new(&docs);
+            let want: Vec<f64> = hyps.iter().zip(&docs).map(|(h, d)| direct.segment(&tokenize.tokens(h), d)).collect();
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             let (mean, got) = corpus(&hyps, &refs, tokenize).unwrap();
-            assert_eq!(got.iter().map(|x| x.to_bits()).collect::<Vec<_>>(), want.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+            assert_eq!(bits(&got), bits(&want));
             assert_eq!(mean.to_bits(), np_mean(&want).to_bits());
+            // The scorer's path: the idf of the first half's documents, every segment scored.
+            let half = Idf::new(&docs[..1500]);
+            let direct = Direct::new(&docs[..1500]);
+            let mut s = Scratch::default();
+            let got: Vec<f64> = hyps.iter().zip(&docs).map(|(h, d)| half.segment_with(&mut s, &tokenize.tokens(h), d)).collect();
+            let want: Vec<f64> = hyps.iter().zip(&docs).map(|(h, d)| direct.segment(&tokenize.tokens(h), d)).collect();
+            assert_eq!(bits(&got), bits(&want));
         }
     }
 
