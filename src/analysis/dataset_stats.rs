@@ -7,6 +7,10 @@
 //! `crate::metrics::treebank` ports it); vocabulary, type-token ratio and overlap compare
 //! lowercased tokens. The overlap of a reference is the share of its tokens that occur in its
 //! item's source; the row's overlap pools all its references' tokens (micro average).
+//!
+//! With `outputs`, each system's latest outputs get a row per direction and split too (text
+//! `outputs`, the system named); with `words`, only words count: tokens made of punctuation
+//! alone (`.`, `,`, `!!`, `--`) are dropped, as TSTBench's Table 5 counts sentence lengths.
 
 use super::data::{Names, Result};
 use super::tables::Table;
@@ -52,13 +56,31 @@ impl Tokenizer {
     }
 }
 
-/// One row: the sources or the references of one direction and split.
+/// What `dataset_stats_with` counts beyond the sources and references.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StatsOptions {
+    /// A row per system's latest outputs.
+    pub outputs: bool,
+    /// Count words only: drop tokens made of punctuation alone.
+    pub words: bool,
+}
+
+/// A token that is not punctuation alone (ASCII punctuation, as Python's
+/// `string.punctuation`, and the typographic quotes, dashes and ellipsis).
+pub fn is_word(token: &str) -> bool {
+    token.chars().any(|c| !(c.is_ascii_punctuation() || "‘’“”…–—".contains(c)))
+}
+
+/// One row: the sources, the references or one system's outputs of one direction and split.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatsRow {
     pub direction: String,
     pub split: String,
-    /// `sources` or `references`.
+    /// `sources`, `references` or `outputs`.
     pub text: String,
+    /// Outputs rows: the system.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
     /// The style the texts are in (the source style for sources, the target style for
     /// references).
     pub style: String,
@@ -81,6 +103,8 @@ pub struct StatsRow {
 pub struct DatasetStats {
     pub dataset: String,
     pub tokenizer: Tokenizer,
+    /// Punctuation tokens dropped (`StatsOptions::words`).
+    pub words: bool,
     pub rows: Vec<StatsRow>,
 }
 
@@ -112,6 +136,7 @@ impl Counts {
             direction: direction.to_owned(),
             split: split.to_owned(),
             text: text.to_owned(),
+            system: None,
             style: style.to_owned(),
             sentences: n,
             tokens,
@@ -128,6 +153,16 @@ impl Counts {
 
 /// Reads every item and reference of the dataset (optionally one direction) and counts.
 pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, tokenizer: Tokenizer) -> Result<DatasetStats> {
+    dataset_stats_with(store, names, direction, tokenizer, StatsOptions::default())
+}
+
+/// As `dataset_stats`, with systems' outputs and words only as `opts` asks.
+pub fn dataset_stats_with(store: &Store, names: &Names, direction: Option<i64>, tokenizer: Tokenizer, opts: StatsOptions) -> Result<DatasetStats> {
+    let tokens = |s: &str| -> Vec<String> {
+        let t = tokenizer.tokens(s);
+        if opts.words { t.into_iter().filter(|w| is_word(w)).collect() } else { t }
+    };
+    let mut splits: BTreeMap<i64, String> = BTreeMap::new();
     let styles: BTreeMap<i64, (String, String)> =
         store.directions(names.dataset_id)?.into_iter().map(|d| (d.id, (d.source_style, d.target_style))).collect();
     // (direction, split) -> sources, references, item count, and overlap (found, of).
@@ -135,8 +170,9 @@ pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, token
     let mut parts: BTreeMap<(i64, String), Part> = BTreeMap::new();
     for row in store.item_sources(Some(names.dataset_id), direction, false)? {
         let (item, dir, split, source) = (row.item_id, row.direction_id, row.split, row.source);
+        splits.insert(item, split.clone());
         let part = parts.entry((dir, split)).or_default();
-        let src = tokenizer.tokens(&source);
+        let src = tokens(&source);
         part.0.add(&src);
         part.2 += 1;
         let src_types: HashSet<String> = src.iter().map(|t| t.to_lowercase()).collect();
@@ -145,10 +181,18 @@ pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, token
             part.3 += 1;
         }
         for t in texts {
-            let toks = tokenizer.tokens(&t);
+            let toks = tokens(&t);
             part.4 += toks.iter().filter(|w| src_types.contains(&w.to_lowercase())).count();
             part.5 += toks.len();
             part.1.add(&toks);
+        }
+    }
+    // (direction, split, system) -> its outputs.
+    let mut outputs: BTreeMap<(i64, String, String), Counts> = BTreeMap::new();
+    if opts.outputs {
+        for o in store.latest_output_rows(names.dataset_id, direction)? {
+            let split = splits.get(&o.item_id).cloned().unwrap_or_default();
+            outputs.entry((o.direction_id, split, o.system)).or_default().add(&tokens(&o.text));
         }
     }
     let mut out = Vec::new();
@@ -162,8 +206,13 @@ pub fn dataset_stats(store: &Store, names: &Names, direction: Option<i64>, token
         r.items_with_refs = Some(with_refs);
         r.overlap = (of > 0).then(|| found as f64 / of as f64);
         out.push(r);
+        for ((_, _, system), c) in outputs.range((dir, split.clone(), String::new())..).take_while(|(k, _)| k.0 == dir && k.1 == split) {
+            let mut o = Counts { lengths: c.lengths.clone(), types: c.types.clone() }.row(&label, &split, "outputs", &t);
+            o.system = Some(system.clone());
+            out.push(o);
+        }
     }
-    Ok(DatasetStats { dataset: names.dataset.clone(), tokenizer, rows: out })
+    Ok(DatasetStats { dataset: names.dataset.clone(), tokenizer, words: opts.words, rows: out })
 }
 
 impl DatasetStats {
@@ -171,9 +220,10 @@ impl DatasetStats {
     pub fn table(&self) -> Table {
         let mut t = Table::new(
             format!(
-                "{}: dataset statistics ({} tokens; vocabulary, TTR and overlap on lowercased tokens; overlap = share of reference tokens found in the item's source)",
+                "{}: dataset statistics ({} tokens{}; vocabulary, TTR and overlap on lowercased tokens; overlap = share of reference tokens found in the item's source)",
                 self.dataset,
-                self.tokenizer.name()
+                self.tokenizer.name(),
+                if self.words { ", punctuation tokens dropped" } else { "" }
             ),
             &["direction", "split", "text", "style", "sentences", "mean tokens", "median tokens", "vocabulary", "TTR", "refs/item", "overlap"],
         );
@@ -183,7 +233,10 @@ impl DatasetStats {
             t.rows.push(vec![
                 r.direction.clone(),
                 r.split.clone(),
-                r.text.clone(),
+                match &r.system {
+                    Some(s) => format!("outputs {s}"),
+                    None => r.text.clone(),
+                },
                 r.style.clone(),
                 r.sentences.to_string(),
                 f(r.mean_tokens, 2),
@@ -214,5 +267,11 @@ mod tests {
         assert_eq!(Tokenizer::Whitespace.tokens(" it's  good. "), ["it's", "good."]);
         assert_eq!(Tokenizer::Nltk.tokens("it's good."), ["it", "'s", "good", "."]);
         assert_eq!(Tokenizer::parse("nltk"), Some(Tokenizer::Nltk));
+    }
+
+    #[test]
+    fn words_are_tokens_not_made_of_punctuation_alone() {
+        let w: Vec<&str> = ["it's", ".", ",", "!!", "--", "n't", "5", "“", "…", "$_num_", "a."].into_iter().filter(|t| is_word(t)).collect();
+        assert_eq!(w, ["it's", "n't", "5", "$_num_", "a."]);
     }
 }

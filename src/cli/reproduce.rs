@@ -94,6 +94,7 @@ pub fn plain(r: &Report) -> String {
         let m = cells.iter().filter(|c| c.status.matched()).count();
         let _ = writeln!(out, "  {}: matched {m} of {} ({})", t.id, cells.len(), counts(&cells));
     }
+    out.push_str(&checks_text(r));
     if !r.not_transcribed.is_empty() {
         out.push_str("\nnot transcribed:\n");
         for (t, why) in &r.not_transcribed {
@@ -164,6 +165,32 @@ fn summary(out: &mut String, cells: &[&Cell], indent: &str) {
     }
 }
 
+/// The consistency checks: a line per relation with its counts, then each failing cell.
+fn checks_text(r: &Report) -> String {
+    if r.checks.is_empty() {
+        return String::new();
+    }
+    let held = r.checks.iter().filter(|c| c.holds).count();
+    let mut out = format!(
+        "\nconsistency checks (the paper's printed numbers against each other; not reproductions, not counted): {held} hold, {} fail\n",
+        r.checks.len() - held
+    );
+    let mut seen: Vec<&str> = Vec::new();
+    for c in &r.checks {
+        if seen.contains(&c.what.as_str()) {
+            continue;
+        }
+        seen.push(&c.what);
+        let all: Vec<&reproduce::checks::Check> = r.checks.iter().filter(|x| x.what == c.what).collect();
+        let ok = all.iter().filter(|x| x.holds).count();
+        let _ = writeln!(out, "  {}: {ok} of {} hold", c.what, all.len());
+        for x in all.iter().filter(|x| !x.holds) {
+            let _ = writeln!(out, "    fails: {} {} {}: printed {}, from its parts ({}) {:.3}", x.table, x.row, x.column, x.paper, x.parts.join(", "), x.derived);
+        }
+    }
+    out
+}
+
 fn md_cell(s: &str) -> String {
     s.replace('|', "\\|")
 }
@@ -188,6 +215,7 @@ pub fn markdown(r: &Report) -> String {
         }
         let _ = writeln!(out, "\nMatched {m} of {} ({}).", cells.len(), counts(&cells));
     }
+    out.push_str(&checks_text(r).replace("\n  ", "\n- "));
     if !r.not_transcribed.is_empty() {
         out.push_str("\nNot transcribed:\n\n");
         for (t, why) in &r.not_transcribed {

@@ -6,6 +6,7 @@ use crate::metrics::judge::JudgeFormat;
 use crate::metrics::rouge_conv::RougeConvention;
 use crate::score::plan::{self, Event, Options};
 use crate::score::Selection;
+use crate::human::campaign::REFERENCE_SYSTEM;
 use crate::store::Store;
 use indicatif::{ProgressBar, ProgressStyle};
 use anyhow::Context;
@@ -22,6 +23,11 @@ pub struct ScoreArgs {
     /// Only these systems (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub systems: Vec<String>,
+    /// Score the human reference as a system too: `reference` (kind human; each item's first
+    /// reference as its output, added to the store where missing, as `campaign new
+    /// --human-reference` makes it). Joins --systems when that is given.
+    #[arg(long)]
+    pub reference: bool,
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
     /// acc, d-ppl, s-/r-/multi-bleu, g-bleu, s-/r-/multi-bleu1..4 (nlg-eval), chrf, chrf++,
     /// s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
@@ -100,8 +106,15 @@ pub struct ScoreArgs {
     pub json: bool,
 }
 
-pub fn run(store: &mut Store, args: ScoreArgs) -> anyhow::Result<()> {
+pub fn run(store: &mut Store, mut args: ScoreArgs) -> anyhow::Result<()> {
     let dataset_id = store.dataset_id(&args.dataset)?;
+    if args.reference {
+        let added = crate::score::reference::add_reference_outputs(store, dataset_id)?;
+        crate::errln!("system {REFERENCE_SYSTEM}: {added} first references added as its outputs");
+        if !args.systems.is_empty() && !args.systems.iter().any(|s| s == REFERENCE_SYSTEM) {
+            args.systems.push(REFERENCE_SYSTEM.into());
+        }
+    }
     let direction_id = args.direction.as_deref().map(|x| store.direction_id(dataset_id, x)).transpose()?;
     let known: Vec<String> = store.systems(Some(dataset_id))?.into_iter().map(|s| s.name).collect();
     if let Some(bad) = args.systems.iter().find(|s| !known.contains(s)) {

@@ -398,7 +398,7 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
     let mut w = store.writer()?;
     let campaign_id = w.campaign(&new.name, dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
     if def.human_reference {
-        make_reference_system(&mut w, dataset_id, real.iter().chain(&training))?;
+        make_reference_system(&mut w, dataset_id, real.iter().chain(&training), "tstlab campaign")?;
     }
     for (pos, name) in def.systems.iter().enumerate() {
         w.add_campaign_system(campaign_id, dataset_id, pos, name)?;
@@ -415,7 +415,7 @@ pub fn create(store: &mut Store, new: &NewCampaign) -> Result<Campaign> {
 
 /// The `reference` system (kind `human`): the first reference of each item as its output.
 /// Returns its id.
-pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>) -> Result<i64> {
+pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: impl Iterator<Item = &'a i64>, made_by: &str) -> Result<i64> {
     let kind = w.system_kind(dataset_id, REFERENCE_SYSTEM)?;
     if kind.as_deref().is_some_and(|k| k != "human") {
         return Err(Error::Invalid(format!(
@@ -423,7 +423,7 @@ pub(crate) fn make_reference_system<'a>(w: &mut Writer, dataset_id: i64, items: 
         )));
     }
     let system = w.system(dataset_id, REFERENCE_SYSTEM, "human")?;
-    let run = w.import_run(system, &serde_json::json!({"made_by": "tstlab campaign", "output": "the item's first reference"}))?;
+    let run = w.import_run(system, &serde_json::json!({"made_by": made_by, "output": "the item's first reference"}))?;
     for &item in items {
         let text = w.first_reference(item)?;
         w.output(run, item, &text, None)?;

@@ -581,7 +581,7 @@ fn create_in(w: &mut crate::store::Writer<'_>, new: NewCampaign<'_>) -> Result<C
     let def = new.def;
     let c = w.campaign(new.name, new.dataset_id, def.mode.as_str(), &serde_json::to_value(def)?)?;
     let reference = match def.human_reference {
-        true => Some(campaign::make_reference_system(w, new.dataset_id, new.items.iter().map(|i| &i.item_id))?),
+        true => Some(campaign::make_reference_system(w, new.dataset_id, new.items.iter().map(|i| &i.item_id), "tstlab campaign")?),
         false => None,
     };
     let mut systems = Vec::new();

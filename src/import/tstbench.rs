@@ -13,8 +13,10 @@
 //!   are stored as ratings published per system (`system_ratings`, by list position) in the
 //!   read-only Likert campaign `<ds>:tstbench-human` of each imported dataset, which gives
 //!   their means per system, direction and aspect (the published `avg_score.csv`) but no
-//!   ranks, Bradley-Terry or agreement, and no correlations with metrics. GYAFC's (no test
-//!   set in the layout) are checked only. The published averages also go to the import log.
+//!   ranks, Bradley-Terry or agreement, and no correlations with metrics. GYAFC's test sets
+//!   are not in the layout: its ratings go to datasets `gyafc-em` and `gyafc-fr` made with
+//!   their two directions and no items (unless the test sets were added, then as the
+//!   others). The published averages also go to the import log.
 //!   Every score must be a number on the 1-5 scale; one published score is not (see
 //!   `ERRATA`) and is kept, with a notice.
 //!
@@ -37,7 +39,7 @@ use std::path::{Path, PathBuf};
 pub fn format() -> Format {
     Format {
         name: "tstbench",
-        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human averages (log only)",
+        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human Likert scores (ratings per system)",
         run,
     }
 }
@@ -116,10 +118,21 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
             .collect();
         plan.push((root, data, specs));
     }
-    let names: BTreeSet<String> = plan
+    let mut names: BTreeSet<String> = plan
         .iter()
         .flat_map(|(_, _, specs)| specs.iter().map(|s| s.name.to_owned()))
         .collect();
+    // Datasets with human scores and no test set here (GYAFC): made to hold the ratings.
+    let mut rated_only: Vec<&Spec> = Vec::new();
+    for (root, data, specs) in &plan {
+        let Some(root) = root else { continue };
+        for spec in DATASETS.iter().filter(|s| !specs.iter().any(|x| x.folder == s.folder) && !data.join(s.folder).exists()) {
+            if root.join(HUMAN).join(format!("{}_0", spec.folder)).is_dir() && !rated_only.iter().any(|x| x.folder == spec.folder) {
+                names.insert(spec.name.to_owned());
+                rated_only.push(spec);
+            }
+        }
+    }
     let mut ctx = Ctx::new(w, "tstbench", opts, &names);
     let mut published = Map::new();
     // `human_average` folder (`yelp_0`) -> the imported direction it rates.
@@ -141,6 +154,22 @@ fn run(w: &mut Writer<'_>, paths: &[PathBuf], opts: &Options) -> Res<Summary> {
         if let Some(root) = root {
             skipped_folders(&mut ctx, root, data)?;
             let human = root.join(HUMAN);
+            for spec in &rated_only {
+                let ds = ctx.dataset(spec.name, spec.task, "FayeXXX/A-Benchmark-of-Text-Style-Transfer", &human)?;
+                for (x, (s, t)) in spec.dirs.iter().enumerate() {
+                    let folder = human.join(format!("{}_{x}", spec.folder));
+                    if !folder.is_dir() || rated.contains_key(&file_name(&folder)) {
+                        continue;
+                    }
+                    let direction = ctx.direction(ds, s, t, &folder)?;
+                    rated.insert(file_name(&folder), Rated { dataset_id: ds, dataset: ctx.dataset_name(spec.name), direction });
+                }
+                ctx.notice(&human, None, format!(
+                    "{}: no test set in the layout; dataset {} made with its two directions and no items, to hold its human scores",
+                    spec.folder,
+                    ctx.dataset_name(spec.name)
+                ));
+            }
             if ctx.part(&human, Kind::Dir)? {
                 // One folder per dataset and direction of the published layout.
                 for spec in DATASETS {

@@ -6,11 +6,17 @@
 //!   into one corpus: rows with a pandas missing value dropped (its `read_csv().dropna()`),
 //!   outputs, sources and the first reference lowercased, NLTK corpus BLEU x 100
 //!   (`Convention::nltk`), g-BLEU = sqrt(s-BLEU x r-BLEU) (docs/METHODS.md, BLEU).
-//! - `tstbench:s-bleu`, `tstbench:r-bleu`, `tstbench:multi-bleu` (key: a system, or
-//!   `@reference`, the first human reference as if it were an output): TSTBench's evaluator on
+//! - `tstbench:s-bleu`, `tstbench:r-bleu`, `tstbench:multi-bleu` (key: a system, such as
+//!   `reference`, the first human reference as a system: `reference = true` on the import,
+//!   as `tstlab score --reference`): TSTBench's evaluator on
 //!   the table's direction: lowercased, NLTK `word_tokenize`, corpus BLEU without smoothing
 //!   (`Convention::tstbench`), x 100; r-BLEU against the first reference, multi-BLEU against
 //!   all of an item's references.
+//! - `words:@reference`, `words:SYSTEM` (key: `DATASET/DIRECTION`): the mean sentence length
+//!   in words of the direction's references (all of them) or of the system's latest outputs:
+//!   white-space tokens without those made of punctuation alone (`tstlab stats --outputs
+//!   --words`), as TSTBench's Table 5.
+//! - `items` (key: `DATASET/DIRECTION`): the direction's items in the store.
 //! - `styleptb:crowd-tasks`, `styleptb:crowd-na`, `styleptb:crowd-refs` (key: a direction,
 //!   `ptb->AEM`): the crowd emphasis rewrites: rows of the results file, rows answered `N/A`
 //!   (left out by the importer), references stored.
@@ -28,6 +34,7 @@
 use super::Error;
 use crate::analysis::correlate::{self as corr, CorrOptions, Level, Part, Target};
 use crate::analysis::data::{self as adata, Names};
+use crate::analysis::dataset_stats::{dataset_stats_with, StatsOptions, Tokenizer};
 use crate::analysis::meta::{meta_evaluate, MetaOptions, MetaReport, MetaRow, Orientation, Undefined};
 use crate::analysis::orient::Orientations;
 use crate::analysis::scope::{Scope, ScopeSpec};
@@ -78,6 +85,12 @@ impl<'s> Ctx<'s> {
     }
 
     pub fn value(&mut self, what: &str, dataset: Option<&str>, direction: Option<&str>, key: &str) -> Result<Value, Error> {
+        if let Some(who) = what.strip_prefix("words:") {
+            return Ok(Value::plain(self.words(key, who)?));
+        }
+        if what == "items" {
+            return Ok(Value::plain(self.items(key)? as f64));
+        }
         let dataset = dataset.ok_or_else(|| Error::Compute(format!("{what}: the table names no dataset")))?;
         if let Some(v) = what.strip_prefix("lai2023:") {
             return self.lai2023(dataset, v, key);
@@ -133,8 +146,8 @@ impl<'s> Ctx<'s> {
         Ok(v)
     }
 
-    /// TSTBench's s-BLEU, r-BLEU (first reference) and multi-BLEU (every reference) of a system
-    /// (or `@reference`: the first reference as the output) in one direction, x 100.
+    /// TSTBench's s-BLEU, r-BLEU (first reference) and multi-BLEU (every reference) of a
+    /// system in one direction, x 100.
     fn tstbench_bleu(&mut self, dataset: &str, direction: &str, system: &str) -> Result<[f64; 3], Error> {
         let k = (format!("{dataset}/{direction}"), system.to_owned());
         if let Some(v) = self.tstbench.get(&k) {
@@ -146,20 +159,11 @@ impl<'s> Ctx<'s> {
         let refs = self.store.references_by_item(ds, Some(dir))?;
         let conv = Convention::tstbench();
         let (mut hyps, mut srcs, mut all) = (Vec::new(), Vec::new(), Vec::new());
-        if system == "@reference" {
-            for it in self.store.item_sources(Some(ds), Some(dir), false)? {
-                let Some(rs) = refs.get(&it.item_id).filter(|r| !r.is_empty()) else { continue };
-                hyps.push(rs[0].clone());
-                srcs.push(it.source.clone());
-                all.push(rs.clone());
-            }
-        } else {
-            for r in self.store.latest_output_rows(ds, Some(dir))?.into_iter().filter(|r| r.system == system) {
-                let rs = refs.get(&r.item_id).ok_or_else(|| Error::Compute(format!("{dataset}/{direction}: item {} has no reference", r.item_id)))?;
-                hyps.push(r.text);
-                srcs.push(r.source);
-                all.push(rs.clone());
-            }
+        for r in self.store.latest_output_rows(ds, Some(dir))?.into_iter().filter(|r| r.system == system) {
+            let rs = refs.get(&r.item_id).ok_or_else(|| Error::Compute(format!("{dataset}/{direction}: item {} has no reference", r.item_id)))?;
+            hyps.push(r.text);
+            srcs.push(r.source);
+            all.push(rs.clone());
         }
         if hyps.is_empty() {
             return Err(Error::Compute(format!("{dataset}/{direction}: no outputs of {system:?}")));
@@ -270,6 +274,30 @@ impl<'s> Ctx<'s> {
             e.remove(0).report
         };
         Ok((names, report))
+    }
+
+    /// Items of a direction, `DATASET/DIRECTION`.
+    fn items(&self, key: &str) -> Result<usize, Error> {
+        let bad = |why: String| Error::Compute(format!("items / {key}: {why}"));
+        let (dataset, direction) = key.split_once('/').ok_or_else(|| bad("the key is DATASET/DIRECTION".into()))?;
+        let names = Names::load(self.store, dataset).map_err(|e| bad(e.to_string()))?;
+        let d = names.find_direction(direction).map_err(|e| bad(e.to_string()))?;
+        Ok(self.store.item_sources(Some(names.dataset_id), Some(d), false)?.len())
+    }
+
+    /// Mean words per sentence of a direction's references (`@reference`) or of a system's outputs.
+    fn words(&self, key: &str, who: &str) -> Result<f64, Error> {
+        let bad = |why: String| Error::Compute(format!("words:{who} / {key}: {why}"));
+        let (dataset, direction) = key.split_once('/').ok_or_else(|| bad("the key is DATASET/DIRECTION".into()))?;
+        let names = Names::load(self.store, dataset).map_err(|e| bad(e.to_string()))?;
+        let d = names.find_direction(direction).map_err(|e| bad(e.to_string()))?;
+        let opts = StatsOptions { outputs: who != "@reference", words: true };
+        let st = dataset_stats_with(self.store, &names, Some(d), Tokenizer::Whitespace, opts).map_err(|e| bad(e.to_string()))?;
+        let row = st.rows.iter().find(|r| match who {
+            "@reference" => r.text == "references",
+            s => r.system.as_deref() == Some(s),
+        });
+        row.and_then(|r| r.mean_tokens).ok_or_else(|| bad("no such texts".into()))
     }
 
     /// References stored in one direction of a dataset.

@@ -5,6 +5,7 @@
 //! column's recipe into a number; each cell gets a status. Per-output tables (`per_output`)
 //! check the scores an author's script wrote for each output, read from the anchors.
 
+pub mod checks;
 mod compute;
 pub mod per_output;
 pub mod spec;
@@ -16,21 +17,19 @@ use serde::Serialize;
 use spec::{Paper, Printed};
 use std::path::{Path, PathBuf};
 
-/// Every paper `reproduce` knows, with its transcription where there is one.
-pub const PAPERS: &[(&str, Option<&str>)] = &[
-    ("tstbench", Some(include_str!("../../assets/papers/tstbench.toml"))),
-    ("llm-tst", Some(include_str!("../../assets/papers/llm-tst.toml"))),
-    ("styleptb", Some(include_str!("../../assets/papers/styleptb.toml"))),
-    ("lai2023", Some(include_str!("../../assets/papers/lai2023.toml"))),
-    ("lmstyle", None),
+/// Every paper `reproduce` knows, with its transcription.
+pub const PAPERS: &[(&str, &str)] = &[
+    ("tstbench", include_str!("../../assets/papers/tstbench.toml")),
+    ("llm-tst", include_str!("../../assets/papers/llm-tst.toml")),
+    ("styleptb", include_str!("../../assets/papers/styleptb.toml")),
+    ("lai2023", include_str!("../../assets/papers/lai2023.toml")),
+    ("lmstyle", include_str!("../../assets/papers/lmstyle.toml")),
 ];
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("unknown paper {0:?}: one of {1}")]
     Unknown(String, String),
-    #[error("{0}: not yet transcribed (assets/papers/ has no {0}.toml); transcribed: {1}")]
-    NotTranscribed(String, String),
     #[error("assets/papers/{0}.toml: {1}")]
     Spec(String, String),
     #[error("the anchors folder {0} is absent (give it with --anchors DIR)")]
@@ -43,6 +42,8 @@ pub enum Error {
     Store(#[from] store::Error),
     #[error(transparent)]
     Metric(#[from] MetricError),
+    #[error(transparent)]
+    Reference(#[from] crate::human::campaign::Error),
     #[error("{0}")]
     Compute(String),
 }
@@ -57,11 +58,13 @@ pub fn paper(name: &str) -> Result<Paper, Error> {
     let Some((_, text)) = PAPERS.iter().find(|p| p.0 == name) else {
         return Err(Error::Unknown(name.to_owned(), names().join(", ")));
     };
-    let Some(text) = text else {
-        let done: Vec<&str> = PAPERS.iter().filter(|p| p.1.is_some()).map(|p| p.0).collect();
-        return Err(Error::NotTranscribed(name.to_owned(), done.join(", ")));
-    };
-    Paper::parse(name, text)
+    let p = Paper::parse(name, text)?;
+    // Its relations name known kinds and cells that exist.
+    if let Some(why) = p.checks.iter().find_map(checks::problem) {
+        return Err(Error::Spec(name.to_owned(), why));
+    }
+    checks::run(&p, None)?;
+    Ok(p)
 }
 
 /// What a cell came to.
@@ -147,6 +150,9 @@ pub struct Report {
     /// What the imports said, one line each.
     #[serde(skip)]
     pub imports: Vec<String>,
+    /// Relations among the paper's own numbers (`checks.rs`); not counted in `matched`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<checks::Check>,
 }
 
 impl Report {
@@ -176,8 +182,20 @@ pub fn reproduce(name: &str, anchors: &Path, table: Option<&str>) -> Result<Repo
     if !tables.is_empty() {
         for i in &p.imports {
             let paths: Vec<PathBuf> = i.paths.iter().map(|x| anchors.join(x)).collect();
-            summaries.push(import::import(&mut store, &i.format, &paths, &Options::default())?);
+            let summary = import::import(&mut store, &i.format, &paths, &Options::default())?;
+            if i.reference {
+                for name in &summary.datasets {
+                    let id = store.dataset_id(name)?;
+                    crate::score::reference::add_reference_outputs(&mut store, id)?;
+                }
+            }
+            summaries.push(summary);
         }
+    }
+    // The relations whose target cell is in the tables asked for.
+    let mut found = Vec::new();
+    for t in &tables {
+        found.extend(checks::run(&p, Some(&t.id))?);
     }
     let mut ctx = compute::Ctx::new(&store, &summaries);
     let mut cells = Vec::new();
@@ -203,6 +221,7 @@ pub fn reproduce(name: &str, anchors: &Path, table: Option<&str>) -> Result<Repo
         tables: heads,
         not_transcribed: if table.is_none() { p.not_transcribed.iter().map(|s| (s.table.clone(), s.why.clone())).collect() } else { Vec::new() },
         imports: summaries.iter().map(|s| s.to_string()).collect(),
+        checks: found,
     })
 }
 

@@ -26,6 +26,24 @@ pub struct Paper {
     /// Tables of the paper left out, each with why.
     #[serde(default)]
     pub not_transcribed: Vec<Skipped>,
+    /// Relations among the paper's own printed numbers (`checks.rs`): never reproductions.
+    #[serde(default)]
+    pub checks: Vec<CheckSpec>,
+}
+
+/// A relation a paper's cells should satisfy: `cell` = kind(`parts`). A row `*` in `cell`
+/// stands for every row of its table, and a `*` in a part's row for that row's name.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckSpec {
+    /// What the relation is, in words (`Overall is the mean of the four tasks`).
+    pub what: String,
+    /// `mean` (of the parts), `same` (one part that prints the same number) or `joint`
+    /// (TSTBench's (ACC x BLEU / ln PPL)^(1/3) of three parts).
+    pub kind: String,
+    /// [table, row, column].
+    pub cell: [String; 3],
+    pub parts: Vec<[String; 3]>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -35,6 +53,10 @@ pub struct ImportSpec {
     pub format: String,
     /// Paths under the anchors folder.
     pub paths: Vec<String>,
+    /// Then add the human reference as system `reference` to every dataset it imported (as
+    /// `tstlab score --reference` does).
+    #[serde(default)]
+    pub reference: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

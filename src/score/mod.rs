@@ -7,6 +7,7 @@ pub mod catalog;
 pub mod documents;
 pub mod inputs;
 pub mod plan;
+pub mod reference;
 pub mod table;
 pub mod table_fmt;
 pub mod table_sig;

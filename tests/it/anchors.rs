@@ -182,9 +182,13 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
     let root = a.join("A-Benchmark-of-Text-Style-Transfer");
     let mut s = file_store();
     let sum = run(&mut s, "tstbench", &[root.clone()]);
-    assert_eq!(sum.datasets, ["yelp", "amazon", "shakespeare", "styleptb"]);
-    // 8 systems with outputs (CHATGPT, CHATGPT_FS x 4 datasets) and 33 more rated by humans only.
-    assert_eq!((sum.items, sum.references, sum.systems, sum.outputs, sum.judgments), (5531, 8956, 41, 11062, 0));
+    // GYAFC's test sets are not public: its datasets hold its human scores only (no items).
+    assert_eq!(sum.datasets, ["yelp", "amazon", "shakespeare", "styleptb", "gyafc-em", "gyafc-fr"]);
+    // 8 systems with outputs (CHATGPT, CHATGPT_FS x 4 datasets) and 59 more rated by humans only
+    // (13 in each GYAFC dataset).
+    assert_eq!((sum.items, sum.references, sum.systems, sum.outputs, sum.judgments), (5531, 8956, 67, 11062, 0));
+    assert_eq!(per_direction(&s, "gyafc-em"), [("informal->formal".into(), 0), ("formal->informal".into(), 0)]);
+    assert!(has_notice(&sum, "Evaluation/human_average", None, "gyafc_fr: no test set in the layout; dataset gyafc-fr made"));
     assert_eq!(per_direction(&s, "shakespeare"), [("shakespeare->modern".into(), 1462), ("modern->shakespeare".into(), 1462)]);
     assert_eq!(per_direction(&s, "styleptb"), [("ptb->ARR".into(), 243), ("ptb->TFU".into(), 364)]);
     // Shakespeare: the pair file is the reference.
@@ -196,9 +200,9 @@ fn tstbench_datasets_chatgpt_outputs_and_human_averages() {
     assert!(has_notice(&sum, "CHATGPT/outputs/gyafc_em", None, "outputs skipped"));
     assert!(has_notice(&sum, "shakespeare/ref.0", None, "repeats test.0"));
     assert!(has_notice(&sum, "human_average/yelp_0/avg_score.csv", None, "CRLF line ends on 11 of 11 lines"));
-    assert!(has_notice(&sum, "Evaluation/human_average", None, "16400 Likert scores stored as ratings per system"));
-    assert_eq!(n(&s, "SELECT COUNT(*) FROM system_ratings", []), 16400, "yelp, amazon: 10 models, shakespeare 13, styleptb 8; 4 aspects x 50");
-    assert_eq!(n(&s, "SELECT COUNT(*) FROM campaigns WHERE read_only = 1 AND name LIKE '%:tstbench-human'", []), 4);
+    assert!(has_notice(&sum, "Evaluation/human_average", None, "26800 Likert scores stored as ratings per system"));
+    assert_eq!(n(&s, "SELECT COUNT(*) FROM system_ratings", []), 26800, "yelp, amazon: 10 models, shakespeare, gyafc-em, gyafc-fr 13, styleptb 8; 4 aspects x 50");
+    assert_eq!(n(&s, "SELECT COUNT(*) FROM campaigns WHERE read_only = 1 AND name LIKE '%:tstbench-human'", []), 6);
     let avg = &sum.published["Evaluation/human_average"]["yelp_0"];
     assert_eq!(avg["avg_score"]["CHATGPT"]["Strength"], 3.72);
     assert_eq!(avg["scores"]["CHATGPT.strength"], 50);

@@ -45,6 +45,7 @@ mod plot;
 mod pty;
 mod reproduce;
 mod sacrebleu_parity;
+mod score_reference;
 mod score_table;
 mod shard;
 mod skip;
