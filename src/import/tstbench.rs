@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 pub fn format() -> Format {
     Format {
         name: "tstbench",
-        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human averages (log only)",
+        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human Likert scores (stored as ratings per system, not tied to items)",
         run,
     }
 }

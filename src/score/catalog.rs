@@ -88,8 +88,8 @@ pub const FAMILIES: &[Family] = &[
         train: None,
     },
     Family {
-        names: &["chrf", "chrf++"],
-        about: "content: sentence chrF (character 6-grams) / chrF++ (+ word bigrams) against all references",
+        names: &["chrf", "chrf++", "s-chrf", "s-chrf++"],
+        about: "content: sentence chrF (character 6-grams) / chrF++ (+ word bigrams) against all references; s-: against the source",
         follows: "sacreBLEU 2.6.0 sentence_chrf",
         needs: "",
         section: "chrF",
@@ -399,7 +399,9 @@ fn build_bleu_order(cx: &mut Context<'_>) -> Built {
 }
 
 fn build_chrf(cx: &mut Context<'_>) -> Built {
-    plain(ChrfScorer { config: if cx.name == "chrf++" { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } })
+    let config = if cx.name.ends_with("++") { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() };
+    let against = if cx.name.starts_with("s-") { Against::Source } else { Against::AllReferences };
+    plain(ChrfScorer { config, against })
 }
 
 fn build_rouge(cx: &mut Context<'_>) -> Built {
