@@ -19,7 +19,7 @@ assert sacrebleu.__version__ == VERSION, f"need sacreBLEU {VERSION}, have {sacre
 # (source, output): one text per line, no tabs.
 PAIRS = [
     ("the soup was cold .", "the soup was warm ."),
-    ("the soup was cold .", "the soup was cold ."),
+    ("the room was clean .", "the room was clean ."),
     ("great staff .", "rude staff ."),
     ("I don't like this place at all!", "I really like this place!"),
     ("The Food Was AWFUL", "the food was awful"),

@@ -145,7 +145,7 @@ fn export_labels_and_correlate_json_name_directions() {
     let store = toy_file(dir.path());
     let head = |args: &[&str]| run(&store, &[&["export", "--dataset", "toy"], args].concat()).lines().next().unwrap().to_owned();
     let h = head(&[]);
-    assert!(h.ends_with(",acc,dup@x,dup@y,r-bleu.nltk,wmd"), "{h}");
+    assert!(h.ends_with(",acc,dup@x,dup@y,ppl.toy,r-bleu.nltk,wmd"), "{h}");
     let h = head(&["--config-hashes"]);
     assert!(h.contains(",dup@") && !h.contains("dup@x") && !h.contains("dup@y"), "{h}");
     let jsonl = run(&store, &["export", "--dataset", "toy", "--format", "jsonl"]);
@@ -158,7 +158,7 @@ fn export_labels_and_correlate_json_name_directions() {
     assert_eq!(dirs, ["informal->formal", "formal->informal"]);
     let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--compare", "wmd,dup@x", "--bootstrap", "20", "--json"])).unwrap();
     let parts: std::collections::BTreeSet<&str> = v["comparison"]["levels"].as_array().unwrap().iter().map(|l| l["part"].as_str().unwrap()).collect();
-    assert_eq!(parts.into_iter().collect::<Vec<_>>(), ["formal->informal", "informal->formal", "overall"]);
+    assert_eq!(parts.into_iter().collect::<Vec<_>>(), ["formal->informal", "informal->formal", "overall", "pooled"]);
 }
 
 /// `--preset lai2023` sets Kendall tau-b, undefined as 0 and the pairwise/sample/dataset levels;
@@ -168,7 +168,7 @@ fn correlate_preset_and_annotator_agreement() {
     let dir = tempfile::tempdir().unwrap();
     let store = toy_file(dir.path());
     let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--preset", "lai2023", "--bootstrap", "0", "--json"])).unwrap();
-    assert_eq!((v["method"].as_str(), v["preset"].as_str()), (Some("kendall"), Some("lai2023")));
+    assert_eq!((v["method"].as_str(), v["preset"].as_str()), (Some("kendall_tau_b"), Some("lai2023")));
     assert_eq!(v["settings"]["undefined"], "zero");
     assert_eq!(v["settings"]["levels"], serde_json::json!(["PairwiseAccuracy", "Sample", "Dataset"]));
     assert_eq!(v["metrics"][0]["report"]["undefined"], "zero");

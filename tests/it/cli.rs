@@ -106,10 +106,10 @@ fn unknown_item_and_format_are_clear_errors() {
 fn systems_is_one_option_comma_or_repeated() {
     let home = tempfile::tempdir().unwrap();
     let export = |args: &[&str]| {
-        let out = tstlab(home.path()).args(["export", "--dataset", "demo-sentiment"]).args(args).output().unwrap();
+        let out = tstlab(home.path()).args(["export", "--dataset", "demo-sentiment", "--format", "jsonl"]).args(args).output().unwrap();
         assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         let text = String::from_utf8(out.stdout).unwrap();
-        let systems: std::collections::BTreeSet<String> = text.lines().skip(1).map(|l| l.split(',').nth(5).unwrap().to_owned()).collect();
+        let systems: std::collections::BTreeSet<String> = text.lines().map(|l| json(l.as_bytes())["system"].as_str().unwrap().to_owned()).collect();
         (text, systems)
     };
     let (one_a, sys) = export(&["--system", "copy"]);
