@@ -577,7 +577,7 @@ mod tests {
                 built += 1;
             }
         }
-        assert_eq!(built, 3 + 2 + 12 + 1 + 12 + 3 + 3);
+        assert_eq!(built, 3 + 4 + 12 + 1 + 12 + 3 + 3);
     }
 
     /// docs/METHODS.md's index lists the registry as it is, each family under a section the
