@@ -26,7 +26,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Import datasets, outputs, scores or judgments (omit the format to list formats).
+    /// Import datasets, outputs, scores or judgments (`tstlab import` alone names the formats).
     Import(cli::import::ImportArgs),
     /// List datasets, directions and systems with counts.
     Ls(cli::ls::LsArgs),
@@ -240,6 +240,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Reproduce(a)) => return cli::reproduce::run(a),
         Some(Command::Lm(c)) if !c.needs_store() => return cli::lm::run(None, c),
         Some(Command::Classifier(cli::classifier::ClassifierCommand::List { json })) => return cli::classifier::list(json),
+        // Without a format nothing is imported: no store is opened or created.
+        Some(Command::Import(a)) if a.format.is_none() => return cli::import::without_format(a.json),
         _ => cli,
     };
     let default = tstlab::paths::default_store();

@@ -11,6 +11,7 @@ pub mod correlate;
 pub mod data;
 pub mod dataset_stats;
 pub mod figure_list;
+pub mod iaa;
 pub mod joint;
 pub mod joint_data;
 pub mod joint_table;

@@ -61,8 +61,9 @@ pub struct NewArgs {
     /// Directions (SOURCE->TARGET, comma-separated); default: all of the dataset.
     #[arg(long, value_delimiter = ',')]
     pub directions: Vec<String>,
-    /// Systems (comma-separated); default: all of the dataset except kind human.
-    #[arg(long, value_delimiter = ',')]
+    /// Systems: comma-separated, or the option repeated (`--system` also works); default: all
+    /// of the dataset except kind human.
+    #[arg(long, visible_alias = "system", value_delimiter = ',')]
     pub systems: Vec<String>,
     /// Add the human reference as a system (`reference`, kind human: each item's first reference).
     #[arg(long)]

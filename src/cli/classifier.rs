@@ -95,9 +95,8 @@ pub struct ColaArgs {
     /// The class meaning acceptable (id2label name or number); default: the one named "acceptable".
     #[arg(long)]
     pub acceptable: Option<String>,
-    /// Only these systems (repeatable).
-    #[arg(long)]
-    pub system: Vec<String>,
+    #[command(flatten)]
+    pub systems: super::Systems,
     #[arg(long)]
     pub json: bool,
 }
@@ -131,9 +130,8 @@ pub struct TrainArgs {
 pub struct ScoreArgs {
     #[command(flatten)]
     pub which: Which,
-    /// Only these systems (repeatable).
-    #[arg(long)]
-    pub system: Vec<String>,
+    #[command(flatten)]
+    pub systems: super::Systems,
 }
 
 pub fn run(store: &mut Store, cmd: ClassifierCommand) -> anyhow::Result<()> {
@@ -323,7 +321,7 @@ fn progress(metric: &'static str) -> impl FnMut(Progress) {
 fn score(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
     let mut scorer = open(store, &a.which)?;
     let dataset_id = store.dataset_id(&a.which.dataset)?;
-    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.systems.names.clone() };
     let outcome = crate::score::run_acc(store, &mut scorer, &sel, &AtomicBool::new(false), &mut progress("acc"))?;
     let rows = super::score_table::rows(store, dataset_id, "acc", &outcome.config_hash)?;
     if a.which.json {
@@ -337,7 +335,7 @@ fn score(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
 fn cola(store: &mut Store, a: ColaArgs) -> anyhow::Result<()> {
     let mut scorer = ColaScorer::new(HfClassifier::load(&a.model)?, a.acceptable.as_deref())?;
     let dataset_id = store.dataset_id(&a.dataset)?;
-    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.systems.names.clone() };
     let outcome = crate::score::run(store, &mut scorer, &sel, &AtomicBool::new(false), &mut progress("cola"))?;
     let rows = super::score_table::rows(store, dataset_id, "cola", &outcome.config_hash)?;
     if a.json {

@@ -12,6 +12,7 @@ use crate::analysis::correlate::{
     self, best, cell, correlate, method_name, method_symbol, part_name, parts, CorrOptions, Entry, Level, Part, Target,
 };
 use crate::analysis::data::{self, Names};
+use crate::analysis::iaa;
 use crate::analysis::meta::{MetaReport, Orientation, Undefined};
 use crate::analysis::orient::{word, Orientations};
 use crate::analysis::scope::{OutputFilter, Scope, ScopeSpec};
@@ -38,12 +39,25 @@ pub struct CorrelateArgs {
     /// stored under several (`bleu@content.ref`, `bleu@file=content.ref`, or a hash prefix).
     #[arg(long, default_value = "all")]
     pub metrics: String,
-    /// pearson, spearman, kendall (tau-b) or tau-like (WMT).
-    #[arg(long, default_value = "kendall")]
-    pub method: String,
-    /// system, sample, dataset or all.
-    #[arg(long, default_value = "all")]
-    pub level: String,
+    /// pearson, spearman, kendall (tau-b) or tau-like (WMT). Default: kendall.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// system (correlation of per-system means and pairwise accuracy), pairwise (accuracy
+    /// only), sample, dataset or all. Default: all.
+    #[arg(long)]
+    pub level: Option<String>,
+    /// A paper's conventions in one flag; --method, --level and --undefined given as well
+    /// override it. lai2023 (Lai, Toral and Nissim 2023): Kendall tau-b; undefined per-source
+    /// correlations counted as 0; system level as pairwise accuracy of the per-system means,
+    /// sample and dataset levels (= --method kendall --undefined zero --level pairwise,sample,dataset).
+    #[arg(long, value_parser = PRESETS)]
+    pub preset: Option<String>,
+    /// Add a row of inter-annotator agreement: one annotator's judgments of the --human aspect
+    /// against another's at every level (Lai et al. 2023's IAA rows). `--iaa` alone: the two
+    /// annotators that judged it (in --campaign, needed when several campaigns did); `--iaa
+    /// A,B`: those two. Outputs only one of them judged are left out and counted.
+    #[arg(long, requires = "human", num_args = 0..=1, default_missing_value = "", value_name = "A,B")]
+    pub iaa: Option<String>,
     /// Only this direction (SOURCE->TARGET).
     #[arg(long)]
     pub direction: Option<String>,
@@ -81,16 +95,33 @@ pub fn pick_dataset(store: &Store, name: Option<&str>) -> anyhow::Result<Names> 
     }
 }
 
-/// Which levels `--level` asks for.
+/// Which levels `--level` asks for: one name, `all`, or a comma list (`pairwise,sample`).
 pub fn parse_levels(s: &str) -> anyhow::Result<Vec<Level>> {
-    Ok(match s {
-        "all" => Level::ALL.to_vec(),
-        "system" => vec![Level::System, Level::PairwiseAccuracy],
-        "sample" => vec![Level::Sample],
-        "dataset" => vec![Level::Dataset],
-        "pairwise" | "pairwise-accuracy" => vec![Level::PairwiseAccuracy],
-        other => anyhow::bail!("--level {other:?}: use system, sample, dataset or all"),
-    })
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim) {
+        let add: &[Level] = match part {
+            "all" => &Level::ALL,
+            "system" => &[Level::System, Level::PairwiseAccuracy],
+            "sample" => &[Level::Sample],
+            "dataset" => &[Level::Dataset],
+            "pairwise" | "pairwise-accuracy" => &[Level::PairwiseAccuracy],
+            other => anyhow::bail!("--level {other:?}: use system, pairwise, sample, dataset or all (or a comma list)"),
+        };
+        out.extend(add.iter().filter(|l| !out.contains(*l)).copied().collect::<Vec<_>>());
+    }
+    out.sort_by_key(|l| Level::ALL.iter().position(|x| x == l));
+    Ok(out)
+}
+
+/// The names `--preset` takes.
+pub const PRESETS: [&str; 1] = ["lai2023"];
+
+/// What a preset sets: method, levels, undefined per-source correlations.
+pub fn preset(name: &str) -> Option<(&'static str, &'static str, Undefined)> {
+    match name {
+        "lai2023" => Some(("kendall", "pairwise,sample,dataset", Undefined::Zero)),
+        _ => None,
+    }
 }
 
 #[derive(Serialize)]
@@ -100,33 +131,37 @@ struct JsonOut<'a> {
     target_description: String,
     target_orientation: Orientation,
     method: &'static str,
-    directions: Vec<(i64, String)>,
+    /// The preset asked for, if any.
+    preset: Option<&'a str>,
+    directions: Vec<String>,
     notes: &'a [String],
     /// The conventions in sentences, as a signature line, and one by one.
     conventions: String,
     signature: String,
     settings: &'a Conventions,
-    metrics: &'a [Entry],
+    /// The entries with directions by name ([`named_directions`]).
+    metrics: Vec<serde_json::Value>,
 }
 
 /// Which systems and outputs a correlation covers, and the sample level's handling of
 /// undefined per-source correlations (shared by `correlate`, `report` and `plot heatmap`).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ScopeArgs {
-    /// Only these systems (names, or kind:KIND), comma-separated.
-    #[arg(long, value_delimiter = ',')]
+    /// Only these systems (names, or kind:KIND): comma-separated, or the option repeated
+    /// (`--system` also works).
+    #[arg(long, visible_alias = "system", value_delimiter = ',')]
     pub systems: Vec<String>,
     /// Leave these systems out (names, or kind:KIND), e.g. the human reference: REF or kind:human.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, visible_alias = "exclude-system", value_delimiter = ',')]
     pub exclude_systems: Vec<String>,
     /// Leave out outputs that are empty or refuse the task: empty, refused, all (both) or none.
     /// They are counted either way.
     #[arg(long, default_value = "none")]
     pub exclude_outputs: String,
     /// Sample level, sources whose per-source correlation is undefined: skip (left out of the
-    /// mean and counted) or zero (counted as 0, mean over every source).
-    #[arg(long, default_value = "skip")]
-    pub undefined: String,
+    /// mean and counted) or zero (counted as 0, mean over every source). Default: skip.
+    #[arg(long)]
+    pub undefined: Option<String>,
 }
 
 impl ScopeArgs {
@@ -139,7 +174,15 @@ impl ScopeArgs {
     }
 
     pub fn undefined(&self) -> anyhow::Result<Undefined> {
-        Undefined::parse(&self.undefined).ok_or_else(|| anyhow::anyhow!("--undefined {:?}: use skip or zero", self.undefined))
+        self.undefined_or(Undefined::Skip)
+    }
+
+    /// `--undefined`, else `default`.
+    pub fn undefined_or(&self, default: Undefined) -> anyhow::Result<Undefined> {
+        match &self.undefined {
+            None => Ok(default),
+            Some(u) => Undefined::parse(u).ok_or_else(|| anyhow::anyhow!("--undefined {u:?}: use skip or zero")),
+        }
     }
 }
 
@@ -163,16 +206,24 @@ impl Resampling {
 
 pub fn run(store: &Store, args: CorrelateArgs) -> anyhow::Result<()> {
     let names = pick_dataset(store, args.dataset.as_deref())?;
-    let method = correlate::parse_method(&args.method)
-        .ok_or_else(|| anyhow::anyhow!("--method {:?}: use pearson, spearman, kendall or tau-like", args.method))?;
-    let levels = parse_levels(&args.level)?;
-    let undefined = args.scope.undefined()?;
+    let (p_method, p_level, p_undefined) = match args.preset.as_deref() {
+        Some(p) => preset(p).ok_or_else(|| anyhow::anyhow!("--preset {p:?}: one of {}", PRESETS.join(", ")))?,
+        None => ("kendall", "all", Undefined::Skip),
+    };
+    let method_name_given = args.method.as_deref().unwrap_or(p_method);
+    let method = correlate::parse_method(method_name_given)
+        .ok_or_else(|| anyhow::anyhow!("--method {method_name_given:?}: use pearson, spearman, kendall or tau-like"))?;
+    let levels = parse_levels(args.level.as_deref().unwrap_or(p_level))?;
+    let undefined = args.scope.undefined_or(p_undefined)?;
     let orient = Orientations { lower: args.lower_better.clone(), higher: args.higher_better.clone() };
     let keys = data::metric_keys(store, names.dataset_id)?;
     if keys.is_empty() {
         anyhow::bail!("dataset {} has no metric scores yet", names.dataset);
     }
     let (mut metrics, mut notes) = data::resolve_metrics(&keys, &args.metrics)?;
+    if let Some(p) = &args.preset {
+        notes.push(format!("preset {p}: --method {p_method} --level {p_level} --undefined {}{}", p_undefined.name(), overridden(&args)));
+    }
     let target = match (&args.human, &args.against) {
         (Some(h), _) => Target::human(store, &names, h, args.campaign.as_deref())?,
         (None, Some(m)) => {
@@ -209,41 +260,85 @@ pub fn run(store: &Store, args: CorrelateArgs) -> anyhow::Result<()> {
                 "dataset": names.dataset,
                 "target": target.label(),
                 "target_description": target.describe(),
-                "directions": names.directions.iter().map(|(k, v)| (*k, v.clone())).collect::<Vec<_>>(),
+                "preset": args.preset,
+                "directions": names.directions.values().collect::<Vec<_>>(),
                 "notes": notes,
                 "conventions": conv.sentences(),
                 "signature": conv.signature(),
                 "settings": conv,
-                "comparison": c,
+                "comparison": named_directions(serde_json::to_value(&c)?, &names),
             }));
         }
         print!("{}", crate::printable::text(&render_comparison(&names, &target, &c, &conv, &notes)));
         return Ok(());
     }
     let opts = CorrOptions { method, bootstrap, direction, undefined };
-    let entries = correlate(store, &names, &metrics, &target, &orient, &opts, &scope)?;
+    let mut entries = correlate(store, &names, &metrics, &target, &orient, &opts, &scope)?;
+    if let (Some(pair), Target::Human(h)) = (&args.iaa, &target) {
+        let p = iaa::pair(store, h, iaa::parse_pair(pair)?)?;
+        notes.push(iaa::describe(&p, &names));
+        entries.push(iaa::entry(&p, h, &opts, &scope));
+    }
     for e in &entries {
         if orient.overridden(&e.metric.metric, &e.metric.label) {
             notes.push(format!("{}: {} is better (set on the command line)", e.metric.label, word(e.orientation)));
         }
     }
     if args.json {
-        return print_json(&JsonOut {
+        let out = JsonOut {
             dataset: &names.dataset,
             target: target.label(),
             target_description: target.describe(),
             target_orientation: target.orientation(),
             method: method.name(),
-            directions: names.directions.iter().map(|(k, v)| (*k, v.clone())).collect(),
+            preset: args.preset.as_deref(),
+            directions: names.directions.values().cloned().collect(),
             notes: &notes,
             conventions: conv.sentences(),
             signature: conv.signature(),
             settings: &conv,
-            metrics: &entries,
-        });
+            metrics: entries.iter().map(|e| Ok(named_directions(serde_json::to_value(e)?, &names))).collect::<serde_json::Result<_>>()?,
+        };
+        return print_json(&out);
     }
     print!("{}", crate::printable::text(&render(&names, &target, &entries, &levels, &conv, &notes)));
     Ok(())
+}
+
+/// Which of the preset's settings the command line overrode, as a note's tail.
+fn overridden(args: &CorrelateArgs) -> String {
+    let given: Vec<&str> = [("--method", args.method.is_some()), ("--level", args.level.is_some()), ("--undefined", args.scope.undefined.is_some())]
+        .into_iter()
+        .filter_map(|(n, g)| g.then_some(n))
+        .collect();
+    if given.is_empty() { String::new() } else { format!(" ({} as given)", given.join(", ")) }
+}
+
+/// The JSON with directions by name (as the store names them, `informal->formal`) instead of
+/// their ids: every `direction` number, and parts (`{"Direction": id}`, `Overall`, `Pooled`)
+/// as `informal->formal`, `overall`, `pooled`.
+pub fn named_directions(mut v: serde_json::Value, names: &Names) -> serde_json::Value {
+    use serde_json::Value;
+    fn walk(v: &mut Value, names: &Names) {
+        match v {
+            Value::Object(m) => {
+                for (k, x) in m.iter_mut() {
+                    match (k.as_str(), &*x) {
+                        ("direction", Value::Number(n)) if n.is_i64() => *x = Value::from(names.direction(n.as_i64().expect("i64"))),
+                        ("part", Value::Object(o)) if o.len() == 1 && o.get("Direction").is_some_and(Value::is_i64) => {
+                            *x = Value::from(names.direction(o["Direction"].as_i64().expect("i64")));
+                        }
+                        ("part", Value::String(p)) if p == "Overall" || p == "Pooled" => *x = Value::from(p.to_lowercase()),
+                        _ => walk(x, names),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| walk(x, names)),
+            _ => {}
+        }
+    }
+    walk(&mut v, names);
+    v
 }
 
 /// The comparison of two metrics as text: one line per part and level.
@@ -366,6 +461,8 @@ pub fn render(names: &Names, target: &Target, entries: &[Entry], levels: &[Level
         s += &format!("note: {}\n", Safe(n));
     }
     let reports: Vec<&MetaReport> = entries.iter().map(|e| &e.report).collect();
+    // The agreement row is no metric: not a candidate for "best".
+    let metrics_only: Vec<Entry> = entries.iter().filter(|e| e.metric.metric != "iaa").cloned().collect();
     let label_w = entries.iter().map(|e| UnicodeWidthStr::width(line(&e.metric.label).as_ref())).max().unwrap_or(6).max(6) + 2;
     let ci = bootstrap.is_some();
     let col_w = if ci { 24 } else { 8 };
@@ -414,9 +511,9 @@ pub fn render(names: &Names, target: &Target, entries: &[Entry], levels: &[Level
         }
         let bests: Vec<String> = levels
             .iter()
-            .filter_map(|l| best(entries, part, *l).map(|(e, v)| format!("{} {} ({})", l.name(), Safe(&e.metric.label), fmt_cell(Some(v), None, *l != Level::PairwiseAccuracy))))
+            .filter_map(|l| best(&metrics_only, part, *l).map(|(e, v)| format!("{} {} ({})", l.name(), Safe(&e.metric.label), fmt_cell(Some(v), None, *l != Level::PairwiseAccuracy))))
             .collect();
-        if entries.len() > 1 && !bests.is_empty() {
+        if metrics_only.len() > 1 && !bests.is_empty() {
             s += &format!("best: {}\n", bests.join(" · "));
         }
     }

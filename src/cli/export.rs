@@ -4,7 +4,7 @@
 
 use crate::printable;
 use crate::store::Store;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
@@ -22,11 +22,15 @@ pub struct ExportArgs {
     /// Only this direction (SOURCE->TARGET); needs --dataset.
     #[arg(long, requires = "dataset")]
     pub direction: Option<String>,
-    /// Only these systems (repeatable).
-    #[arg(long)]
-    pub system: Vec<String>,
+    #[command(flatten)]
+    pub systems: super::Systems,
     #[arg(long, value_enum, default_value = "csv")]
     pub format: ExportFormat,
+    /// Name a metric stored under several configurations `metric@HASH` (the stored config
+    /// hash, unique across datasets) instead of its readable label (`bleu@content.src`, as
+    /// `correlate` and the TUI name it).
+    #[arg(long)]
+    pub config_hashes: bool,
     /// Write here instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
@@ -51,7 +55,7 @@ pub fn run(store: &Store, args: ExportArgs) -> anyhow::Result<()> {
         (Some(d), Some(x)) => Some(store.direction_id(d, x)?),
         _ => None,
     };
-    let rows = collect(store, dataset_id, direction_id, &args.system)?;
+    let rows = collect(store, dataset_id, direction_id, &args.systems.names, args.config_hashes)?;
     match &args.output {
         Some(p) => {
             let file = crate::output::create(p)?;
@@ -115,17 +119,27 @@ fn write(rows: &[Row], format: ExportFormat, mut out: impl Write) -> anyhow::Res
     Ok(())
 }
 
-fn collect(store: &Store, dataset: Option<i64>, direction: Option<i64>, systems: &[String]) -> anyhow::Result<Vec<Row>> {
-    // Metrics with more than one config are named metric@config.
+fn collect(store: &Store, dataset: Option<i64>, direction: Option<i64>, systems: &[String], hashes: bool) -> anyhow::Result<Vec<Row>> {
+    // Metrics with more than one config are named by their label (`bleu@content.src`, per
+    // dataset, as `correlate` names them), or metric@HASH with --config-hashes.
     let multi: std::collections::HashSet<String> = store.metrics_with_several_configs()?.into_iter().collect();
+    let mut labels: HashMap<String, HashMap<(String, String), String>> = HashMap::new();
     let mut rows = Vec::new();
     for o in store.output_rows(dataset, direction)? {
         if !systems.is_empty() && !systems.contains(&o.system) {
             continue;
         }
+        if !hashes && !labels.contains_key(&o.dataset) {
+            let keys = crate::analysis::data::metric_keys(store, store.dataset_id(&o.dataset)?)?;
+            labels.insert(o.dataset.clone(), keys.into_iter().map(|k| ((k.metric, k.config), k.label)).collect());
+        }
         let mut map = BTreeMap::new();
         for s in store.output_scores(o.output_id)? {
-            let key = if multi.contains(&s.metric) { format!("{}@{}", s.metric, s.config) } else { s.metric };
+            let key = match labels.get(&o.dataset).and_then(|l| l.get(&(s.metric.clone(), s.config.clone()))) {
+                Some(label) => label.clone(),
+                None if multi.contains(&s.metric) => format!("{}@{}", s.metric, s.config),
+                None => s.metric,
+            };
             map.insert(key, s.value);
         }
         rows.push(Row {

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
 pub struct ImportArgs {
-    /// Input format (omit to list the formats).
+    /// Input format; `tstlab import` alone names the formats, `tstlab import --json` lists them
+    /// as JSON (neither opens nor creates a store).
     pub format: Option<String>,
     /// Files or folders to import.
     pub paths: Vec<PathBuf>,
@@ -24,20 +25,27 @@ pub struct ImportArgs {
     pub json: bool,
 }
 
-pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
-    let Some(format) = args.format else {
+/// `tstlab import` without a format: with `--json` the formats as JSON; else an error that
+/// names them (nothing is opened or created).
+pub fn without_format(json: bool) -> anyhow::Result<()> {
+    if json {
         let list: Vec<serde_json::Value> = import::formats()
             .iter()
             .map(|f| serde_json::json!({"format": f.name, "about": f.about}))
             .collect();
-        if args.json {
-            return super::print_json(&list);
-        }
-        crate::outln!("formats:");
-        for f in import::formats() {
-            crate::outln!("  {:<16} {}", f.name, f.about);
-        }
-        return Ok(());
+        return super::print_json(&list);
+    }
+    crate::errln!("formats:");
+    for f in import::formats() {
+        crate::errln!("  {:<16} {}", f.name, f.about);
+    }
+    let names: Vec<&str> = import::formats().iter().map(|f| f.name).collect();
+    anyhow::bail!("give a format: tstlab import FORMAT PATH... with FORMAT one of {}", names.join(", "))
+}
+
+pub fn run(store: &mut Store, args: ImportArgs) -> anyhow::Result<()> {
+    let Some(format) = args.format else {
+        return without_format(args.json);
     };
     let opts = Options {
         dataset: args.dataset,

@@ -99,9 +99,8 @@ pub struct TrainArgs {
 pub struct ScoreArgs {
     #[arg(long)]
     pub dataset: String,
-    /// Only these systems (repeatable).
-    #[arg(long)]
-    pub system: Vec<String>,
+    #[command(flatten)]
+    pub systems: super::Systems,
     #[arg(long)]
     pub json: bool,
 }
@@ -243,7 +242,7 @@ fn list(json: bool) -> anyhow::Result<()> {
 fn score_outputs(store: &mut Store, a: ScoreArgs) -> anyhow::Result<()> {
     let mut scorer = DpplScorer::open(&a.dataset, &lm_root().join(crate::paths::component(&a.dataset)))?;
     let dataset_id = store.dataset_id(&a.dataset)?;
-    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.system.clone() };
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id: None, systems: a.systems.names.clone() };
     let outcome = score::run(store, &mut scorer, &sel, &AtomicBool::new(false), &mut |_| {})?;
     let rows = super::score_table::rows(store, dataset_id, "d-ppl", &outcome.config_hash)?;
     if a.json {

@@ -37,7 +37,8 @@ pub enum Which {
     /// tstbench, efst: NLTK's BLEU as llm-tst-code, TSTBench and eval-formality-transfer use
     /// it).
     Bleu(BleuArgs),
-    /// chrF / chrF++ as sacreBLEU computes it.
+    /// chrF / chrF++ as sacreBLEU computes it (s-chrf, against the source: the source file as
+    /// --ref).
     Chrf(ChrfArgs),
     /// ROUGE-N, ROUGE-L and ROUGE-Lsum as Google's rouge-score computes them, with or without
     /// its stemmer, or ROUGE-1/2/L as eval-formality-transfer did (--convention efst; the best
@@ -89,14 +90,10 @@ pub struct BleuArgs {
     /// Use effective order at corpus level (always on with --sentence, as in sacreBLEU).
     #[arg(long)]
     pub effective_order: bool,
-    /// A named convention: sacre13a (the default: sacreBLEU, 13a; the options above apply),
-    /// sacrenone (sacreBLEU without tokenization), nltk (llm-tst-code: lower-cased white-space
-    /// tokens, NLTK corpus_bleu / sentence_bleu without smoothing, 0-1), tstbench (TSTBench:
-    /// lower-cased, white space collapsed, NLTK word_tokenize, NLTK BLEU without smoothing, 0-1)
-    /// or efst (eval-formality-transfer: case kept, NLTK 3.4 word_tokenize, NLTK BLEU with
-    /// smoothing method1, 0-1). nltk, tstbench and efst ignore --tokenize, --smooth and
+    /// A named convention, one of those listed (default: sacre13a, where the options above
+    /// apply). The NLTK ones (nltk, tstbench, efst) ignore --tokenize, --smooth and
     /// --effective-order.
-    #[arg(long, value_parser = Convention::NAMES, conflicts_with_all = ["tokenize", "nltk"])]
+    #[arg(long, value_parser = super::bleu_conventions(), conflicts_with_all = ["tokenize", "nltk"])]
     pub convention: Option<String>,
     /// Same as --convention nltk.
     #[arg(long)]
@@ -211,7 +208,7 @@ fn run_bleu(a: BleuArgs, convention_tok: Tokenize) -> anyhow::Result<()> {
         smooth: Smooth::parse(&a.smooth, a.smooth_value)?,
         effective_order: a.effective_order || a.files.sentence,
     };
-    let w = a.files.width;
+    let w = a.files.decimals(false);
     if a.files.sentence {
         let scores = hyps
             .iter()
@@ -251,7 +248,7 @@ fn run_nltk(a: BleuArgs, cfg: NltkConfig) -> anyhow::Result<()> {
             .collect();
         return print_json(&if a.files.sentence { json!(all) } else { all[0].clone() });
     }
-    let w = a.files.width.max(4);
+    let w = a.files.decimals(true);
     print_lines(scores.iter().map(|s| format!("{name}|{signature} = {s:.w$}")))
 }
 
@@ -281,7 +278,7 @@ fn run_chrf(a: ChrfArgs) -> anyhow::Result<()> {
             json!(scores[0])
         });
     }
-    let w = a.files.width;
+    let w = a.files.decimals(false);
     print_lines(scores.iter().map(|s| format!("{s:.w$}")))
 }
 
@@ -307,7 +304,7 @@ fn run_rouge(a: RougeArgs) -> anyhow::Result<()> {
     for k in &kinds {
         all.push((*k, conv.corpus(*k, &hyps, &refs)?));
     }
-    let w = a.files.width.max(4);
+    let w = a.files.decimals(true);
     if a.files.json {
         let mut v: serde_json::Map<String, serde_json::Value> = all
             .iter()

@@ -23,9 +23,18 @@ pub struct Files {
     /// Print JSON (full precision).
     #[arg(long)]
     pub json: bool,
-    /// Decimals of the score in text output (sacreBLEU's --width).
-    #[arg(long, default_value_t = 1)]
-    pub width: usize,
+    /// Decimals of the score in text output (sacreBLEU's --width). Default: 1 on 0-100 scores
+    /// (sacreBLEU's BLEU and chrF), 4 on 0-1 scores (the NLTK BLEU conventions, ROUGE, METEOR,
+    /// CIDEr-D).
+    #[arg(long)]
+    pub width: Option<usize>,
+}
+
+impl Files {
+    /// The decimals to print: `--width`, else 4 on a 0-1 scale and 1 on 0-100.
+    pub fn decimals(&self, unit_scale: bool) -> usize {
+        self.width.unwrap_or(if unit_scale { 4 } else { 1 })
+    }
 }
 
 /// Hypotheses and reference streams (one per file), read like sacreBLEU's CLI (each line

@@ -31,7 +31,7 @@ pub struct CiderArgs {
 
 /// One text line per segment or the corpus line, or the same as JSON.
 fn report(files: &Files, name: &str, signature: &str, mean: f64, each: &[f64]) -> anyhow::Result<()> {
-    let w = files.width.max(4);
+    let w = files.decimals(true);
     if files.json {
         if files.sentence {
             return print_json(&each.iter().map(|s| json!({"name": name, "score": s, "signature": signature})).collect::<Vec<_>>());

@@ -49,3 +49,21 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 }
 
 pub use crate::printable::fit;
+
+/// The system filter every command that takes one shares: `--systems a,b`, or the option
+/// repeated (`--systems a --systems b`); `--system` is the same option.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct Systems {
+    /// Only these systems: comma-separated, or the option repeated (`--system` also works).
+    #[arg(id = "systems", long = "systems", visible_alias = "system", value_delimiter = ',', value_name = "SYSTEMS")]
+    pub names: Vec<String>,
+}
+
+/// The BLEU conventions as `--bleu` / `--convention` take them, each with its line from
+/// `Convention::about` (listed by `--help`).
+pub fn bleu_conventions() -> clap::builder::PossibleValuesParser {
+    use crate::metrics::family::Convention;
+    clap::builder::PossibleValuesParser::new(
+        Convention::NAMES.map(|n| clap::builder::PossibleValue::new(n).help(Convention::parse(n).expect("one of NAMES").about())),
+    )
+}

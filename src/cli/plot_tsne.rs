@@ -20,8 +20,9 @@ pub struct TsneArgs {
     /// Only this direction (SOURCE->TARGET); default: every direction.
     #[arg(long)]
     pub direction: Option<String>,
-    /// Only these systems' outputs (comma list); default: every system.
-    #[arg(long, value_delimiter = ',')]
+    /// Only these systems' outputs: comma-separated, or the option repeated (`--system` also
+    /// works); default: every system.
+    #[arg(long, visible_alias = "system", value_delimiter = ',')]
     pub systems: Option<Vec<String>>,
     /// The sentence encoder: a BERT-family model folder (config.json, weights,
     /// tokenizer.json); default: the installed all-minilm-l6-v2 (`tstlab models install`).

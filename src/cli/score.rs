@@ -20,16 +20,15 @@ pub struct ScoreArgs {
     /// Only this direction (SOURCE->TARGET).
     #[arg(long)]
     pub direction: Option<String>,
-    /// Only these systems (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    pub systems: Vec<String>,
+    #[command(flatten)]
+    pub systems: super::Systems,
     /// Score the human reference as a system too: `reference` (kind human; each item's first
     /// reference as its output, added to the store where missing, as `campaign new
     /// --human-reference` makes it). Joins --systems when that is given.
     #[arg(long)]
     pub reference: bool,
     /// Metrics, comma-separated (`tstlab metric --list` lists every one with what it follows):
-    /// acc, d-ppl, s-/r-/multi-bleu, g-bleu, s-/r-/multi-bleu1..4 (nlg-eval), chrf, chrf++,
+    /// acc, d-ppl, s-/r-/multi-bleu, g-bleu, s-/r-/multi-bleu1..4 (nlg-eval), chrf, chrf++, s-chrf, s-chrf++,
     /// s-/r-/multi-rouge1|rouge2|rougeL|rougeLsum,
     /// s-/r-/multi-hamming, s-/r-/multi-meteor, s-/r-/multi-cider, s-/r-/multi-bert,
     /// s-/r-/multi-sbert, g-ppl, nll-app, cola,
@@ -57,12 +56,11 @@ pub struct ScoreArgs {
     /// BERT-family encoder for BERTScore and SBERT: folder or installed name.
     #[arg(long, visible_alias = "bertscore-model", default_value = crate::models::registry::MINILM)]
     pub encoder: String,
-    /// BLEU convention of the stored per-output values: sacre13a (sacreBLEU sentence_bleu, 13a,
-    /// 0-100), sacrenone (no tokenization), nltk (llm-tst-code: lower-cased white-space tokens,
-    /// NLTK, 0-1) or tstbench (TSTBench: lower-cased, NLTK word_tokenize, NLTK, 0-1). Stored
-    /// under its own metric ids (`s-bleu.tstbench`), so conventions sit side by side; `tstlab
-    /// table` computes its corpus BLEU in the convention most BLEU scores are stored in.
-    #[arg(long, default_value = "sacre13a", value_parser = Convention::NAMES)]
+    /// BLEU convention of the stored per-output values, one of those listed (sacre13a: sacreBLEU
+    /// sentence_bleu). Stored under its own metric ids (`s-bleu.tstbench`), so conventions sit
+    /// side by side; `tstlab table` computes its corpus BLEU in the convention most BLEU scores
+    /// are stored in.
+    #[arg(long, default_value = "sacre13a", value_parser = super::bleu_conventions())]
     pub bleu: String,
     /// METEOR convention: nltk (NLTK 3.10.4 meteor_score on lower-cased white-space tokens) or
     /// nltk36 (NLTK 3.6.2 on the raw strings, as eval-formality-transfer scored). Stored under
@@ -111,13 +109,13 @@ pub fn run(store: &mut Store, mut args: ScoreArgs) -> anyhow::Result<()> {
     if args.reference {
         let added = crate::score::reference::add_reference_outputs(store, dataset_id)?;
         crate::errln!("system {REFERENCE_SYSTEM}: {added} first references added as its outputs");
-        if !args.systems.is_empty() && !args.systems.iter().any(|s| s == REFERENCE_SYSTEM) {
-            args.systems.push(REFERENCE_SYSTEM.into());
+        if !args.systems.names.is_empty() && !args.systems.names.iter().any(|s| s == REFERENCE_SYSTEM) {
+            args.systems.names.push(REFERENCE_SYSTEM.into());
         }
     }
     let direction_id = args.direction.as_deref().map(|x| store.direction_id(dataset_id, x)).transpose()?;
     let known: Vec<String> = store.systems(Some(dataset_id))?.into_iter().map(|s| s.name).collect();
-    if let Some(bad) = args.systems.iter().find(|s| !known.contains(s)) {
+    if let Some(bad) = args.systems.names.iter().find(|s| !known.contains(s)) {
         anyhow::bail!("no system {bad:?} in {}; it has: {}", args.dataset, known.join(", "));
     }
     let metrics = plan::parse(&args.metrics)?;
@@ -147,7 +145,7 @@ pub fn run(store: &mut Store, mut args: ScoreArgs) -> anyhow::Result<()> {
     if let Some(s) = args.shard {
         crate::errln!("shard {s}: only the outputs of items at index k with k mod {} = {}", s.count(), s.index() - 1);
     }
-    let sel = Selection { dataset_id: Some(dataset_id), direction_id, systems: args.systems };
+    let sel = Selection { dataset_id: Some(dataset_id), direction_id, systems: args.systems.names };
     let style = ProgressStyle::with_template("{prefix:>16} [{bar:30}] {pos}/{len} {per_sec} eta {eta}")
         .expect("valid template")
         .progress_chars("=> ");

@@ -28,10 +28,10 @@ pub struct TableArgs {
     /// Sort the rows by a column, best first (e.g. Joint, ACC, r-BLEU, PPL); default: by system.
     #[arg(long)]
     pub sort: Option<String>,
-    /// BLEU convention of the BLEU columns (corpus BLEU from the texts, 0-100): sacre13a,
-    /// sacrenone, nltk or tstbench. Default: the convention most of the dataset's stored BLEU
-    /// scores are in (`tstlab score --bleu`), else sacre13a. Headers name it (`s-BLEU.tstbench`).
-    #[arg(long, value_parser = Convention::NAMES)]
+    /// BLEU convention of the BLEU columns (corpus BLEU from the texts, shown 0-100), one of
+    /// those listed. Default: the convention most of the dataset's stored BLEU scores are in
+    /// (`tstlab score --bleu`), else sacre13a. Headers name it (`s-BLEU.tstbench`).
+    #[arg(long, value_parser = super::bleu_conventions())]
     pub bleu: Option<String>,
     /// How the PPL column (hence Joint) pools the outputs' perplexities: corpus-words
     /// (TSTBench: exp(Σ NLL / Σ words)), corpus-tokens (exp(Σ NLL / Σ tokens)) or mean (of the

@@ -65,15 +65,17 @@ pub fn section(r: &Results, name: &str) -> Vec<String> {
 /// What the campaign is, in one line (names as stored: print it through `Safe`).
 pub fn heading(r: &Results) -> String {
     format!(
-        "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items ({} training left out) · bootstrap {} resamples",
+        "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items, one per output, annotator and aspect, in {} complete set(s) of an item's systems ({} training and {} repeat judgment(s) left out) · bootstrap {} resamples",
         r.campaign,
         r.dataset,
         r.mode.as_str(),
         if r.read_only { " · read-only" } else { "" },
         r.systems.len(),
         r.annotators.len(),
+        r.judgment_values,
         r.judgments,
-        r.training_judgments,
+        r.training_values,
+        r.repeat_values,
         r.bootstrap.resamples
     )
 }

@@ -55,6 +55,12 @@ pub struct Gathered {
     /// Imported campaigns: ratings of outputs whose annotator did not rate every system of
     /// the item (in `scores`, not in `ranks`).
     pub incomplete: usize,
+    /// Single judgments (one value of one output by one annotator for one aspect): of real
+    /// items (repeats left out), of training items, and of repeated showings. Together they
+    /// are what `campaign import` counts.
+    pub judgment_values: usize,
+    pub training_values: usize,
+    pub repeat_values: usize,
     /// Ratings published per system without their items (item ids are `-1 - position`).
     pub system_level: Vec<LikertJudgment>,
     /// The directions of `system_level`: id and label, by id.
@@ -138,6 +144,9 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
         training: BTreeMap::new(),
         real: BTreeMap::new(),
         incomplete: 0,
+        judgment_values: 0,
+        training_values: 0,
+        repeat_values: 0,
         system_level,
         system_level_directions,
         notes,
@@ -146,6 +155,12 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
     let mut counted: std::collections::HashSet<(i64, usize, bool)> = Default::default();
     for ((a, i, repeat, k), v) in values {
         let item = &g.campaign.items[i];
+        let n = v.iter().flatten().count();
+        match (repeat, item.training) {
+            (true, _) => g.repeat_values += n,
+            (false, true) => g.training_values += n,
+            (false, false) => g.judgment_values += n,
+        }
         if item.training {
             if !repeat {
                 g.training.insert((a, i, k), v);
@@ -323,8 +338,15 @@ pub struct Results {
     pub aspects: Vec<String>,
     pub directions: Vec<String>,
     pub annotators: Vec<String>,
-    /// Complete judgments of real items (repeats not counted) and of training items.
+    /// Complete judgments of real items (repeats not counted): sets of one annotator's values
+    /// of every system of an item for one aspect; and of training items.
     pub judgments: usize,
+    /// Single judgments, one value of one output by one annotator for one aspect (the unit
+    /// `import` and `campaign import` count): of real items (repeats not counted), of training
+    /// items, of repeated showings.
+    pub judgment_values: usize,
+    pub training_values: usize,
+    pub repeat_values: usize,
     pub training_judgments: usize,
     pub bootstrap: BootstrapSpec,
     pub ranks: Vec<RankScope>,
@@ -518,6 +540,9 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
         directions: c.def.directions.clone(),
         annotators: g.annotators.iter().map(|(_, n)| n.clone()).collect(),
         judgments: g.ranks.iter().filter(|j| !j.repeat).count(),
+        judgment_values: g.judgment_values,
+        training_values: g.training_values,
+        repeat_values: g.repeat_values,
         training_judgments: g.training.len(),
         bootstrap: spec,
         ranks,

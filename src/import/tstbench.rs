@@ -39,7 +39,7 @@ use std::path::{Path, PathBuf};
 pub fn format() -> Format {
     Format {
         name: "tstbench",
-        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human Likert scores (ratings per system)",
+        about: "TSTBench layout: Dataprepro/datasets, CHATGPT zero/few-shot outputs, human Likert scores (stored as ratings per system, not tied to items)",
         run,
     }
 }

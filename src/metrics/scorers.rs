@@ -191,26 +191,46 @@ impl Scorer for BleuOrderScorer {
     }
 }
 
-/// Sentence-level chrF (or chrF++) of each output against all its references.
+/// Sentence-level chrF (or chrF++) of each output against all its references (`chrf`) or its
+/// source (`s-chrf`, as s-BLEU: how much of the source the output keeps).
 #[derive(Debug, Clone)]
 pub struct ChrfScorer {
     pub config: ChrfConfig,
+    /// `AllReferences` (chrf) or `Source` (s-chrf); `FirstReference` is r-chrf.
+    pub against: Against,
+}
+
+impl ChrfScorer {
+    /// chrF against all references, as sacreBLEU's `sentence_chrf`.
+    pub fn references(config: ChrfConfig) -> Self {
+        ChrfScorer { config, against: Against::AllReferences }
+    }
+
+    /// chrF against the source.
+    pub fn source(config: ChrfConfig) -> Self {
+        ChrfScorer { config, against: Against::Source }
+    }
 }
 
 impl Scorer for ChrfScorer {
-    /// `chrf.sacre` or `chrf++.sacre` (other word orders: `chrf+N.sacre`).
+    /// `chrf.sacre` or `chrf++.sacre` (other word orders: `chrf+N.sacre`); against the source
+    /// `s-chrf.sacre`, `s-chrf++.sacre`; against the first reference `r-chrf...`.
     fn metric(&self) -> String {
-        match self.config.word_order {
+        let name = match self.config.word_order {
             0 => "chrf.sacre".into(),
             2 => "chrf++.sacre".into(),
             n => format!("chrf+{n}.sacre"),
+        };
+        match self.against {
+            Against::AllReferences => name,
+            a => format!("{}-{name}", a.prefix()),
         }
     }
 
     fn config(&self) -> Value {
         let mut v = json!({
             "level": "sentence",
-            "against": Against::AllReferences,
+            "against": self.against,
             "convention": "sacrebleu",
             "compatible_with": format!("sacrebleu {SACREBLEU_VERSION}"),
             "scale": 100.0,
@@ -225,10 +245,8 @@ impl Scorer for ChrfScorer {
         Ok(batch
             .par_iter()
             .map(|t| {
-                if t.references.is_empty() {
-                    return None;
-                }
-                chrf::sentence_chrf(&t.text, &t.references, &cfg).ok().map(|s| s.score)
+                let against = self.against.pick(&t.source, &t.references)?;
+                chrf::sentence_chrf(&t.text, &against, &cfg).ok().map(|s| s.score)
             })
             .collect())
     }
@@ -361,11 +379,15 @@ mod tests {
         let mut r = BleuScorer::nltk(Against::FirstReference);
         assert_eq!(r.metric(), "r-bleu.nltk");
         assert_eq!(r.score(&t).unwrap(), [None, Some(1.0)]);
-        let mut c = ChrfScorer {
-            config: ChrfConfig::chrf_pp(),
-        };
+        let mut c = ChrfScorer::references(ChrfConfig::chrf_pp());
         assert_eq!(c.metric(), "chrf++.sacre");
         assert_eq!(c.score(&t).unwrap(), [None, Some(100.0)]);
+        // Against the source: defined without references; the id and config say so.
+        let mut sc = ChrfScorer::source(ChrfConfig::chrf());
+        assert_eq!(sc.metric(), "s-chrf.sacre");
+        let want = chrf::sentence_chrf("the food was great .", &["the food was awful ."], &ChrfConfig::chrf()).unwrap().score;
+        assert_eq!(sc.score(&t).unwrap()[0], Some(want));
+        assert_eq!((sc.config()["against"].as_str(), c.config()["against"].as_str()), (Some("source"), Some("all-references")));
         assert_eq!(
             BleuScorer::sacre(Against::AllReferences).score(&t).unwrap()[1],
             Some(100.00000000000004)

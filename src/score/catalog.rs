@@ -88,8 +88,8 @@ pub const FAMILIES: &[Family] = &[
         train: None,
     },
     Family {
-        names: &["chrf", "chrf++"],
-        about: "content: sentence chrF (character 6-grams) / chrF++ (+ word bigrams) against all references",
+        names: &["chrf", "chrf++", "s-chrf", "s-chrf++"],
+        about: "content: sentence chrF (character 6-grams) / chrF++ (+ word bigrams) against all references; s-: against the source",
         follows: "sacreBLEU 2.6.0 sentence_chrf",
         needs: "",
         section: "chrF",
@@ -399,7 +399,9 @@ fn build_bleu_order(cx: &mut Context<'_>) -> Built {
 }
 
 fn build_chrf(cx: &mut Context<'_>) -> Built {
-    plain(ChrfScorer { config: if cx.name == "chrf++" { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() } })
+    let config = if cx.name.ends_with("++") { ChrfConfig::chrf_pp() } else { ChrfConfig::chrf() };
+    let against = if cx.name.starts_with("s-") { Against::Source } else { Against::AllReferences };
+    plain(ChrfScorer { config, against })
 }
 
 fn build_rouge(cx: &mut Context<'_>) -> Built {
@@ -575,7 +577,7 @@ mod tests {
                 built += 1;
             }
         }
-        assert_eq!(built, 3 + 2 + 12 + 1 + 12 + 3 + 3);
+        assert_eq!(built, 3 + 4 + 12 + 1 + 12 + 3 + 3);
     }
 
     /// docs/METHODS.md's index lists the registry as it is, each family under a section the

@@ -130,7 +130,7 @@ pub struct Table {
 /// The conventions a table's BLEU and PPL numbers are in.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Conventions {
-    /// The BLEU convention's name (`sacre13a`, `sacrenone`, `nltk`, `tstbench`).
+    /// The BLEU convention's name (one of `Convention::NAMES`).
     pub bleu: String,
     /// What it is, in words.
     pub bleu_about: String,

@@ -123,6 +123,12 @@ impl Store {
         Ok(st.query_map([campaign], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Every annotator of the store (id, name), by id.
+    pub fn annotator_names(&self) -> Result<Vec<(i64, String)>> {
+        let mut st = self.conn.prepare("SELECT id, name FROM annotators ORDER BY id")?;
+        Ok(st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Annotators with a queue in a campaign (id, name), by name.
     pub fn campaign_annotators(&self, campaign: i64) -> Result<Vec<(i64, String)>> {
         let mut st = self.conn.prepare(

@@ -136,3 +136,58 @@ fn correlate_on_the_imported_anchor_matches_scipy() {
         assert!(close(&got["directions"][0]["levels"]["sample"]["mean"], &want["parts"]["informal->formal"]["sample"]["kendall_tau_b"]), "{label}");
     }
 }
+
+/// `export` names a metric stored under several configurations by the label `correlate` uses
+/// (hashes with --config-hashes); `correlate --json` names directions as the store does.
+#[test]
+fn export_labels_and_correlate_json_name_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = toy_file(dir.path());
+    let head = |args: &[&str]| run(&store, &[&["export", "--dataset", "toy"], args].concat()).lines().next().unwrap().to_owned();
+    let h = head(&[]);
+    assert!(h.ends_with(",acc,dup@x,dup@y,ppl.toy,r-bleu.nltk,wmd"), "{h}");
+    let h = head(&["--config-hashes"]);
+    assert!(h.contains(",dup@") && !h.contains("dup@x") && !h.contains("dup@y"), "{h}");
+    let jsonl = run(&store, &["export", "--dataset", "toy", "--format", "jsonl"]);
+    let first: Value = serde_json::from_str(jsonl.lines().next().unwrap()).unwrap();
+    assert!(first["scores"]["dup@x"].is_number() && first["scores"]["dup@y"].is_number(), "{first}");
+
+    let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--bootstrap", "0", "--json"])).unwrap();
+    assert_eq!(v["directions"], serde_json::json!(["informal->formal", "formal->informal"]));
+    let dirs: Vec<&Value> = v["metrics"][0]["report"]["directions"].as_array().unwrap().iter().map(|d| &d["direction"]).collect();
+    assert_eq!(dirs, ["informal->formal", "formal->informal"]);
+    let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--compare", "wmd,dup@x", "--bootstrap", "20", "--json"])).unwrap();
+    let parts: std::collections::BTreeSet<&str> = v["comparison"]["levels"].as_array().unwrap().iter().map(|l| l["part"].as_str().unwrap()).collect();
+    assert_eq!(parts.into_iter().collect::<Vec<_>>(), ["formal->informal", "informal->formal", "overall", "pooled"]);
+}
+
+/// `--preset lai2023` sets Kendall tau-b, undefined as 0 and the pairwise/sample/dataset levels;
+/// a flag given as well wins. `--iaa` adds the annotators' agreement row.
+#[test]
+fn correlate_preset_and_annotator_agreement() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = toy_file(dir.path());
+    let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--preset", "lai2023", "--bootstrap", "0", "--json"])).unwrap();
+    assert_eq!((v["method"].as_str(), v["preset"].as_str()), (Some("kendall_tau_b"), Some("lai2023")));
+    assert_eq!(v["settings"]["undefined"], "zero");
+    assert_eq!(v["settings"]["levels"], serde_json::json!(["PairwiseAccuracy", "Sample", "Dataset"]));
+    assert_eq!(v["metrics"][0]["report"]["undefined"], "zero");
+    let text = run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--preset", "lai2023", "--bootstrap", "0"]);
+    let head = text.lines().find(|l| l.starts_with("metric")).unwrap();
+    assert!(head.contains("pair acc") && head.contains("sample tau") && head.contains("dataset tau") && !head.contains("system tau"), "{head}");
+    assert!(text.contains("note: preset lai2023: --method kendall --level pairwise,sample,dataset --undefined zero"), "{text}");
+    let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--preset", "lai2023", "--method", "pearson", "--bootstrap", "0", "--json"])).unwrap();
+    assert_eq!((v["method"].as_str(), v["settings"]["undefined"].as_str()), (Some("pearson"), Some("zero")));
+
+    // The two annotators agree perfectly on content (ann2 = ann1 + 2) on the 31 outputs both judged.
+    let v: Value = serde_json::from_str(&run(&store, &["correlate", "--human", "content", "--metrics", "wmd", "--iaa", "--bootstrap", "0", "--json"])).unwrap();
+    let iaa = &v["metrics"][1];
+    assert_eq!(iaa["metric"]["label"], "IAA ann1~ann2");
+    assert_eq!(iaa["report"]["pooled"]["dataset"]["corr"], 1.0);
+    assert_eq!((iaa["report"]["pooled"]["dataset"]["outputs"].as_u64(), iaa["report"]["rows_incomplete"].as_u64()), (Some(31), Some(1)));
+    let text = run(&store, &["correlate", "--human", "content", "--metrics", "wmd,acc", "--iaa", "ann2,ann1", "--bootstrap", "0"]);
+    assert!(text.lines().any(|l| l.starts_with("IAA ann2~ann1")) && !text.contains("best: system IAA"), "{text}");
+    let out = tstlab(&store).args(["correlate", "--human", "content", "--iaa", "ann1,nobody"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("\"nobody\"") && err.contains("ann1, ann2"), "{err}");
+}

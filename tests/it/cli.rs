@@ -90,7 +90,65 @@ fn unknown_item_and_format_are_clear_errors() {
     let home = tempfile::tempdir().unwrap();
     tstlab(home.path()).args(["show", "nope/a->b/1"]).assert().failure().stderr(predicate::str::contains("error: not found: dataset \"nope\""));
     tstlab(home.path()).args(["import", "nosuch", "x"]).assert().failure().stderr(predicate::str::contains("unknown import format"));
-    tstlab(home.path()).args(["import"]).assert().success().stdout(predicate::str::contains("items"));
+    // No format: an error naming the formats, and no store made (not even the default one).
+    let home = tempfile::tempdir().unwrap();
+    let out = tstlab(home.path()).args(["import"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("give a format") && err.contains("items, outputs, scores, judgments"), "{err}");
+    assert!(!home.path().join("tstlab.sqlite").exists(), "tstlab import without a format made the default store");
+    let listed = tstlab(home.path()).args(["import", "--json"]).output().unwrap();
+    assert!(listed.status.success() && !home.path().join("tstlab.sqlite").exists());
+}
+
+/// `--systems a,b` and `--system a --system b` are one option, on every command that filters
+/// systems.
+#[test]
+fn systems_is_one_option_comma_or_repeated() {
+    let home = tempfile::tempdir().unwrap();
+    let export = |args: &[&str]| {
+        let out = tstlab(home.path()).args(["export", "--dataset", "demo-sentiment", "--format", "jsonl"]).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        let systems: std::collections::BTreeSet<String> = text.lines().map(|l| json(l.as_bytes())["system"].as_str().unwrap().to_owned()).collect();
+        (text, systems)
+    };
+    let (one_a, sys) = export(&["--system", "copy"]);
+    assert_eq!(sys.into_iter().collect::<Vec<_>>(), ["copy"]);
+    assert_eq!(export(&["--systems", "copy"]).0, one_a);
+    let (both, sys) = export(&["--systems", "copy,lexicon-swap"]);
+    assert_eq!(sys.len(), 2);
+    assert_eq!(export(&["--system", "copy", "--system", "lexicon-swap"]).0, both);
+    assert_eq!(export(&["--systems", "copy", "--systems", "lexicon-swap"]).0, both);
+    // score and the classifier and LM scorers take both spellings too.
+    for args in [
+        vec!["score", "--dataset", "demo-sentiment", "--metrics", "s-bleu", "--system", "copy", "--system", "lexicon-swap"],
+        vec!["score", "--dataset", "demo-sentiment", "--metrics", "s-bleu", "--systems", "copy,lexicon-swap"],
+    ] {
+        tstlab(home.path()).args(&args).assert().success();
+    }
+    for sub in [["classifier", "score"], ["lm", "score"]] {
+        let out = tstlab(home.path()).args(sub).arg("--help").output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        assert!(help.contains("--systems <SYSTEMS>") && help.contains("[alias: --system]"), "{help}");
+    }
+}
+
+/// `table --help` lists every BLEU convention of `Convention::NAMES` with its line; `import`'s
+/// list says what the tstbench importer stores.
+#[test]
+fn help_lists_every_convention_and_the_formats_say_what_they_store() {
+    let home = tempfile::tempdir().unwrap();
+    for cmd in [vec!["table", "--help"], vec!["score", "--help"], vec!["metric", "bleu", "--help"]] {
+        let help = String::from_utf8(tstlab(home.path()).args(&cmd).output().unwrap().stdout).unwrap();
+        for n in tstlab::metrics::family::Convention::NAMES {
+            let about = tstlab::metrics::family::Convention::parse(n).unwrap().about();
+            assert!(!about.is_empty() && help.contains(n) && help.contains(&about[..12]), "{cmd:?}: {n} missing:\n{help}");
+        }
+    }
+    let out = tstlab(home.path()).args(["import", "--json"]).output().unwrap();
+    let list = json(&out.stdout);
+    let tstbench = list.as_array().unwrap().iter().find(|f| f["format"] == "tstbench").unwrap()["about"].as_str().unwrap().to_owned();
+    assert!(tstbench.contains("stored as ratings per system") && !tstbench.contains("log only"), "{tstbench}");
 }
 
 /// BERTScore's encoder answers to `--bertscore-model` as well as `--encoder`.

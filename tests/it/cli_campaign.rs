@@ -60,9 +60,15 @@ fn campaign_commands_round_trip() {
     let (r1, r2) = (json(&tstlab(home.path(), &one, &args)), json(&tstlab(home.path(), &two, &args)));
     assert_eq!(r1, r2, "the same results in both stores");
     assert_eq!(r1["judgments"].as_i64(), Some(2 * 10 * 3));
+    // In the import's unit (one value per output, annotator and aspect): real, training and
+    // repeated judgments add up to what the two imports counted.
+    let counts = ["judgment_values", "training_values", "repeat_values"].map(|k| r1[k].as_i64().unwrap());
+    assert_eq!(counts, [2 * 10 * 3 * 3, 2 * 2 * 3 * 3, 2 * 3 * 3]);
+    assert_eq!(counts.iter().sum::<i64>(), 2 * 13 * 3 * 3);
     assert!(r1["bradley_terry"][3]["strengths"][0]["ci"]["lo"].is_number(), "{}", r1["bradley_terry"]);
     let text = String::from_utf8(tstlab(home.path(), &two, &["campaign", "results", "c", "--resamples", "50"])).unwrap();
     assert!(text.contains("all directions") && text.contains("Kendall's W"), "{text}");
+    assert!(text.contains("180 judgment(s) of real items, one per output, annotator and aspect, in 60 complete set(s) of an item's systems (36 training and 18 repeat judgment(s) left out)"), "{text}");
     let d = String::from_utf8(tstlab(home.path(), &two, &["campaign", "disagreements", "c"])).unwrap();
     assert!(d.contains("disagreement"), "{d}");
 }

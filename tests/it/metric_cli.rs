@@ -295,3 +295,82 @@ fn training_is_a_step_the_plan_says_and_reports() {
     assert_eq!(report["trained"], serde_json::json!([]), "{}", String::from_utf8_lossy(&again.stderr));
     assert!(report["done"].as_array().unwrap().iter().all(|o| o["computed"] == 0 && o["cached"].as_u64() > Some(0)), "{report}");
 }
+
+/// `score --metrics s-chrf,s-chrf++` stores sacreBLEU's sentence chrF / chrF++ of each output
+/// against its source (tests/expected/make_s_chrf.py); `metric chrf` with the source as the
+/// reference file says the same.
+#[test]
+fn s_chrf_is_sacrebleu_sentence_chrf_against_the_source() {
+    let home = tempfile::tempdir().unwrap();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected/s_chrf.json");
+    let expected: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let cases = expected["cases"].as_array().unwrap();
+    let (mut items, mut outputs, mut srcs, mut hyps) = (String::from("direction\tsource\treference\n"), String::new(), String::new(), String::new());
+    for (i, c) in cases.iter().enumerate() {
+        let (s, o) = (c["source"].as_str().unwrap(), c["output"].as_str().unwrap());
+        items += &format!("a->b\t{s}\tsome reference {i}\n");
+        outputs += &format!("{}\n", serde_json::json!({"direction": "a->b", "idx": i + 1, "system": "sys", "output": o}));
+        srcs += &format!("{s}\n");
+        hyps += &format!("{o}\n");
+    }
+    let dir = home.path();
+    for (name, text) in [("items.tsv", &items), ("out.jsonl", &outputs), ("src.txt", &srcs), ("hyp.txt", &hyps)] {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    let store = dir.join("s.sqlite");
+    let run = |args: &[&str]| {
+        let out = tstlab(dir).arg("--store").arg(&store).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        out.stdout
+    };
+    run(&["import", "items", dir.join("items.tsv").to_str().unwrap(), "--dataset", "t"]);
+    run(&["import", "outputs", dir.join("out.jsonl").to_str().unwrap(), "--dataset", "t"]);
+    run(&["score", "--dataset", "t", "--metrics", "s-chrf,s-chrf++"]);
+    let text = String::from_utf8(run(&["export", "--format", "jsonl"])).unwrap();
+    let rows: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows.len(), cases.len());
+    for (r, c) in rows.iter().zip(cases) {
+        assert_eq!(r["output"], c["output"]);
+        for (id, name) in [("s-chrf.sacre", "s-chrf"), ("s-chrf++.sacre", "s-chrf++")] {
+            let (got, want) = (r["scores"][id].as_f64().unwrap(), c[name].as_f64().unwrap());
+            assert!((got - want).abs() < 1e-9, "{id} of {:?}: {got} vs sacreBLEU {want}", c["output"]);
+        }
+    }
+    // The file metric: the source file as the reference.
+    let out = tstlab(dir).args(["metric", "chrf", "--sentence", "--json", "--hyp", "hyp.txt", "--ref", "src.txt"]).current_dir(dir).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let each: Vec<f64> = serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().iter().map(|s| s["score"].as_f64().unwrap()).collect();
+    for (got, c) in each.iter().zip(cases) {
+        assert!((got - c["s-chrf"].as_f64().unwrap()).abs() < 1e-9);
+    }
+    // correlate and the analysis take the stored id like any other.
+    let out = tstlab(dir).arg("--store").arg(&store).args(["correlate", "--against", "s-chrf", "--metrics", "s-chrf++", "--bootstrap", "0"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && text.contains("metrics vs s-chrf.sacre"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// `--width N` prints N decimals on every scale: 0-100 (sacreBLEU) and 0-1 (the NLTK BLEU
+/// conventions, ROUGE); without it 1 and 4.
+#[test]
+fn width_is_the_decimals_on_every_scale() {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path();
+    std::fs::write(dir.join("hyp.txt"), "the soup was warm today .\ngreat staff here .\n").unwrap();
+    std::fs::write(dir.join("ref.txt"), "the soup was hot today .\nawful staff here .\n").unwrap();
+    let decimals = |args: &[&str]| {
+        let out = tstlab(dir).current_dir(dir).arg("metric").args(args).args(["--hyp", "hyp.txt", "--ref", "ref.txt"]).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8(out.stdout).unwrap();
+        // The score: the first number after " = " (sacreBLEU's line) or the line itself.
+        let line = text.lines().next().unwrap();
+        let score = line.split_once(" = ").map_or(line, |x| x.1).split_whitespace().next().unwrap().to_owned();
+        score.split_once('.').map_or(0, |(_, d)| d.len())
+    };
+    for conv in ["nltk", "tstbench", "efst"] {
+        assert_eq!(decimals(&["bleu", "--convention", conv, "--width", "2"]), 2, "{conv}");
+        assert_eq!(decimals(&["bleu", "--convention", conv]), 4, "{conv}");
+    }
+    assert_eq!(decimals(&["bleu", "--width", "2"]), 2);
+    assert_eq!(decimals(&["bleu"]), 1);
+    assert_eq!(decimals(&["chrf", "--width", "3"]), 3);
+}

@@ -35,9 +35,7 @@ fn scores_land_in_the_store_and_are_cached_per_config() {
     assert_eq!(run(&mut s, &mut lc).computed, total);
     let mut multi = BleuScorer::sacre(Against::AllReferences);
     assert_eq!(run(&mut s, &mut multi).computed, total);
-    let mut cf = ChrfScorer {
-        config: ChrfConfig::chrf_pp(),
-    };
+    let mut cf = ChrfScorer::references(ChrfConfig::chrf_pp());
     assert_eq!(run(&mut s, &mut cf).metric, "chrf++.sacre");
 
     // The stored values are the library's sentence scores.

@@ -252,7 +252,7 @@ impl Screen for ResultsView {
     fn draw(&mut self, f: &mut Frame, area: Rect, sh: &Shared) {
         let busy = if sh.loader.busy(Topic::Results) { " · computing…" } else { "" };
         let facts = match &self.results {
-            Some(b) => format!(" · {} · {} judgment(s){busy} ", b.0.mode.as_str(), b.0.judgments),
+            Some(b) => format!(" · {} · {} judgment(s){busy} ", b.0.mode.as_str(), b.0.judgment_values),
             None => format!("{busy} "),
         };
         let name = self.campaign.as_deref().unwrap_or("no campaign");

@@ -25,17 +25,9 @@ fn run(home: &Path, store: &Path, args: &[&str]) -> Value {
     json(&out.stdout)
 }
 
-/// The name of a part in the JSON (`{"Direction": id}`, `"Overall"`, `"Pooled"`).
-fn part_name(v: &Value, directions: &BTreeMap<i64, String>) -> String {
-    match v {
-        Value::String(s) => s.to_lowercase(),
-        Value::Object(o) => directions[&o["Direction"].as_i64().unwrap()].clone(),
-        other => panic!("part {other}"),
-    }
-}
-
-fn directions(v: &Value) -> BTreeMap<i64, String> {
-    v["directions"].as_array().unwrap().iter().map(|d| (d[0].as_i64().unwrap(), d[1].as_str().unwrap().to_owned())).collect()
+/// The name of a part in the JSON: a direction as the store names it, `overall` or `pooled`.
+fn part_name(v: &Value) -> String {
+    v.as_str().unwrap_or_else(|| panic!("part {v}")).to_owned()
 }
 
 #[test]
@@ -58,14 +50,13 @@ fn williams_test_matches_the_reference_script() {
             }
             run(home.path(), &store, &args)
         });
-        let dirs = directions(got);
         let level = c["level"].as_str().unwrap();
         let part = c["part"].as_str().unwrap();
         let row = got["comparison"]["levels"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|l| part_name(&l["part"], &dirs) == part && l["level"].as_str().unwrap().to_lowercase() == level)
+            .find(|l| part_name(&l["part"]) == part && l["level"].as_str().unwrap().to_lowercase() == level)
             .unwrap_or_else(|| panic!("{part} {level} missing"));
         let w = &row["williams"];
         let what = format!("{a} vs {b} {exclude:?} {part} {level}");
@@ -174,4 +165,58 @@ fn refused_and_empty_outputs_are_counted_and_left_out() {
     assert!(one["signature"].as_str().unwrap().contains("|systems:only=llama2-7b-chat-hf:common-0|"));
     let others = one["settings"]["scope"]["systems_left_out"].as_array().unwrap();
     assert!(others.len() > 10 && !others.iter().any(|s| s == "llama2-7b-chat-hf:common-0"));
+}
+
+/// `correlate --preset lai2023 --iaa` gives the cells of Lai et al. 2023's Tables 1 and 6 (IAA
+/// and BLEU rows, with and without REF) as `tstlab reproduce lai2023` pins them
+/// (assets/papers/lai2023.toml): no flag but the preset, the metric and the scope.
+#[test]
+fn lai2023_preset_and_iaa_rows_give_the_papers_cells() {
+    let Some((home, store)) = imported("eval-formality", "eval-formality-transfer") else { return };
+    let paper = tstlab::reproduce::paper("lai2023").unwrap();
+    let mut checked = 0;
+    for (table, exclude) in [("Table 1", None), ("Table 6", Some("REF"))] {
+        let t = paper.tables.iter().find(|t| t.id == table).unwrap();
+        let mut args = vec!["correlate", "--dataset", "gyafc-fr", "--human", "content", "--metrics", "bleu@content.src", "--iaa", "--preset", "lai2023", "--bootstrap", "0", "--json"];
+        if let Some(x) = exclude {
+            args.extend(["--exclude-systems", x]);
+        }
+        let v = run(home.path(), &store, &args);
+        assert!(v["signature"].as_str().unwrap().starts_with("method:kendall_tau_b|levels:pairacc,sample,dataset|undef:zero|"), "{}", v["signature"]);
+        let entries = v["metrics"].as_array().unwrap();
+        assert_eq!(entries.len(), 2);
+        for (row_name, entry) in [("BLEU", &entries[0]), ("IAA", &entries[1])] {
+            assert_eq!(entry["metric"]["label"], if row_name == "IAA" { "IAA human_1~human_2" } else { "bleu@content.src" });
+            let row = t.rows.iter().find(|r| r.name == row_name).unwrap();
+            let r = &entry["report"];
+            let dir = |name: &str| r["directions"].as_array().unwrap().iter().find(|d| d["direction"] == name).unwrap()["levels"].clone();
+            for (col, printed) in t.columns.iter().zip(&row.values) {
+                if row.off.contains_key(&col.name) {
+                    continue;
+                }
+                let want: f64 = printed.parse().unwrap();
+                let (level, part) = col.name.split_once(' ').unwrap();
+                let cell = |l: &Value| match level {
+                    "System" => l["system"]["pairwise_accuracy"].as_f64().unwrap(),
+                    "Sample" => l["sample"]["mean"].as_f64().unwrap(),
+                    _ => l["dataset"]["corr"].as_f64().unwrap(),
+                };
+                let got = 100.0
+                    * match part {
+                        "I→F" => cell(&dir("informal->formal")),
+                        "F→I" => cell(&dir("formal->informal")),
+                        _ if level == "System" => r["system_mean_of_directions"]["pairwise_accuracy"].as_f64().unwrap(),
+                        _ => cell(&r["pooled"]),
+                    };
+                // Overall system and sample cells: the paper averaged the directions' rounded values.
+                let rounded = |x: f64| (x * 1000.0).round() / 10.0;
+                let from_rounded = (rounded(cell(&dir("informal->formal"))) + rounded(cell(&dir("formal->informal")))) / 2.0;
+                let ok = (got - want).abs() <= 0.05 + 1e-9 || (part == "Overall" && level != "Dataset" && (from_rounded - want).abs() <= 0.05 + 1e-9);
+                assert!(ok, "{table} {row_name} {}: tstlab {got:.2}, the paper {want}", col.name);
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 36);
+    eprintln!("lai2023 preset: {checked} cells of Tables 1 and 6 (IAA, BLEU) as the paper prints them");
 }
