@@ -41,11 +41,12 @@ pub const WARM_UP: usize = 3;
 pub const SETTLED_Z: f64 = 1.96;
 
 /// How the next screen's outputs are chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Design {
     /// Today's campaigns: screens in a seeded random order, every output of a screen shown
     /// (a random `k` of them when `k` is below the number of systems).
+    #[default]
     Uniform,
     /// The least separated systems first (see the module doc).
     Adaptive,

@@ -5,6 +5,7 @@ pub mod adaptive;
 pub mod aggregate;
 pub mod agreement;
 pub mod campaign;
+pub mod design;
 pub mod exchange;
 pub mod flags;
 pub mod imported;
