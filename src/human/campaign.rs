@@ -19,8 +19,9 @@
 //! own random display order of the systems. An adaptive campaign's queue holds the training
 //! items only at first; its real screens are chosen one at a time (`human::design`).
 
-pub use crate::human::adaptive::Design;
-pub use crate::human::design::Stop;
+pub mod design;
+
+pub use crate::human::plan::{Design, Stop};
 use crate::store::{self, Store, Writer};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};

@@ -408,7 +408,7 @@ fn model(g: &Gathered) -> Vec<ModelScope> {
                 .enumerate()
                 .map(|(at, &s)| {
                     let m = f.informative[s];
-                    let half = (m > 0).then(|| crate::human::adaptive::SETTLED_Z * f.sigma / (m as f64).sqrt());
+                    let half = (m > 0).then(|| crate::human::plan::SETTLED_Z * f.sigma / (m as f64).sqrt());
                     ModelRow {
                         system: c.systems[s].name.clone(),
                         effect: (m > 0).then_some(f.effect[s]),

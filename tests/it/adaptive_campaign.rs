@@ -207,7 +207,10 @@ fn an_adaptive_campaign_in_the_tui_from_creation_to_results() {
     let t = screen(&mut app, 80, 24);
     assert!(t.contains("‹ adaptive") && t.contains("outputs/screen") && t.contains("budget"), "{t}");
     insta::assert_snapshot!("adaptive_form_80x24", t);
+    // The path shown, not the temporary one (jobs open the store at the real one).
+    app.shared.store_path = "demo.sqlite".into();
     insta::assert_snapshot!("adaptive_form_160x45", screen(&mut app, 160, 45));
+    app.shared.store_path = path.clone();
     press(&mut app, KeyCode::Down);
     app.handle(Action::ClearInput);
     keys(&mut app, "2");

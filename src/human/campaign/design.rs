@@ -20,41 +20,17 @@
 //! [`WARM_UP`] informative values on every aspect), or the judgment budget used (real
 //! first-showing values: one output on one aspect is one judgment).
 
-use crate::human::adaptive::{Fit, Revealed, SETTLED_Z, WARM_UP};
+use crate::human::adaptive::{Fit, Revealed};
+use crate::human::plan::{SETTLED_Z, WARM_UP};
 use crate::human::campaign::{derive_seed, Campaign, Mode, Result, Slot};
 use crate::store::{QueueRow, Store};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-/// When an adaptive campaign chooses no further screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Stop {
-    /// Every adjacent pair of every aspect apart at 95%.
-    #[serde(default)]
-    pub settled: bool,
-    /// At most this many judgments.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub budget: Option<usize>,
-}
-
-impl Stop {
-    pub fn is_unset(&self) -> bool {
-        !self.settled && self.budget.is_none()
-    }
-
-    /// `every adjacent pair apart at 95% or 600 judgments`.
-    pub fn words(&self) -> String {
-        match (self.settled, self.budget) {
-            (true, Some(b)) => format!("every adjacent pair apart at 95% or {b} judgments"),
-            (true, None) => "every adjacent pair apart at 95%".into(),
-            (false, Some(b)) => format!("{b} judgments"),
-            (false, None) => "none (every item to every annotator)".into(),
-        }
-    }
-}
+pub use crate::human::plan::Stop;
 
 /// What the stored judgments say: the model fitted per aspect and the judgments used.
 #[derive(Debug, Clone)]
@@ -178,7 +154,7 @@ impl Standing {
 
 /// Where an adaptive campaign stands (`None` for a uniform one).
 pub fn standing(store: &Store, c: &Campaign) -> Result<Option<Standing>> {
-    if c.def.design != crate::human::adaptive::Design::Adaptive {
+    if c.def.design != crate::human::plan::Design::Adaptive {
         return Ok(None);
     }
     Ok(Some(standing_of(c, &State::read(store, c)?)))
