@@ -1,7 +1,7 @@
 //! `tstlab campaign new|status|export|import|results|disagreements|simulate`.
 
 use super::print_json;
-use crate::human::campaign::{self, Draft, Mode, NewCampaign};
+use crate::human::campaign::{self, Design, Draft, Mode, NewCampaign, Stop};
 use crate::human::{exchange, report, results};
 use crate::printable::Safe;
 use crate::store::Store;
@@ -92,6 +92,20 @@ pub struct NewArgs {
     /// Show the references next to the source (default: in Likert campaigns without the reference as a system).
     #[arg(long)]
     pub show_reference: Option<bool>,
+    /// uniform (every real item with every system, in a seeded order) or adaptive (each next
+    /// screen shows K outputs of one item, chosen from the judgments stored so far).
+    #[arg(long, default_value = "uniform")]
+    pub design: String,
+    /// Adaptive: outputs a screen shows (default 4; all when there are no more systems).
+    #[arg(long)]
+    pub k: Option<usize>,
+    /// Adaptive: stop choosing screens when every adjacent pair of every aspect's ranking is
+    /// apart at 95% (`settled`, the default) or never (`none`: only --budget or the items end it).
+    #[arg(long)]
+    pub stop: Option<String>,
+    /// Adaptive: stop after this many judgments (one output on one aspect is one judgment).
+    #[arg(long)]
+    pub budget: Option<usize>,
 }
 
 pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
@@ -191,7 +205,20 @@ pub fn run(store: &mut Store, cmd: CampaignCommand) -> anyhow::Result<()> {
 }
 
 fn new(store: &mut Store, a: NewArgs) -> anyhow::Result<()> {
+    let design = Design::parse(&a.design).ok_or_else(|| anyhow::anyhow!("--design {:?} is not uniform or adaptive", a.design))?;
+    let settled = match a.stop.as_deref() {
+        None => design == Design::Adaptive,
+        Some("settled") => true,
+        Some("none") => false,
+        Some(s) => anyhow::bail!("--stop {s:?} is not settled or none"),
+    };
+    if design == Design::Uniform && (a.k.is_some() || a.stop.is_some() || a.budget.is_some()) {
+        anyhow::bail!("--k, --stop and --budget belong to adaptive campaigns (--design adaptive)");
+    }
     let draft = Draft {
+        design,
+        k: a.k,
+        stop: Stop { settled, budget: a.budget },
         directions: a.directions,
         systems: a.systems,
         human_reference: a.human_reference,
@@ -216,8 +243,14 @@ fn new(store: &mut Store, a: NewArgs) -> anyhow::Result<()> {
         Safe(c.systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")),
         Safe(c.def.aspects.join(", "))
     );
+    if c.def.design == Design::Adaptive {
+        crate::outln!("design {}; stops at {}", c.def.design_words(), c.def.stop.words());
+    }
     for (_, n) in c.annotators(store)? {
-        crate::outln!("  annotator {}: {} item(s) in the queue", Safe(&n), c.queue(&n).len());
+        match c.def.design {
+            Design::Adaptive => crate::outln!("  annotator {}: {} training item(s), then screens chosen as judgments come in", Safe(&n), c.queue(&n).len()),
+            Design::Uniform => crate::outln!("  annotator {}: {} item(s) in the queue", Safe(&n), c.queue(&n).len()),
+        }
     }
     crate::outln!("annotate with: tstlab annotate --campaign {} --annotator NAME", Safe(&c.name));
     Ok(())
@@ -253,6 +286,10 @@ fn status(store: &Store, name: Option<String>, json: bool) -> anyhow::Result<()>
             Safe(c.aspects.join(",")),
             Safe(c.directions.join(", "))
         );
+        if let Some(s) = &c.adaptive {
+            crate::outln!("  design {} · stops at {}", Safe(&s.design), s.stop.words());
+            crate::outln!("  {}", Safe(s.words()));
+        }
         if let Some(i) = &c.imported {
             if let Some(why) = &i.agreement_undefined {
                 crate::outln!("  {}: agreement undefined", Safe(why));

@@ -35,38 +35,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-/// Values every system needs before the selection follows the model.
-pub const WARM_UP: usize = 3;
-/// `z` at which an adjacent pair counts as settled (95%, two-sided).
-pub const SETTLED_Z: f64 = 1.96;
-
-/// How the next screen's outputs are chosen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Design {
-    /// Today's campaigns: screens in a seeded random order, every output of a screen shown
-    /// (a random `k` of them when `k` is below the number of systems).
-    Uniform,
-    /// The least separated systems first (see the module doc).
-    Adaptive,
-}
-
-impl Design {
-    pub fn parse(s: &str) -> Option<Design> {
-        match s {
-            "uniform" => Some(Design::Uniform),
-            "adaptive" => Some(Design::Adaptive),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Design::Uniform => "uniform",
-            Design::Adaptive => "adaptive",
-        }
-    }
-}
+pub use crate::human::plan::{Design, SETTLED_Z, WARM_UP};
 
 /// A complete campaign's judgments of one aspect, replayed as the oracle.
 #[derive(Debug, Clone)]

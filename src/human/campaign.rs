@@ -16,8 +16,12 @@
 //! every store: the training items first (the same ones for everybody, about 10% of the
 //! queue), then the real items, each in an order of its own per annotator; a share of the real
 //! items (`repeats`) is shown a second time later, marked as a repeat; every showing has its
-//! own random display order of the systems.
+//! own random display order of the systems. An adaptive campaign's queue holds the training
+//! items only at first; its real screens are chosen one at a time (`human::design`).
 
+pub mod design;
+
+pub use crate::human::plan::{Design, Stop};
 use crate::store::{self, Store, Writer};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -143,6 +147,20 @@ pub struct Definition {
     pub seed: u64,
     /// Show the item's references next to the source.
     pub show_reference: bool,
+    /// How screens are chosen: `uniform` (every real item, every system) or `adaptive`
+    /// (`human::design`).
+    #[serde(default, skip_serializing_if = "is_uniform")]
+    pub design: Design,
+    /// Adaptive: outputs a screen shows (all when the campaign has no more systems).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub k: Option<usize>,
+    /// Adaptive: when no further screen is chosen.
+    #[serde(default, skip_serializing_if = "Stop::is_unset")]
+    pub stop: Stop,
+}
+
+fn is_uniform(d: &Design) -> bool {
+    *d == Design::Uniform
 }
 
 /// One sampled item of a campaign.
@@ -210,6 +228,17 @@ impl Definition {
         if self.per_direction == 0 {
             return bad("per_direction must be at least 1".into());
         }
+        if self.design == Design::Adaptive {
+            match self.k {
+                Some(k) if k >= 2 => {}
+                k => return bad(format!("an adaptive campaign shows 2 outputs or more a screen (k {})", k.map_or("unset".into(), |k| k.to_string()))),
+            }
+        } else if self.k.is_some() || !self.stop.is_unset() {
+            return bad("k and a stopping rule belong to adaptive campaigns (--design adaptive)".into());
+        }
+        if self.stop.budget == Some(0) {
+            return bad("a judgment budget of 0 allows nothing".into());
+        }
         if !(0.0..=1.0).contains(&self.repeats) {
             return bad(format!("repeats {} is not a share between 0 and 1", self.repeats));
         }
@@ -228,10 +257,25 @@ impl Definition {
 
     /// The queue of `annotator` for a campaign of `n_real` real and `n_training` training items
     /// (the campaign's item list: real first, then training).
+    /// An adaptive campaign's queue starts with the training items only, each showing a
+    /// seeded `k` of the systems; its real screens are chosen one at a time
+    /// (`human::design::extend`).
     pub fn queue(&self, n_real: usize, n_training: usize, annotator: &str) -> Vec<Slot> {
         let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(self.seed, &["queue", annotator]));
         let mut training: Vec<usize> = (n_real..n_real + n_training).collect();
         training.shuffle(&mut rng);
+        if self.design == Design::Adaptive {
+            let k = self.screen_size();
+            return training
+                .into_iter()
+                .map(|item| {
+                    let mut display: Vec<usize> = (0..self.systems.len()).collect();
+                    display.shuffle(&mut rng);
+                    display.truncate(k);
+                    Slot { item, training: true, repeat: false, display }
+                })
+                .collect();
+        }
         let mut real: Vec<usize> = (0..n_real).collect();
         real.shuffle(&mut rng);
         let mut order: Vec<(usize, bool)> = real.iter().map(|&i| (i, false)).collect();
@@ -259,6 +303,24 @@ impl Definition {
                 Slot { item, training, repeat, display }
             })
             .collect()
+    }
+}
+
+impl Definition {
+    /// Outputs a screen shows: every system, or `k` of them in an adaptive campaign.
+    pub fn screen_size(&self) -> usize {
+        match (self.design, self.k) {
+            (Design::Adaptive, Some(k)) => k.min(self.systems.len()),
+            _ => self.systems.len(),
+        }
+    }
+
+    /// The design in words: `uniform`, `adaptive, 4 of 9 outputs a screen`.
+    pub fn design_words(&self) -> String {
+        match self.design {
+            Design::Uniform => "uniform".into(),
+            Design::Adaptive => format!("adaptive, {} of {} outputs a screen", self.screen_size(), self.systems.len()),
+        }
     }
 }
 
@@ -302,7 +364,14 @@ pub struct Draft {
     pub repeats: f64,
     pub seed: u64,
     pub show_reference: Option<bool>,
+    pub design: Design,
+    /// Adaptive: outputs a screen shows (default 4).
+    pub k: Option<usize>,
+    pub stop: Stop,
 }
+
+/// Outputs an adaptive screen shows when not given.
+pub const DEFAULT_K: usize = 4;
 
 impl Draft {
     /// The defaults `tstlab campaign new` documents: 50 items per direction, 10% repeats, seed 1.
@@ -319,6 +388,9 @@ impl Draft {
             repeats: 0.1,
             seed: 1,
             show_reference: None,
+            design: Design::Uniform,
+            k: None,
+            stop: Stop::default(),
         }
     }
 
@@ -348,6 +420,16 @@ impl Draft {
             repeats: self.repeats,
             seed: self.seed,
             show_reference: self.show_reference.unwrap_or(self.mode == Mode::Likert && !self.human_reference),
+            k: match self.design {
+                Design::Adaptive => Some(self.k.unwrap_or(DEFAULT_K)),
+                Design::Uniform => self.k,
+            },
+            // An adaptive campaign stops when settled unless told otherwise.
+            stop: match self.design {
+                Design::Adaptive if self.stop.is_unset() => Stop { settled: true, budget: None },
+                _ => self.stop,
+            },
+            design: self.design,
         })
     }
 }
@@ -536,7 +618,6 @@ pub fn entry_counts(store: &Store, campaign_id: i64, annotator_id: i64) -> Resul
 
 /// Progress of every annotator of a campaign.
 pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
-    let full = c.def.aspects.len() * c.systems.len();
     let mut out = Vec::new();
     for (id, name) in c.annotators(store)? {
         let mut p = AnnotatorProgress {
@@ -550,7 +631,8 @@ pub fn progress(store: &Store, c: &Campaign) -> Result<Vec<AnnotatorProgress>> {
             ms: 0,
             at: None,
         };
-        for (training, repeat, n, ms, skipped) in entry_counts(store, c.id, id)? {
+        for (training, repeat, n, ms, skipped, shown) in entry_counts(store, c.id, id)? {
+            let full = c.def.aspects.len() * if shown == 0 { c.systems.len() } else { shown };
             // A skipped showing is done without judgments.
             let done = usize::from(n >= full || skipped);
             p.ms += ms;
@@ -585,6 +667,11 @@ pub struct CampaignSummary {
     pub real_items: usize,
     pub training_items: usize,
     pub annotators: Vec<AnnotatorProgress>,
+    /// `uniform`, or `adaptive, K of N outputs a screen`.
+    pub design: String,
+    /// An adaptive campaign: how far it is from its stopping rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub adaptive: Option<crate::human::design::Standing>,
 }
 
 pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
@@ -605,6 +692,8 @@ pub fn list(store: &Store) -> Result<Vec<CampaignSummary>> {
             real_items: c.n_real(),
             training_items: c.n_training(),
             annotators: progress(store, &c)?,
+            design: c.def.design_words(),
+            adaptive: crate::human::design::standing(store, &c)?,
             name,
         });
     }
@@ -628,6 +717,9 @@ mod tests {
             repeats,
             seed: 7,
             show_reference: false,
+            design: Design::Uniform,
+            k: None,
+            stop: Stop::default(),
         }
     }
 

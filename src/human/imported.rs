@@ -53,6 +53,9 @@ pub fn seal(w: &mut Writer<'_>, campaign_id: i64, mode: Option<Mode>, aspects: &
         repeats: 0.0,
         seed: 0,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     if def.directions.is_empty() || def.systems.is_empty() {
         return Err(Error::Invalid(format!("imported campaign of dataset {} has no judgments", def.dataset)));

@@ -64,8 +64,9 @@ pub fn section(r: &Results, name: &str) -> Vec<String> {
 
 /// What the campaign is, in one line (names as stored: print it through `Safe`).
 pub fn heading(r: &Results) -> String {
+    let design = if r.model.is_empty() { String::new() } else { format!(" · design {}", r.design) };
     format!(
-        "campaign {} · {} · {}{} · {} system(s) · {} annotator(s) · {} judgment(s) of real items, one per output, annotator and aspect, in {} complete set(s) of an item's systems ({} training and {} repeat judgment(s) left out) · bootstrap {} resamples",
+        "campaign {} · {} · {}{}{design} · {} system(s) · {} annotator(s) · {} judgment(s) of real items, one per output, annotator and aspect, in {} complete screen(s) ({} training and {} repeat judgment(s) left out) · bootstrap {} resamples",
         r.campaign,
         r.dataset,
         r.mode.as_str(),
@@ -101,10 +102,51 @@ fn no_items(r: &Results, what: &str) -> Option<Vec<String>> {
         .then(|| vec![format!("(no {what}: the ratings are published per system without the items they rate)")])
 }
 
+/// An adaptive campaign's ranking by the model, per aspect, with intervals.
+fn model(r: &Results) -> Vec<String> {
+    let nw = name_width(r);
+    let mut out = vec![format!(
+        "Design {}: ranking by the additive model (block = one annotator's screen of one item), best first; effect with its 95% interval, values in screens of two or more, z with the next system (apart at 95% when z >= 1.96)",
+        r.design
+    )];
+    for m in &r.model {
+        out.push(String::new());
+        out.push(format!("{} · {}/{} adjacent pair(s) apart at 95% · sigma {:.3}", line(&m.aspect), m.settled, m.pairs, m.sigma));
+        for (i, row) in m.systems.iter().enumerate() {
+            let ci = row.ci.map_or("-".into(), |(lo, hi)| format!("[{lo:.3}, {hi:.3}]"));
+            out.push(format!(
+                "{:>2}. {}{:>9} {:>20} {:>5} values  z {}",
+                i + 1,
+                pad(&row.system, nw),
+                num(row.effect, 3),
+                ci,
+                row.values,
+                num(row.z_next, 2)
+            ));
+        }
+    }
+    out
+}
+
 fn ranks(r: &Results) -> Vec<String> {
     if let Some(l) = no_items(r, "ranks") {
         return l;
     }
+    if !r.model.is_empty() {
+        let mut out = model(r);
+        if r.ranks.is_empty() {
+            out.push(String::new());
+            out.push("Average ranks: undefined (each screen ranks some of the systems; Bradley-Terry uses every pair shown together)".into());
+            return out;
+        }
+        out.push(String::new());
+        out.extend(ranks_table(r));
+        return out;
+    }
+    ranks_table(r)
+}
+
+fn ranks_table(r: &Results) -> Vec<String> {
     let nw = name_width(r);
     let mut out = vec![format!(
         "Average rank per system (lower is better): mean ± SD over annotators{}",

@@ -175,7 +175,13 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
             let out = outputs.get(&(i, s)).map(String::as_str).unwrap_or("");
             LikertJudgment { annotator: a, item: item.item_id, direction: item.direction_id, aspect: k as i64, system: s, score, identical_to_source: same(out, &sources[i]) }
         };
-        if v.iter().any(Option::is_none) {
+        let (shown_at, ms) = shown.get(&(a, i, repeat)).cloned().unwrap_or((Vec::new(), 0));
+        // A screen of some of the systems (an adaptive campaign), every one shown judged.
+        let partial = !imported
+            && shown_at.len() == v.len()
+            && shown_at.contains(&usize::MAX)
+            && shown_at.iter().zip(&v).all(|(p, x)| (*p != usize::MAX) == x.is_some());
+        if v.iter().any(Option::is_none) && !partial {
             if imported && !repeat && g.campaign.def.mode != Mode::Rank {
                 for (s, score) in v.iter().enumerate().filter_map(|(s, x)| x.map(|x| (s, x))) {
                     g.incomplete += 1;
@@ -184,12 +190,18 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
             }
             continue;
         }
-        let vals: Vec<f64> = v.iter().map(|x| x.expect("complete")).collect();
+        // NaN: not shown.
+        let vals: Vec<f64> = v.iter().map(|x| x.unwrap_or(f64::NAN)).collect();
         let ranks = match g.campaign.def.mode {
             Mode::Rank => vals.clone(),
-            _ => average_ranks(&vals.iter().map(|x| -x).collect::<Vec<_>>()),
+            _ => {
+                let judged: Vec<usize> = (0..n).filter(|&s| vals[s].is_finite()).collect();
+                let r = average_ranks(&judged.iter().map(|&s| -vals[s]).collect::<Vec<_>>());
+                let mut out = vec![f64::NAN; n];
+                judged.iter().zip(r).for_each(|(&s, r)| out[s] = r);
+                out
+            }
         };
-        let (shown_at, ms) = shown.get(&(a, i, repeat)).cloned().unwrap_or((Vec::new(), 0));
         if counted.insert((a, i, repeat)) {
             let t = g.time.entry(a).or_default();
             t.0 += 1;
@@ -205,7 +217,7 @@ pub fn gather(store: &Store, name: &str) -> Result<Gathered> {
             repeat,
         });
         if g.campaign.def.mode != Mode::Rank && !repeat {
-            for (s, score) in vals.iter().enumerate() {
+            for (s, score) in vals.iter().enumerate().filter(|(_, x)| x.is_finite()) {
                 g.scores.push(likert(s, *score));
             }
         }
@@ -356,6 +368,81 @@ pub struct Results {
     pub per_annotator: Vec<AnnotatorStats>,
     /// Every note (comment, `unsure`, `skip`) by annotator and item.
     pub item_notes: Vec<ItemNote>,
+    /// The design that chose the screens: `uniform`, or `adaptive, K of N outputs a screen`.
+    pub design: String,
+    /// Adaptive campaigns: per aspect, the additive model's ranking with intervals.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub model: Vec<ModelScope>,
+}
+
+/// One aspect's ranking by the additive model of `human::adaptive` (block = one annotator's
+/// screen of one item), best first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelScope {
+    pub aspect: String,
+    /// Residual standard deviation of the values.
+    pub sigma: f64,
+    /// Adjacent pairs apart at 95% (`z >= 1.96`), of all.
+    pub settled: usize,
+    pub pairs: usize,
+    pub systems: Vec<ModelRow>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelRow {
+    pub system: String,
+    /// The system's effect (centred; higher is better, ranks entering negated) and its 95%
+    /// interval, `effect ± 1.96 sigma / sqrt(values)`; none without values in screens of two.
+    pub effect: Option<f64>,
+    pub ci: Option<(f64, f64)>,
+    /// Values in screens of two or more.
+    pub values: usize,
+    /// `z` of the difference with the next system down.
+    pub z_next: Option<f64>,
+}
+
+/// The additive model per aspect over the real first-showing judgments of `g`.
+fn model(g: &Gathered) -> Vec<ModelScope> {
+    let c = &g.campaign;
+    let n = c.systems.len();
+    let item: HashMap<i64, usize> = c.items.iter().enumerate().map(|(i, it)| (it.item_id, i)).collect();
+    let values: Vec<crate::human::design::Value> = if c.def.mode == Mode::Rank {
+        g.ranks
+            .iter()
+            .filter(|j| !j.repeat)
+            .flat_map(|j| {
+                let i = item.get(&j.item).copied().unwrap_or(usize::MAX);
+                j.ranks.iter().enumerate().filter(|(_, r)| r.is_finite()).map(move |(s, r)| (j.aspect as usize, j.annotator, i, s, *r))
+            })
+            .collect()
+    } else {
+        g.scores.iter().map(|j| (j.aspect as usize, j.annotator, item.get(&j.item).copied().unwrap_or(usize::MAX), j.system, j.score)).collect()
+    };
+    let state = crate::human::design::State::new(n, c.def.aspects.len(), c.def.mode, &values);
+    state
+        .fits
+        .iter()
+        .zip(&c.def.aspects)
+        .map(|(f, aspect)| {
+            let order = f.order();
+            let systems = order
+                .iter()
+                .enumerate()
+                .map(|(at, &s)| {
+                    let m = f.informative[s];
+                    let half = (m > 0).then(|| crate::human::plan::SETTLED_Z * f.sigma / (m as f64).sqrt());
+                    ModelRow {
+                        system: c.systems[s].name.clone(),
+                        effect: (m > 0).then_some(f.effect[s]),
+                        ci: half.map(|h| (f.effect[s] - h, f.effect[s] + h)),
+                        values: m,
+                        z_next: order.get(at + 1).filter(|&&b| m > 0 && f.informative[b] > 0).map(|&b| f.z(s, b)),
+                    }
+                })
+                .collect();
+            ModelScope { aspect: aspect.clone(), sigma: f.sigma, settled: f.settled(), pairs: n.saturating_sub(1), systems }
+        })
+        .collect()
 }
 
 /// Computes the results of a campaign; `resamples` bootstrap resamples (seeded from the
@@ -527,6 +614,9 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
         .collect();
     let item_less = c.items.is_empty() && !g.system_level.is_empty();
     let (ranks, bradley_terry) = if item_less { (Vec::new(), Vec::new()) } else { (ranks, bradley_terry) };
+    let adaptive = c.def.design == campaign::Design::Adaptive;
+    // Screens of some of the systems: a mean of ranks among different subsets means nothing.
+    let ranks = if adaptive && c.def.screen_size() < n { Vec::new() } else { ranks };
     Results {
         campaign: c.name.clone(),
         dataset: c.def.dataset.clone(),
@@ -534,7 +624,16 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
         read_only: c.read_only,
         imported: c.imported.clone(),
         agreement_undefined,
-        notes: notes(g),
+        notes: {
+            let mut out = notes(g);
+            if adaptive && c.def.screen_size() < n {
+                out.push(format!(
+                    "screens of {} of the {n} systems, chosen adaptively: average ranks left out; the system-level W and tau compare mean ranks among different subsets (read the per-item ones)",
+                    c.def.screen_size()
+                ));
+            }
+            out
+        },
         systems: c.systems.iter().map(|s| s.name.clone()).collect(),
         aspects: c.def.aspects.clone(),
         directions: c.def.directions.clone(),
@@ -551,6 +650,8 @@ pub fn from_gathered(g: &Gathered, resamples: usize) -> Results {
         agreement,
         per_annotator,
         item_notes: item_notes(g, &annot),
+        design: c.def.design_words(),
+        model: if adaptive { model(g) } else { Vec::new() },
     }
 }
 

@@ -19,6 +19,8 @@
 use super::note::{Flag, Note};
 use super::saver::{Book, Event, Job, Outcome, SaveError, Saver, Target, Values};
 use crate::human::campaign::{self, Campaign, Error, Result};
+use crate::human::adaptive::Design;
+use crate::human::design::{self, Next};
 use crate::human::flags;
 use crate::store::Store;
 use std::collections::{BTreeMap, HashMap};
@@ -147,6 +149,15 @@ impl Waiting {
     }
 }
 
+/// Where [`Session::advance`] goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ahead {
+    /// Queue position and aspect.
+    Entry(usize, usize),
+    /// Everything is done; in an adaptive campaign, why no further screen came.
+    Done(Option<String>),
+}
+
 /// What [`Session::poll`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Update {
@@ -209,7 +220,17 @@ impl Session {
             }
         };
         store.set_busy_timeout(READ_TIMEOUT)?;
-        let entries = load_entries(&store, &c, annotator_id)?;
+        let mut entries = load_entries(&store, &c, annotator_id)?;
+        // An adaptive queue whose entries are all finished gets its next screen now.
+        let mut ended = None;
+        if c.def.design == Design::Adaptive && entries.iter().all(Entry::finished) {
+            store.set_busy_timeout(JOIN_TIMEOUT)?;
+            if let Next::Stopped(why) = design::extend(&mut store, &c, annotator_id, annotator)? {
+                ended = Some(why);
+            }
+            store.set_busy_timeout(READ_TIMEOUT)?;
+            entries = load_entries(&store, &c, annotator_id)?;
+        }
         let saved = store.annotation_position(c.id, annotator_id)?;
         let (at, aspect) = match saved {
             Some((seq, a)) => (
@@ -219,7 +240,10 @@ impl Session {
             None => (0, 0),
         };
         if entries.is_empty() {
-            return Err(Error::Invalid(format!("campaign {campaign:?} has an empty queue")));
+            return Err(Error::Invalid(match ended {
+                Some(why) => format!("campaign {campaign:?} has stopped ({why}): nothing left to annotate"),
+                None => format!("campaign {campaign:?} has an empty queue"),
+            }));
         }
         let view = item_view(&store, &c, annotator_id, &entries[at])?;
         let stored = store.judgments_stored(c.id, annotator_id)?;
@@ -369,6 +393,28 @@ impl Session {
     pub fn next_unfinished(&self) -> Option<(usize, usize)> {
         let n = self.entries.len();
         (1..=n).map(|k| (self.at + k) % n).find_map(|i| self.entries[i].unfinished_aspect().map(|a| (i, a)))
+    }
+
+    /// Like [`Session::next_unfinished`]; in an adaptive campaign whose queue is all done, the
+    /// next screen is chosen from the store and appended first (a write, waiting up to
+    /// [`READ_TIMEOUT`] for the store).
+    pub fn advance(&mut self) -> Result<Ahead> {
+        if let Some((seq, aspect)) = self.next_unfinished() {
+            return Ok(Ahead::Entry(seq, aspect));
+        }
+        if self.campaign.def.design != Design::Adaptive {
+            return Ok(Ahead::Done(None));
+        }
+        if self.waiting.is_some() {
+            return Err(self.busy_error());
+        }
+        let outcome = design::extend(&mut self.store, &self.campaign, self.annotator_id, &self.annotator)?;
+        self.entries = load_entries(&self.store, &self.campaign, self.annotator_id)?;
+        Ok(match (outcome, self.next_unfinished()) {
+            (_, Some((seq, aspect))) => Ahead::Entry(seq, aspect),
+            (Next::Stopped(why), None) => Ahead::Done(Some(format!("the campaign has stopped: {why}"))),
+            (_, None) => Ahead::Done(Some("you have seen every item of the campaign".into())),
+        })
     }
 
     /// Hands `values` (per row) for the shown item and aspect to the writer; they are shown as
@@ -673,10 +719,11 @@ fn load_entries(store: &Store, c: &Campaign, annotator_id: i64) -> Result<Vec<En
         .filter(|n| n.flag.as_deref() == Some(Flag::Skip.as_str()))
         .map(|n| (n.item_id, n.repeat))
         .collect();
-    let n_sys = c.systems.len();
     raw.into_iter()
         .map(|crate::store::QueueRow { seq, item_id, training, repeat, display, ms, .. }| {
             let display: Vec<i64> = serde_json::from_str(&display)?;
+            // Every output shown judged (every system when the display is not known).
+            let n_sys = if display.is_empty() { c.systems.len() } else { display.len() };
             let done = c
                 .def
                 .aspects

@@ -365,6 +365,20 @@ impl Writer<'_> {
         Ok(())
     }
 
+    /// Appends `e` to an annotator's queue when its `seq` is the queue's length; false when
+    /// the queue has moved on (another process appended first).
+    pub fn append_queue_entry(&mut self, campaign: i64, annotator: i64, e: &QueueRow) -> Result<bool> {
+        let n = self.tx.execute(
+            &format!(
+                "INSERT OR IGNORE INTO queue(campaign_id, annotator_id, {QUEUE_COLUMNS})
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+                 WHERE (SELECT COUNT(*) FROM queue WHERE campaign_id = ?1 AND annotator_id = ?2) = ?3"
+            ),
+            params![campaign, annotator, e.seq, e.item_id, e.training, e.repeat, e.display, e.ms, e.visits],
+        )?;
+        Ok(n == 1)
+    }
+
     /// Raises the time spent (milliseconds) and visits of a queue position to at least these.
     pub fn keep_queue_time(&mut self, campaign: i64, annotator: i64, seq: i64, ms: i64, visits: i64) -> Result<()> {
         self.tx.execute(

@@ -29,8 +29,8 @@ pub struct CampaignItem {
 }
 
 /// One queue entry's progress: training, repeat, judgments stored, milliseconds spent, skipped
-/// (its note is flagged `skip`).
-pub type EntryCount = (bool, bool, usize, i64, bool);
+/// (its note is flagged `skip`), outputs shown (0 when the display order is not known).
+pub type EntryCount = (bool, bool, usize, i64, bool, usize);
 
 /// One rating published for a system without its item: the `pos`-th value of the list for
 /// (direction, system, aspect).
@@ -172,11 +172,12 @@ impl Store {
                        AND j.annotator_id = q.annotator_id AND j.item_id = q.item_id) END,
                q.ms,
                EXISTS(SELECT 1 FROM item_notes n WHERE n.campaign_id = q.campaign_id AND n.annotator_id = q.annotator_id
-                      AND n.item_id = q.item_id AND n.repeat = q.repeat AND n.flag = 'skip')
+                      AND n.item_id = q.item_id AND n.repeat = q.repeat AND n.flag = 'skip'),
+               json_array_length(q.display)
              FROM queue q WHERE q.campaign_id = ?1 AND q.annotator_id = ?2 ORDER BY q.seq",
         )?;
         let rows = st.query_map(params![campaign, annotator], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?, r.get(4)?))
+            Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize, r.get(3)?, r.get(4)?, r.get::<_, i64>(5)? as usize))
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }

@@ -30,6 +30,9 @@ fn create(path: &Path) {
         repeats: 0.0,
         seed: 5,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     let new = NewCampaign { name: "c".into(), def, annotators: vec!["a".into()] };
     campaign::create(&mut Store::open(path).unwrap(), &new).unwrap();

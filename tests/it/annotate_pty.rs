@@ -115,6 +115,9 @@ fn two_annotators_killed_with_sigkill_lose_nothing_and_resume() {
         repeats: 0.1,
         seed: 21,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     let new = NewCampaign { name: "c".into(), def, annotators: vec!["A".into(), "B".into()] };
     campaign::create(&mut store, &new).unwrap();

@@ -64,6 +64,9 @@ fn make_campaign(path: &Path, name: &str, mode: Mode, annotators: &[&str]) {
         repeats: 0.25,
         seed: 3,
         show_reference: true,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     let new = NewCampaign { name: name.into(), def, annotators: annotators.iter().map(|s| s.to_string()).collect() };
     campaign::create(&mut Store::open(path).unwrap(), &new).unwrap();

@@ -68,7 +68,7 @@ fn campaign_commands_round_trip() {
     assert!(r1["bradley_terry"][3]["strengths"][0]["ci"]["lo"].is_number(), "{}", r1["bradley_terry"]);
     let text = String::from_utf8(tstlab(home.path(), &two, &["campaign", "results", "c", "--resamples", "50"])).unwrap();
     assert!(text.contains("all directions") && text.contains("Kendall's W"), "{text}");
-    assert!(text.contains("180 judgment(s) of real items, one per output, annotator and aspect, in 60 complete set(s) of an item's systems (36 training and 18 repeat judgment(s) left out)"), "{text}");
+    assert!(text.contains("180 judgment(s) of real items, one per output, annotator and aspect, in 60 complete screen(s) (36 training and 18 repeat judgment(s) left out)"), "{text}");
     let d = String::from_utf8(tstlab(home.path(), &two, &["campaign", "disagreements", "c"])).unwrap();
     assert!(d.contains("disagreement"), "{d}");
 }

@@ -27,6 +27,9 @@ fn def(seed: u64, mode: Mode) -> Definition {
         repeats: 0.25,
         seed,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     }
 }
 

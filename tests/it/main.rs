@@ -2,6 +2,7 @@
 //! shared helpers in `anchor`, `bin`, `common`, `pty` and `tiny_llama`.
 
 mod acc_open_trained;
+mod adaptive_campaign;
 mod analysis_anchor;
 mod analysis_cli;
 mod analysis_store;

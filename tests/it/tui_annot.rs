@@ -35,6 +35,9 @@ fn demo_campaign(dir: &Path, mode: Mode) -> PathBuf {
         repeats: 0.0,
         seed: 1,
         show_reference: mode == Mode::Likert,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
     path
@@ -235,6 +238,9 @@ fn likert_pins_the_source_and_marks_the_fold() {
         repeats: 0.0,
         seed: 1,
         show_reference: true,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
     drop(store);

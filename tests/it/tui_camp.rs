@@ -42,6 +42,9 @@ pub(crate) fn create(path: &Path, name: &str, dataset: &str, mode: Mode, aspects
         repeats: 0.0,
         seed: 1,
         show_reference: true,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     let new = NewCampaign { name: name.into(), def, annotators: annotators.iter().map(|a| a.to_string()).collect() };
     campaign::create(&mut Store::open(path).unwrap(), &new).unwrap();
@@ -270,6 +273,8 @@ fn a_campaign_is_made_and_joined_from_the_tui() {
     press(&mut app, KeyCode::Down);
     app.handle(Action::ClearInput);
     keys(&mut app, "3");
+    press(&mut app, KeyCode::Down);
+    assert_eq!(app.form_as::<CampaignForm>().unwrap().focus(), Row::Design);
     press(&mut app, KeyCode::Down);
     keys(&mut app, "ann1, ann2");
     press(&mut app, KeyCode::Down);

@@ -26,6 +26,9 @@ fn campaign(path: &Path, name: &str, mode: Mode) {
         repeats: 0.0,
         seed: 1,
         show_reference: true,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     let new = NewCampaign { name: name.into(), def, annotators: vec!["ann".into()] };
     campaign::create(&mut Store::open(path).unwrap(), &new).unwrap();

@@ -13,7 +13,7 @@ use super::compare::{diff_words, push_wrapped};
 use crate::human::campaign::Mode;
 use crate::human::note::{Flag, Note};
 use crate::human::rankedit::{self, Groups};
-use crate::human::session::{Session, Update};
+use crate::human::session::{Ahead, Session, Update};
 use crate::human::saver::Outcome;
 use crate::tui::action::{Action, ScreenId};
 use crate::tui::screen::{Pending, Screen, Shared, Show};
@@ -265,6 +265,9 @@ impl Annotate {
             return Some(note);
         }
         let s = self.session.as_ref()?;
+        if s.campaign.def.design == crate::human::adaptive::Design::Adaptive {
+            return Some(Action::Note("the real pass: each screen is chosen from the judgments stored so far".into(), false));
+        }
         let left = s.entries.iter().filter(|e| !e.finished()).count();
         Some(Action::Note(format!("the real pass: {left} item(s) to do"), false))
     }
@@ -430,9 +433,13 @@ impl Annotate {
         if let Some(a) = s.entry().unfinished_aspect() {
             return self.go(s.at, Some(a));
         }
-        match s.next_unfinished() {
-            Some((seq, a)) => self.go(seq, Some(a)),
-            None => Some(Action::Note("every item is done: thank you!".into(), false)),
+        let s = self.session.as_mut()?;
+        match s.advance() {
+            Ok(Ahead::Entry(seq, a)) => self.go(seq, Some(a)),
+            Ok(Ahead::Done(None)) => Some(Action::Note("every item is done: thank you!".into(), false)),
+            // An adaptive campaign that chose no further screen.
+            Ok(Ahead::Done(Some(why))) => Some(Action::Note(format!("every item is done ({why}): thank you!"), false)),
+            Err(e) => Some(Action::Note(format!("the next screen could not be chosen: {e}"), true)),
         }
     }
 
@@ -782,7 +789,11 @@ impl Annotate {
             Line::default(),
             Line::raw("Discuss them with the others before the real pass: how each of you read the aspects and used the scale."),
             Line::default(),
-            Line::raw(format!("Next: the real pass, {} item(s){repeats}.", p.real)),
+            Line::raw(if s.campaign.def.design == crate::human::adaptive::Design::Adaptive {
+                format!("Next: the real pass, {} outputs a screen, each screen chosen from the judgments stored so far.", s.campaign.def.screen_size())
+            } else {
+                format!("Next: the real pass, {} item(s){repeats}.", p.real)
+            }),
             Line::default(),
             Line::from(vec![Span::styled("Enter", theme::KEY), Span::raw(" goes on to the real items")]),
             Line::from(vec![Span::styled("Esc", theme::KEY), Span::raw(" looks back at the training items first")]),

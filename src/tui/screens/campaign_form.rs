@@ -1,7 +1,8 @@
 //! The Campaigns screen's forms: a new campaign (`n`) and an annotator joining one (`+`). A
 //! new campaign is made as `tstlab campaign new` makes it (`campaign::Draft`, the same
-//! defaults): name, dataset, mode, real items per direction, annotators, the reference as a
-//! system, and which directions and systems (all ticked at first; Space unticks). Enter makes
+//! defaults): name, dataset, mode, real items per direction, the design (uniform, or adaptive
+//! with outputs a screen, the stop when settled and a judgment budget), annotators, the
+//! reference as a system, and which directions and systems (all ticked at first; Space unticks). Enter makes
 //! it as a background job; the Campaigns list reloads when it lands.
 
 use crate::human::campaign::{self, DatasetChoice, Draft, Mode, NewCampaign};
@@ -26,6 +27,13 @@ pub enum Row {
     Dataset,
     Mode,
     Items,
+    Design,
+    /// Adaptive: outputs a screen.
+    K,
+    /// Adaptive: stop when every adjacent pair is apart at 95%.
+    Stop,
+    /// Adaptive: a judgment budget.
+    Budget,
     Annotators,
     Reference,
     Direction(usize),
@@ -39,6 +47,10 @@ impl Row {
             Row::Dataset => "dataset",
             Row::Mode => "mode",
             Row::Items => "items/direction",
+            Row::Design => "design",
+            Row::K => "outputs/screen",
+            Row::Stop => "stop",
+            Row::Budget => "budget",
             Row::Annotators => "annotators",
             Row::Reference => "reference",
             Row::Direction(_) => "directions",
@@ -47,7 +59,7 @@ impl Row {
     }
 
     fn is_text(self) -> bool {
-        matches!(self, Row::Name | Row::Items | Row::Annotators)
+        matches!(self, Row::Name | Row::Items | Row::Annotators | Row::K | Row::Budget)
     }
 }
 
@@ -59,6 +71,10 @@ pub struct CampaignForm {
     items: Input,
     annotators: Input,
     reference: bool,
+    adaptive: bool,
+    k: Input,
+    stop: bool,
+    budget: Input,
     /// Ticked directions and systems of the chosen dataset.
     directions: Vec<bool>,
     systems: Vec<bool>,
@@ -80,6 +96,10 @@ impl CampaignForm {
             items: Input::new("50".into()),
             annotators: Input::default(),
             reference: false,
+            adaptive: false,
+            k: Input::new(campaign::DEFAULT_K.to_string()),
+            stop: true,
+            budget: Input::default(),
             directions: Vec::new(),
             systems: Vec::new(),
             at: 0,
@@ -96,7 +116,11 @@ impl CampaignForm {
     }
 
     pub fn rows(&self) -> Vec<Row> {
-        let mut out = vec![Row::Name, Row::Dataset, Row::Mode, Row::Items, Row::Annotators, Row::Reference];
+        let mut out = vec![Row::Name, Row::Dataset, Row::Mode, Row::Items, Row::Design];
+        if self.adaptive {
+            out.extend([Row::K, Row::Stop, Row::Budget]);
+        }
+        out.extend([Row::Annotators, Row::Reference]);
         out.extend((0..self.directions.len()).map(Row::Direction));
         out.extend((0..self.systems.len()).map(Row::System));
         out
@@ -112,6 +136,8 @@ impl CampaignForm {
             Row::Name => Some(&mut self.name),
             Row::Items => Some(&mut self.items),
             Row::Annotators => Some(&mut self.annotators),
+            Row::K => Some(&mut self.k),
+            Row::Budget => Some(&mut self.budget),
             _ => None,
         }
     }
@@ -145,7 +171,26 @@ impl CampaignForm {
         }
         let annotators: Vec<String> =
             self.annotators.value().split(',').map(str::trim).filter(|a| !a.is_empty()).map(str::to_owned).collect();
-        let draft = Draft { directions, systems, human_reference: self.reference, per_direction, ..Draft::new(&d.name, mode) };
+        let mut draft = Draft { directions, systems, human_reference: self.reference, per_direction, ..Draft::new(&d.name, mode) };
+        if self.adaptive {
+            let k = match self.k.value().trim().parse::<usize>() {
+                Ok(k) if k >= 2 => k,
+                _ => return Err((Row::K, format!("{:?} is not a number of outputs (2 or more)", self.k.value()))),
+            };
+            let budget = match self.budget.value().trim() {
+                "" => None,
+                b => match b.parse::<usize>() {
+                    Ok(b) if b > 0 => Some(b),
+                    _ => return Err((Row::Budget, format!("{b:?} is not a number of judgments (1 or more; empty: none)"))),
+                },
+            };
+            if !self.stop && budget.is_none() {
+                return Err((Row::Stop, "set a stopping rule: tick it, or give a budget".into()));
+            }
+            draft.design = campaign::Design::Adaptive;
+            draft.k = Some(k);
+            draft.stop = campaign::Stop { settled: self.stop, budget };
+        }
         Ok((name, draft, annotators))
     }
 
@@ -161,14 +206,20 @@ impl CampaignForm {
         let d = self.datasets.get(self.dataset);
         let tick = |on: bool, text: &str| Span::styled(format!("[{}] {}", if on { "x" } else { " " }, theme::text(text)), style);
         match row {
-            Row::Name | Row::Items | Row::Annotators => {
+            Row::Name | Row::Items | Row::Annotators | Row::K | Row::Budget => {
                 let input = match row {
                     Row::Name => &self.name,
                     Row::Items => &self.items,
+                    Row::K => &self.k,
+                    Row::Budget => &self.budget,
                     _ => &self.annotators,
                 };
                 if input.value().is_empty() && !focused {
-                    let hint = if row == Row::Name { "e.g. yelp-rank-1" } else { "names, comma-separated (more can join: +)" };
+                    let hint = match row {
+                        Row::Name => "e.g. yelp-rank-1",
+                        Row::Budget => "none (judgments: one output on one aspect)",
+                        _ => "names, comma-separated (more can join: +)",
+                    };
                     spans.push(Span::styled(hint, theme::MUTED));
                 } else {
                     spans.extend(form::text_spans(input, focused, width.saturating_sub(LABELS)));
@@ -182,6 +233,11 @@ impl CampaignForm {
                 let words = ["rank (duel-ranking)", "likert (1-5)", "slider (0-100)"];
                 spans.push(Span::styled(format!("‹ {} ›", words[self.mode]), style));
             }
+            Row::Design => {
+                let words = if self.adaptive { "adaptive (k outputs a screen, chosen as judged)" } else { "uniform (every item, every system)" };
+                spans.push(Span::styled(format!("‹ {words} ›"), style));
+            }
+            Row::Stop => spans.push(tick(self.stop, "when every adjacent pair is apart at 95%")),
             Row::Reference => spans.push(tick(self.reference, "the first human reference as a system")),
             Row::Direction(i) => spans.push(tick(self.directions[i], d.map_or("", |d| d.directions[i].as_str()))),
             Row::System(i) => spans.push(tick(self.systems[i], d.map_or("", |d| d.systems[i].as_str()))),
@@ -220,6 +276,7 @@ impl Form for CampaignForm {
                 self.tick_all();
             }
             Row::Mode => self.mode = (self.mode as i64 + step).rem_euclid(MODES.len() as i64) as usize,
+            Row::Design => self.adaptive = !self.adaptive,
             _ => self.toggle(),
         }
         self.error = None;
@@ -228,9 +285,10 @@ impl Form for CampaignForm {
     fn toggle(&mut self) {
         match self.focus() {
             Row::Reference => self.reference = !self.reference,
+            Row::Stop => self.stop = !self.stop,
             Row::Direction(i) => self.directions[i] = !self.directions[i],
             Row::System(i) => self.systems[i] = !self.systems[i],
-            Row::Dataset | Row::Mode => return self.cycle(1),
+            Row::Dataset | Row::Mode | Row::Design => return self.cycle(1),
             _ => return,
         }
         self.error = None;

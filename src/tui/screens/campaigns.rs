@@ -343,6 +343,10 @@ impl Campaigns {
             ),
             ratatui::style::Style::new(),
         )];
+        if let Some(a) = &c.adaptive {
+            out.push((format!("design {} · stops at {}", a.design, a.stop.words()), theme::LABEL));
+            out.push((a.words(), if a.stopped.is_some() { theme::OK } else { theme::LABEL }));
+        }
         if let Some(i) = &c.imported {
             let mut text = format!("read-only: imported ({}) from {}; scale {}", i.format, i.from.join(", "), i.scale);
             if let Some(why) = &i.agreement_undefined {

@@ -88,6 +88,9 @@ fn setup(path: &Path, mode: Mode) {
         repeats: 0.0,
         seed: 7,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
 }

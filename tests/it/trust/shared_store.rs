@@ -72,6 +72,9 @@ fn setup(path: &Path, mode: Mode, n: usize) {
         repeats: 0.0,
         seed: 7,
         show_reference: false,
+        design: Default::default(),
+        k: None,
+        stop: Default::default(),
     };
     campaign::create(&mut store, &NewCampaign { name: "c".into(), def, annotators: vec!["A".into()] }).unwrap();
 }
@@ -440,7 +443,7 @@ fn the_full_tui_keeps_judgments_and_scores_while_other_programs_use_the_store() 
     pty.wait_screen("Annotators (");
     pty.send("n");
     pty.wait_screen("New campaign");
-    pty.send("tui-made\x1b[B\x1b[B\x1b[B\x153\x1b[BT1");
+    pty.send("tui-made\x1b[B\x1b[B\x1b[B\x153\x1b[B\x1b[BT1");
     pty.wait_screen("T1");
     pty.send("\r");
     // The note "making campaign" gives way to the job's end as soon as it is made.
