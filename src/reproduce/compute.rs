@@ -6,6 +6,10 @@
 //!   into one corpus: rows with a pandas missing value dropped (its `read_csv().dropna()`),
 //!   outputs, sources and the first reference lowercased, NLTK corpus BLEU x 100
 //!   (`Convention::nltk`), g-BLEU = sqrt(s-BLEU x r-BLEU) (docs/METHODS.md, BLEU).
+//! - `llm-tst:sentence-g-bleu:SOURCE` (key: a system): the g-BLEU of the system's latest
+//!   output of the one item whose source is SOURCE, as llm-tst's Table 9: NLTK
+//!   `sentence_bleu` without smoothing on lowercased white-space tokens against the source
+//!   and against the item's first reference, g = sqrt(s x r), x 100.
 //! - `tstbench:s-bleu`, `tstbench:r-bleu`, `tstbench:multi-bleu` (key: a system, such as
 //!   `reference`, the first human reference as a system: `reference = true` on the import,
 //!   as `tstlab score --reference`): TSTBench's evaluator on
@@ -41,6 +45,7 @@ use crate::analysis::scope::{Scope, ScopeSpec};
 use crate::import::Summary;
 use crate::stats::corr::CorrKind;
 use crate::metrics::family::{self, Convention};
+use crate::metrics::nltk::{self, NltkConfig};
 use crate::store::Store;
 use std::collections::HashMap;
 
@@ -95,6 +100,9 @@ impl<'s> Ctx<'s> {
         if let Some(v) = what.strip_prefix("lai2023:") {
             return self.lai2023(dataset, v, key);
         }
+        if let Some(source) = what.strip_prefix("llm-tst:sentence-g-bleu:") {
+            return Ok(Value::plain(self.llm_tst_sentence(dataset, source, key)?));
+        }
         if let Some(v) = what.strip_prefix("tstbench:") {
             let direction = direction.ok_or_else(|| Error::Compute(format!("{what}: the table names no direction")))?;
             return Ok(Value::plain(self.tstbench_bleu(dataset, direction, key)?[match v {
@@ -144,6 +152,24 @@ impl<'s> Ctx<'s> {
         let v = [s, r, family::g_bleu(s, r)];
         self.llm_tst.insert(k, v);
         Ok(v)
+    }
+
+    /// g-BLEU x 100 of one output (see the module's documentation).
+    fn llm_tst_sentence(&self, dataset: &str, source: &str, system: &str) -> Result<f64, Error> {
+        let bad = |why: &str| Error::Compute(format!("{dataset}/{system}: {why} for source {source:?}"));
+        let ds = self.store.dataset_id(dataset)?;
+        let rows = self.store.latest_output_rows(ds, None)?;
+        let mut hits = rows.iter().filter(|r| r.system == system && r.source == source);
+        let row = hits.next().ok_or_else(|| bad("no output"))?;
+        if hits.next().is_some() {
+            return Err(bad("more than one output"));
+        }
+        let refs = self.store.references_by_item(ds, None)?;
+        let first = refs.get(&row.item_id).and_then(|v| v.first()).ok_or_else(|| bad("no reference"))?;
+        let cfg = NltkConfig::default();
+        let s = 100.0 * nltk::sentence_bleu(&row.text, &[source], &cfg)?;
+        let r = 100.0 * nltk::sentence_bleu(&row.text, &[first.as_str()], &cfg)?;
+        Ok(family::g_bleu(s, r))
     }
 
     /// TSTBench's s-BLEU, r-BLEU (first reference) and multi-BLEU (every reference) of a

@@ -35,13 +35,17 @@ fn off(r: &Report) -> Vec<String> {
 #[test]
 fn llm_tst_bleu_cells_of_tables_4_and_5() {
     let Some(r) = run("llm-tst") else { return };
-    // Tables 4-7: 160 + 112 + 40 + 50 cells; s-, r- and g-BLEU of the 20 YELP rows and the
-    // 7 CAPTIONS baselines are computable (81), two of them misprinted in the paper.
-    assert_eq!(counts(&r), (79, 0, 2, 281));
-    assert_eq!((r.matched, r.total), (79, 362));
+    // Tables 4-7 and 9: 160 + 112 + 40 + 50 + 48 cells; s-, r- and g-BLEU of the 20 YELP rows
+    // and the 7 CAPTIONS baselines are computable (81), two of them misprinted in the paper, and
+    // Table 9's 8 per-sentence g-BLEU (NLTK sentence_bleu, no smoothing, lowercased).
+    assert_eq!(counts(&r), (87, 0, 2, 321));
+    assert_eq!((r.matched, r.total), (87, 410));
+    assert_eq!(counts_of(&r, |t| t == "Table 9"), (8, 0, 0, 40));
     assert_eq!(off(&r), ["Table 4 TSST(dense) r-BLEU", "Table 5 G-GST s-BLEU"]);
     let dualrl = r.cells.iter().find(|c| c.table == "Table 4" && c.row == "DualRL" && c.column == "g-BLEU").unwrap();
     assert!((dualrl.tstlab.unwrap() - 47.216287164827136).abs() < 1e-9, "llm-tst-code's eval.json value");
+    let tsst = r.cells.iter().find(|c| c.table == "Table 9" && c.row == "TSST" && c.column == "Cont").unwrap();
+    assert!((tsst.tstlab.unwrap() - 58.41).abs() < 0.005, "{:?}", tsst.tstlab);
 }
 
 #[test]
