@@ -142,7 +142,7 @@ impl Idf {
         let mut ids = Lookup::new(&self.vocab);
         let h = cook(hyp, &mut ids);
         let r: Vec<Cooked> = refs.iter().map(|r| cook(r, &mut ids)).collect();
-        scratch.segment(self, &h, &r, ids.next as usize)
+        scratch.segment(self, &h, &r, ids.ids())
     }
 }
 
@@ -166,7 +166,7 @@ where
         .map_init(Scratch::default, |s, (h, d)| {
             let mut ids = Lookup::new(&idf.vocab);
             let h = cook(h, &mut ids);
-            s.segment(&idf, &h, d, ids.next as usize)
+            s.segment(&idf, &h, d, ids.ids())
         })
         .collect();
     Ok((np_mean(&each), each))
@@ -250,40 +250,37 @@ impl Intern for Vocab {
     }
 }
 
-/// A built vocabulary, read only, and the words and n-grams of one segment it lacks.
+/// A built vocabulary, read only, and the words and n-grams of one segment it lacks, numbered
+/// past its end.
 struct Lookup<'a> {
     vocab: &'a Vocab,
-    words: HashMap<String, u32, FxBuild>,
-    grams: HashMap<u64, u32, FxBuild>,
-    next: u32,
+    extra: Vocab,
 }
 
 impl<'a> Lookup<'a> {
     fn new(vocab: &'a Vocab) -> Lookup<'a> {
-        Lookup { vocab, words: HashMap::default(), grams: HashMap::default(), next: vocab.next }
+        Lookup { vocab, extra: Vocab { next: vocab.next, ..Vocab::default() } }
+    }
+
+    /// The ids used so far: the vocabulary's and this segment's.
+    fn ids(&self) -> usize {
+        self.extra.next as usize
     }
 }
 
 impl Intern for Lookup<'_> {
     fn word(&mut self, w: &str) -> u32 {
-        if let Some(&id) = self.vocab.words.get(w).or_else(|| self.words.get(w)) {
-            return id;
+        match self.vocab.words.get(w) {
+            Some(&id) => id,
+            None => self.extra.word(w),
         }
-        let id = self.next;
-        self.next += 1;
-        self.words.insert(w.to_owned(), id);
-        id
     }
 
     fn gram(&mut self, key: u64) -> u32 {
-        if let Some(&id) = self.vocab.grams.get(&key) {
-            return id;
+        match self.vocab.grams.get(&key) {
+            Some(&id) => id,
+            None => self.extra.gram(key),
         }
-        let next = &mut self.next;
-        *self.grams.entry(key).or_insert_with(|| {
-            *next += 1;
-            *next - 1
-        })
     }
 }
 

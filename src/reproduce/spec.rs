@@ -210,9 +210,7 @@ impl Paper {
         }
         for t in &p.tables {
             for c in &t.columns {
-                if c.compute.is_some() == c.missing.is_some() {
-                    return Err(bad(format!("{}, column {:?}: give exactly one of compute and missing", t.id, c.name)));
-                }
+                one_source(name, &t.id, &c.name, &c.compute, &c.missing)?;
             }
             for r in &t.rows {
                 let at = format!("{}, row {:?}", t.id, r.name);
@@ -236,9 +234,7 @@ impl Paper {
                 return Err(bad(format!("{}: `files` needs {{system}} and `systems` one or more", t.id)));
             }
             for c in &t.columns {
-                if c.compute.is_some() == c.missing.is_some() {
-                    return Err(bad(format!("{}, column {:?}: give exactly one of compute and missing", t.id, c.name)));
-                }
+                one_source(name, &t.id, &c.name, &c.compute, &c.missing)?;
             }
             if let Some(c) = t.off.iter().flat_map(|g| &g.cells).find(|c| t.pinned(c).is_none()) {
                 return Err(bad(format!("{}: pinned cell {c:?} is not SYSTEM LINE COLUMN of a computed column", t.id)));
@@ -246,6 +242,14 @@ impl Paper {
         }
         Ok(p)
     }
+}
+
+/// A column is computed (`compute`) or says why nothing can (`missing`): exactly one of them.
+fn one_source(paper: &str, table: &str, column: &str, compute: &Option<String>, missing: &Option<String>) -> Result<(), Error> {
+    if compute.is_some() == missing.is_some() {
+        return Err(Error::Spec(paper.to_owned(), format!("{table}, column {column:?}: give exactly one of compute and missing")));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -309,3 +313,4 @@ off = [{{ why = "w", cells = ["{cell}"] }}]
         }
     }
 }
+
