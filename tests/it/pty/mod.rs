@@ -201,6 +201,16 @@ impl Pty {
         }
     }
 
+    /// Waits until the terminal's last row (of `rows`) shows `what`: a frame drawn at that height.
+    pub fn wait_last_row(&self, rows: u16, what: &str) {
+        let end = Instant::now() + WAIT;
+        let last = |p: &Self| p.screen.lock().unwrap().screen().rows(0, u16::MAX).nth(usize::from(rows) - 1).unwrap_or_default();
+        while !last(self).contains(what) {
+            assert!(Instant::now() < end, "row {rows} never showed {what:?}; the screen:\n{}", self.screen());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
