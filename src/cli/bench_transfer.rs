@@ -228,6 +228,11 @@ pub fn run(a: TransferArgs) -> anyhow::Result<()> {
         }
         bests.push(best);
     }
+    if let Some(b) = bests.iter().find(|b| b.batch == 1)
+        && let Some(line) = super::bench_bandwidth::limit_line(&path, candle_core::utils::get_num_threads(), b.decode_tps)?
+    {
+        crate::outln!("{line}");
+    }
     for (i, out) in last_outputs.iter().enumerate().take(a.show) {
         crate::outln!("[{i}] {}\n    -> {}", items[i].1, out.trim());
     }

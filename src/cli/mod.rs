@@ -2,6 +2,7 @@
 
 pub mod annotate;
 pub mod bench;
+pub mod bench_bandwidth;
 pub mod bench_bertscore;
 pub mod bench_cider;
 pub mod bench_peer;

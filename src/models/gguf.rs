@@ -81,6 +81,25 @@ impl GgufFile {
         v
     }
 
+    /// Bytes of tensor data one batch-1 decode step reads: every tensor but the token
+    /// embeddings, of which it reads one row, unless they are also the output projection (no
+    /// `output.weight`), which reads them whole.
+    pub fn decode_read_bytes(&self) -> u64 {
+        let tied = !self.has_tensor("output.weight");
+        let mut total = 0u64;
+        for (name, info) in &self.content.tensor_infos {
+            let elems = info.shape.elem_count();
+            let bytes = (elems / info.ggml_dtype.block_size().max(1)) as u64 * info.ggml_dtype.type_size() as u64;
+            if name == "token_embd.weight" && !tied {
+                let rows = info.shape.dims().first().copied().unwrap_or(1).max(1) as u64;
+                total += bytes / rows;
+            } else {
+                total += bytes;
+            }
+        }
+        total
+    }
+
     /// `general.architecture`.
     pub fn architecture(&self) -> Result<String> {
         self.string("general.architecture")
