@@ -197,13 +197,16 @@ mod tests {
         Ours { key: "rouge1", label: "ROUGE-1 F".into(), one: 0.5, all: 0.25, corpus: 0.5, each }
     }
 
-    const ANSWER: &str = r#"a warning the script did not silence
-{"python": "3.11.7", "results": {
- "rouge1": {"version": "rouge-score 0.1.2", "wall": 5.0, "cpu": 4.9, "corpus": 0.5, "each": [0.25, 0.75]},
- "bleu": {"version": "sacrebleu 2.6.0", "wall": 1.0, "cpu": 1.0, "corpus": 31.5, "each": null},
- "meteor": {"missing": "nltk", "install": "nltk"},
- "bertscore": {"failed": "bert-score 0.3.13 is installed"}}}
-"#;
+    // A stray line first (the answer is the last line), then the script's one JSON line.
+    const ANSWER: &str = concat!(
+        "a warning the script did not silence\n",
+        r#"{"python": "3.11.7", "results": {"#,
+        r#""rouge1": {"version": "rouge-score 0.1.2", "wall": 5.0, "cpu": 4.9, "corpus": 0.5, "each": [0.25, 0.75]}, "#,
+        r#""bleu": {"version": "sacrebleu 2.6.0", "wall": 1.0, "cpu": 1.0, "corpus": 31.5, "each": null}, "#,
+        r#""meteor": {"missing": "nltk", "install": "nltk"}, "#,
+        r#""bertscore": {"failed": "bert-score 0.3.13 is installed"}}}"#,
+        "\n"
+    );
 
     #[test]
     fn parses_the_peer_answer() {
