@@ -3,6 +3,7 @@
 //! `metric_meteor`); `tstlab metric --list`: every metric `tstlab score` takes; and `tstlab bench
 //! metrics`: their speed on benchmark pairs.
 
+use super::bench_python::Ours;
 use super::print_json;
 use super::metric_files::{Files, print_lines, read};
 use crate::metrics::bleu::{self, BleuConfig, Smooth};
@@ -341,11 +342,11 @@ pub struct BenchArgs {
     /// References per hypothesis of the CIDEr-D rows.
     #[arg(long, default_value_t = 4)]
     pub cider_refs: usize,
-    /// Also time pycocoevalcap's CIDEr-D in this Python interpreter (which has pycocoevalcap
-    /// installed) on the same texts, and compare its values.
+    /// Also time each metric's Python peer in this interpreter, where its package is installed
+    /// (sacrebleu, rouge-score, nltk, pycocoevalcap), on the same texts, and compare the values.
     #[arg(long, value_name = "PYTHON")]
     pub peer: Option<PathBuf>,
-    /// Only the CIDEr-D rows.
+    /// Only the CIDEr-D rows (and their peer).
     #[arg(long)]
     pub cider_only: bool,
 }
@@ -405,45 +406,61 @@ pub fn bench(a: BenchArgs) -> anyhow::Result<()> {
         );
     };
     let row = |name: &str, th: usize, t: (f64, Option<f64>), value: f64| row_of(name, a.pairs, th, t, value);
-    if a.cider_only {
-        return super::bench_cider::rows(a.cider_pairs, a.cider_refs, a.seed, a.peer.as_deref(), &row_of, &|f| {
-            let (_, w, c) = timed(f);
-            (w, c)
-        });
-    }
-    let bcfg = BleuConfig::corpus();
-    let (serial, w1, c1) = timed(|| bleu::corpus_bleu_serial(&hyps, &refs, &bcfg));
-    let (par, w2, c2) = timed(|| bleu::corpus_bleu(&hyps, &refs, &bcfg));
-    let (serial, par) = (serial?, par?);
-    anyhow::ensure!(serial == par, "parallel corpus BLEU differs from serial");
-    row("corpus BLEU 13a", 1, (w1, c1), serial.score);
-    row("corpus BLEU 13a", threads, (w2, c2), par.score);
-    let scfg = BleuConfig::sentence();
-    let (serial, w1, c1) = timed(|| -> Result<Vec<f64>, _> {
-        hyps.iter()
-            .zip(&refs)
-            .map(|(h, r)| bleu::sentence_bleu(h, r, &scfg).map(|s| s.score))
-            .collect()
-    });
-    let (par, w2, c2) = timed(|| bleu::sentence_bleus(&hyps, &refs, &scfg));
-    let (serial, par) = (serial?, par?);
-    anyhow::ensure!(serial == par, "parallel sentence BLEU differs from serial");
-    let mean = par.iter().sum::<f64>() / par.len().max(1) as f64;
-    row("sentence BLEU 13a (mean)", 1, (w1, c1), mean);
-    row("sentence BLEU 13a (mean)", threads, (w2, c2), mean);
-    for (name, ccfg) in [
-        ("corpus chrF2", ChrfConfig::chrf()),
-        ("corpus chrF2++", ChrfConfig::chrf_pp()),
-    ] {
-        let (serial, w1, c1) = timed(|| chrf::corpus_chrf_serial(&hyps, &refs, &ccfg));
-        let (par, w2, c2) = timed(|| chrf::corpus_chrf(&hyps, &refs, &ccfg));
-        let (serial, par) = (serial?, par?);
-        anyhow::ensure!(serial == par, "parallel {name} differs from serial");
-        row(name, 1, (w1, c1), serial.score);
-        row(name, threads, (w2, c2), par.score);
-    }
-    super::bench_cider::rows(a.cider_pairs, a.cider_refs, a.seed, a.peer.as_deref(), &row_of, &|f| {
+    let time = |f: &mut dyn FnMut()| {
         let (_, w, c) = timed(f);
         (w, c)
-    })
+    };
+    let mut ours = Vec::new();
+    if !a.cider_only {
+        let bcfg = BleuConfig::corpus();
+        let (serial, w1, c1) = timed(|| bleu::corpus_bleu_serial(&hyps, &refs, &bcfg));
+        let (par, w2, c2) = timed(|| bleu::corpus_bleu(&hyps, &refs, &bcfg));
+        let (serial, par) = (serial?, par?);
+        anyhow::ensure!(serial == par, "parallel corpus BLEU differs from serial");
+        row("corpus BLEU 13a", 1, (w1, c1), serial.score);
+        row("corpus BLEU 13a", threads, (w2, c2), par.score);
+        ours.push(Ours { key: "bleu", label: "corpus BLEU 13a".into(), one: w1, all: w2, corpus: par.score, each: None });
+        let scfg = BleuConfig::sentence();
+        let (serial, w1, c1) = timed(|| -> Result<Vec<f64>, _> {
+            hyps.iter()
+                .zip(&refs)
+                .map(|(h, r)| bleu::sentence_bleu(h, r, &scfg).map(|s| s.score))
+                .collect()
+        });
+        let (par, w2, c2) = timed(|| bleu::sentence_bleus(&hyps, &refs, &scfg));
+        let (serial, par) = (serial?, par?);
+        anyhow::ensure!(serial == par, "parallel sentence BLEU differs from serial");
+        let mean = par.iter().sum::<f64>() / par.len().max(1) as f64;
+        row("sentence BLEU 13a (mean)", 1, (w1, c1), mean);
+        row("sentence BLEU 13a (mean)", threads, (w2, c2), mean);
+        ours.push(Ours { key: "sentence_bleu", label: "sentence BLEU 13a".into(), one: w1, all: w2, corpus: mean, each: Some(par) });
+        for (name, key, ccfg) in [
+            ("corpus chrF2", "chrf", ChrfConfig::chrf()),
+            ("corpus chrF2++", "chrf++", ChrfConfig::chrf_pp()),
+        ] {
+            let (serial, w1, c1) = timed(|| chrf::corpus_chrf_serial(&hyps, &refs, &ccfg));
+            let (par, w2, c2) = timed(|| chrf::corpus_chrf(&hyps, &refs, &ccfg));
+            let (serial, par) = (serial?, par?);
+            anyhow::ensure!(serial == par, "parallel {name} differs from serial");
+            row(name, 1, (w1, c1), serial.score);
+            row(name, threads, (w2, c2), par.score);
+            ours.push(Ours { key, label: name.into(), one: w1, all: w2, corpus: par.score, each: None });
+        }
+        ours.extend(super::bench_metrics::rows(&hyps, &refs, &row, &time)?);
+    }
+    let cider = super::bench_cider::rows(a.cider_pairs, a.cider_refs, a.seed, &row_of, &time)?;
+    let Some(python) = &a.peer else { return Ok(()) };
+    let (c_hyps, c_refs): (Vec<&str>, Vec<Vec<&str>>) =
+        cider.iter().flat_map(|c| &c.0).map(|(h, rs)| (h.as_str(), rs.iter().map(String::as_str).collect())).unzip();
+    ours.extend(cider.as_ref().map(|c| c.1.clone()));
+    let single: Vec<&str> = refs.iter().map(|r| r[0]).collect();
+    let meteor = ours.iter().any(|o| o.key == "meteor");
+    let job = super::bench_python::Job {
+        hyps: if a.cider_only { &[] } else { &hyps },
+        refs: if a.cider_only { &[] } else { &single },
+        cider: cider.is_some().then_some((&c_hyps[..], &c_refs[..], a.cider_refs)),
+        wordnet: if meteor { crate::metrics::wordnet::locate().ok().map(|s| s.to_string()) } else { None },
+        metrics: ours.iter().map(|o| o.key).chain((!a.cider_only).then_some("bertscore")).collect(),
+    };
+    super::bench_python::compare(python, &job, &ours, !a.cider_only)
 }

@@ -374,3 +374,72 @@ fn width_is_the_decimals_on_every_scale() {
     assert_eq!(decimals(&["bleu"]), 1);
     assert_eq!(decimals(&["chrf", "--width", "3"]), 3);
 }
+
+/// `bench metrics --peer` with an interpreter that has none of the peers' packages (python3
+/// without site-packages): tstlab's rows and one line per metric saying which module is missing
+/// and how to install it, not an error.
+#[test]
+fn bench_metrics_peer_missing_says_how_to_install() {
+    let Some(python3) = which("python3") else {
+        crate::skip::skip("no python3 on PATH");
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let bare = home.path().join("bare-python");
+    std::fs::write(&bare, format!("#!/bin/sh\nexec {} -I -S \"$@\"\n", python3.display())).unwrap();
+    std::fs::set_permissions(&bare, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = tstlab(home.path())
+        .args(["bench", "metrics", "--pairs", "40", "--cider-pairs", "10", "--peer"])
+        .arg(&bare)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let b = bare.display();
+    for (label, module, pip) in [
+        ("corpus BLEU 13a", "sacrebleu", "sacrebleu"),
+        ("corpus chrF2++", "sacrebleu", "sacrebleu"),
+        ("ROUGE-L F", "rouge_score", "rouge-score"),
+        ("NLTK sentence BLEU", "nltk", "nltk"),
+        ("CIDEr-D x4 refs", "pycocoevalcap", "pycocoevalcap"),
+    ] {
+        let want = format!("no peer: module {module} missing in {b} ({b} -m pip install {pip})");
+        assert!(text.lines().any(|l| l.starts_with(label) && l.ends_with(&want)), "{label}: {want}\n{text}");
+    }
+    let bert = format!("no peer: bert-score not installed in {b}");
+    assert!(text.lines().any(|l| l.starts_with("BERTScore") && l.contains(&bert)), "{text}");
+}
+
+/// `bench metrics --peer` with the peers installed (`TSTLAB_PEER_PYTHON`; scripts/test makes a
+/// venv with sacrebleu, rouge-score, nltk and pycocoevalcap): every metric's peer ran on the
+/// same texts and its values equal tstlab's.
+#[test]
+fn bench_metrics_peer_values_agree() {
+    let Some(python) = std::env::var_os("TSTLAB_PEER_PYTHON") else {
+        crate::skip::skip("TSTLAB_PEER_PYTHON unset (a python with sacrebleu, rouge-score, nltk, pycocoevalcap; scripts/test makes one)");
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let out = tstlab(home.path())
+        .args(["bench", "metrics", "--pairs", "300", "--cider-pairs", "50", "--peer"])
+        .arg(&python)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let table = text.split_once("against the Python peers").expect("the peer table").1;
+    let mut labels = vec!["corpus BLEU 13a", "sentence BLEU 13a", "corpus chrF2 ", "corpus chrF2++", "ROUGE-1 F", "ROUGE-2 F", "ROUGE-L F", "NLTK sentence BLEU", "CIDEr-D x4 refs"];
+    if text.lines().any(|l| l.starts_with("METEOR nltk") && l.contains("not timed")) {
+        crate::skip::skip("METEOR's peer: no WordNet 3.0 (apt-get install wordnet-base)");
+    } else {
+        labels.push("METEOR nltk");
+    }
+    for label in labels {
+        let line = table.lines().find(|l| l.starts_with(label)).unwrap_or_else(|| panic!("{label}\n{text}"));
+        assert!(line.ends_with(" agree") && line.contains("x "), "{line}\n{text}");
+    }
+}
+
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
+}
