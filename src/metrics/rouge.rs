@@ -10,6 +10,8 @@
 
 use super::{MetricError, check_refs, porter};
 use serde::Serialize;
+use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// The ROUGE variants.
@@ -60,20 +62,24 @@ impl Score {
 
 /// The package's tokens of `text`; with `stem`, tokens longer than three characters stemmed.
 pub fn tokenize(text: &str, stem: bool) -> Vec<String> {
-    let lower = text.to_lowercase();
+    tokens(&text.to_lowercase(), stem).into_iter().map(Cow::into_owned).collect()
+}
+
+/// [`tokenize`]'s tokens of an already lower-cased text, borrowed unless stemmed.
+fn tokens(lower: &str, stem: bool) -> Vec<Cow<'_, str>> {
     lower
         .split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit()))
         .filter(|t| !t.is_empty())
-        .map(|t| if stem && t.len() > 3 { porter::stem(t) } else { t.to_owned() })
+        .map(|t| if stem && t.len() > 3 { Cow::Owned(porter::stem(t)) } else { Cow::Borrowed(t) })
         .collect()
 }
 
 /// ROUGE of `hyp` against one reference.
 pub fn score(kind: Kind, stem: bool, reference: &str, hyp: &str) -> Score {
-    let tok = |t| tokenize(t, stem);
+    let (r, h) = (reference.to_lowercase(), hyp.to_lowercase());
     match kind {
-        Kind::N(n) => ngrams(&tok(reference), &tok(hyp), n),
-        Kind::L => lcs_score(&tok(reference), &tok(hyp)),
+        Kind::N(n) => ngrams(&tokens(&r, stem), &tokens(&h, stem), n),
+        Kind::L => lcs_score(&tokens(&r, stem), &tokens(&h, stem)),
         Kind::Lsum => summary_lcs(&sentences(reference, stem), &sentences(hyp, stem)),
     }
 }
@@ -106,19 +112,28 @@ where
     Ok((mean, each))
 }
 
-fn ngrams(reference: &[String], hyp: &[String], n: usize) -> Score {
-    let (r, h) = (count_ngrams(reference, n), count_ngrams(hyp, n));
-    let overlap: usize = r.iter().map(|(g, c)| (*c).min(h.get(g).copied().unwrap_or(0))).sum();
-    let total = |m: &HashMap<&[String], usize>| m.values().sum::<usize>().max(1) as f64;
-    Score::new(overlap as f64 / total(&h), overlap as f64 / total(&r))
-}
-
-fn count_ngrams(t: &[String], n: usize) -> HashMap<&[String], usize> {
-    let mut m: HashMap<&[String], usize> = HashMap::new();
-    for g in t.windows(n) {
-        *m.entry(g).or_default() += 1;
+/// The overlap of the two texts' n-gram multisets (each n-gram counted as often as both have
+/// it), found by walking both sorted lists: segments are short, so no hashing.
+fn ngrams<T: Ord>(reference: &[T], hyp: &[T], n: usize) -> Score {
+    fn sorted<T: Ord>(t: &[T], n: usize) -> Vec<&[T]> {
+        let mut g: Vec<&[T]> = t.windows(n).collect();
+        g.sort_unstable();
+        g
     }
-    m
+    let (r, h) = (sorted(reference, n), sorted(hyp, n));
+    let (mut i, mut j, mut overlap) = (0, 0, 0usize);
+    while i < r.len() && j < h.len() {
+        match r[i].cmp(h[j]) {
+            Ordering::Less => i += 1,
+            Ordering::Greater => j += 1,
+            Ordering::Equal => {
+                overlap += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    Score::new(overlap as f64 / h.len().max(1) as f64, overlap as f64 / r.len().max(1) as f64)
 }
 
 fn count_tokens(s: &[Vec<String>]) -> HashMap<&str, usize> {
@@ -130,7 +145,7 @@ fn count_tokens(s: &[Vec<String>]) -> HashMap<&str, usize> {
 }
 
 /// The LCS length table of `a` (rows) and `b` (columns).
-fn lcs_table(a: &[String], b: &[String]) -> Vec<Vec<u32>> {
+fn lcs_table<T: PartialEq>(a: &[T], b: &[T]) -> Vec<Vec<u32>> {
     let mut t = vec![vec![0u32; b.len() + 1]; a.len() + 1];
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -140,7 +155,7 @@ fn lcs_table(a: &[String], b: &[String]) -> Vec<Vec<u32>> {
     t
 }
 
-fn lcs_score(reference: &[String], hyp: &[String]) -> Score {
+fn lcs_score<T: PartialEq>(reference: &[T], hyp: &[T]) -> Score {
     if reference.is_empty() || hyp.is_empty() {
         return Score::default();
     }
@@ -225,6 +240,10 @@ mod tests {
         close(score(Kind::N(1), false, r, h), 0.75, 6.0 / 9.0, 2.0 * 0.75 * (6.0 / 9.0) / (0.75 + 6.0 / 9.0));
         close(score(Kind::L, false, r, h), 0.625, 5.0 / 9.0, 2.0 * 0.625 * (5.0 / 9.0) / (0.625 + 5.0 / 9.0));
         close(score(Kind::N(2), false, "a b a b", "a b"), 1.0, 1.0 / 3.0, 0.5);
+        // Repeated n-grams count as often as both texts have them: "a a" twice in the
+        // reference, once in the hypothesis.
+        close(score(Kind::N(2), false, "a a a", "a a b"), 0.5, 0.5, 0.5);
+        close(score(Kind::N(1), false, "x a a a", "a a b"), 2.0 / 3.0, 0.5, 4.0 / 7.0);
         close(score(Kind::L, false, "", "a"), 0.0, 0.0, 0.0);
         assert_eq!(Kind::parse("ROUGE-Lsum"), Some(Kind::Lsum));
         assert_eq!(Kind::parse("rouge2"), Some(Kind::N(2)));
