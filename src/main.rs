@@ -36,7 +36,7 @@ enum Command {
     Export(cli::export::ExportArgs),
     /// Score a dataset's outputs with automatic metrics (cached: only missing scores are computed).
     Score(cli::score::ScoreArgs),
-    /// The result table per direction in TSTBench's layout (text, CSV, Markdown, LaTeX, JSON).
+    /// The result table per direction in TSTBench's layout, or all directions pooled with g-BLEU (`--pooled`, llm-tst's), as text, CSV, Markdown, LaTeX or JSON.
     Table(cli::table::TableArgs),
     /// Add the demo datasets and baselines to the store.
     Demo,

@@ -1,12 +1,14 @@
 //! `tstlab table`: the result table of a dataset per direction in TSTBench's layout, as text,
-//! CSV, Markdown, LaTeX or JSON; `--significance BASELINE` tests every system against a
-//! baseline (paired bootstrap or approximate randomisation, as sacreBLEU's).
+//! CSV, Markdown, LaTeX or JSON; `--g-bleu` adds g-BLEU = sqrt(s-BLEU x r-BLEU); `--pooled`
+//! gives one table of all directions pooled (llm-tst-code's, with g-BLEU); `--significance
+//! BASELINE` tests every system against a baseline (paired bootstrap or approximate
+//! randomisation, as sacreBLEU's).
 
 use crate::analysis::significance::{Test, TestSpec, DEFAULT_SEED};
 use crate::metrics::family::Convention;
 use crate::metrics::joint::PplPooling;
 use crate::printable::{for_stdout, line, text};
-use crate::score::table::{self, Column};
+use crate::score::table::{self, Column, Table};
 use crate::score::table_fmt;
 use crate::score::table_sig::{self, SigOptions};
 use crate::store::Store;
@@ -17,8 +19,20 @@ pub struct TableArgs {
     #[arg(long)]
     pub dataset: String,
     /// Only this direction (SOURCE->TARGET); default: every direction.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "pooled")]
     pub direction: Option<String>,
+    /// One table of every direction pooled, as llm-tst-code evaluates: each system's outputs of
+    /// all directions together, every column computed on them (one corpus for BLEU; never a
+    /// mean of the directions' values), with the g-BLEU column; rows whose output or source
+    /// pandas reads as missing (empty, N/A, null, ...) are left out, as its
+    /// `read_csv().dropna()`, and counted in the notes. `--bleu nltk` gives llm-tst's s-, r- and
+    /// g-BLEU.
+    #[arg(long)]
+    pub pooled: bool,
+    /// Add g-BLEU = sqrt(s-BLEU x r-BLEU) after multi-BLEU, in the BLEU columns' convention
+    /// (`g-BLEU.nltk`); the pooled table always has it.
+    #[arg(long)]
+    pub g_bleu: bool,
     /// text, csv, md, latex or json.
     #[arg(long, default_value = "text", value_parser = ["text", "csv", "md", "markdown", "latex", "tex", "json"])]
     pub format: String,
@@ -76,21 +90,35 @@ impl SignificanceArgs {
     }
 }
 
-/// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, ...; a convention
-/// after a `.` is allowed: `r-bleu.tstbench`).
+/// A column from its header, case-insensitive (`joint`, `r-bleu`, `ppl`, `g-bleu`, ...; a
+/// convention after a `.` is allowed: `r-bleu.tstbench`).
 pub fn parse_column(s: &str) -> anyhow::Result<Column> {
     let known = |c: &str| Convention::NAMES.contains(&c) || PplPooling::parse(c).is_some();
     let name = s.rsplit_once('.').filter(|x| known(x.1)).map_or(s, |x| x.0);
-    Column::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
-        let names: Vec<&str> = Column::ALL.iter().map(|c| c.name()).collect();
+    let all = || Column::ALL.into_iter().chain([Column::GBleu]);
+    all().find(|c| c.name().eq_ignore_ascii_case(name)).ok_or_else(|| {
+        let names: Vec<&str> = all().map(|c| c.name()).collect();
         anyhow::anyhow!("no column {s:?}; columns: {}", names.join(", "))
     })
 }
 
 pub fn run(store: &Store, args: TableArgs) -> anyhow::Result<()> {
     let sort = args.sort.as_deref().map(parse_column).transpose()?;
+    if sort == Some(Column::GBleu) && !args.g_bleu && !args.pooled {
+        anyhow::bail!("--sort g-BLEU: the table has no g-BLEU column; add it with --g-bleu (or --pooled)");
+    }
+    if args.pooled && args.significance.significance.is_some() {
+        anyhow::bail!("--significance is not available with --pooled: the test resamples one direction's items; test each direction without --pooled");
+    }
     let opts = table::Options { bleu: args.bleu.as_deref().map(Convention::parse).transpose()?, ppl_pooling: args.ppl_pooling.as_deref().and_then(PplPooling::parse) };
-    let mut tables = table::build_all_with(store, &args.dataset, args.direction.as_deref(), &opts)?;
+    let mut tables = if args.pooled {
+        vec![table::build_pooled(store, &args.dataset, &opts)?]
+    } else {
+        table::build_all_with(store, &args.dataset, args.direction.as_deref(), &opts)?
+    };
+    if args.g_bleu {
+        tables.iter_mut().for_each(Table::add_g_bleu);
+    }
     if let Some(opts) = args.significance.options() {
         table_sig::attach(store, &mut tables, &opts)?;
     }

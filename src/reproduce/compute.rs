@@ -3,9 +3,11 @@
 //!
 //! - `llm-tst:s-bleu`, `llm-tst:r-bleu`, `llm-tst:g-bleu` (key: a system): llm-tst-code's
 //!   evaluator over the system's latest outputs of the table's dataset, both directions pooled
-//!   into one corpus: rows with a pandas missing value dropped (its `read_csv().dropna()`),
-//!   outputs, sources and the first reference lowercased, NLTK corpus BLEU x 100
-//!   (`Convention::nltk`), g-BLEU = sqrt(s-BLEU x r-BLEU) (docs/METHODS.md, BLEU).
+//!   into one corpus: the system's row of the pooled result table (`score::table::build_pooled`,
+//!   what `tstlab table --pooled --bleu nltk` prints): rows with a pandas missing value dropped
+//!   (its `read_csv().dropna()`), outputs, sources and the first reference lowercased, NLTK
+//!   corpus BLEU x 100 (`Convention::nltk`), g-BLEU = sqrt(s-BLEU x r-BLEU) (docs/METHODS.md,
+//!   BLEU).
 //! - `llm-tst:sentence-g-bleu:SOURCE` (key: a system): the g-BLEU of the system's latest
 //!   output of the one item whose source is SOURCE, as llm-tst's Table 9: NLTK
 //!   `sentence_bleu` without smoothing on lowercased white-space tokens against the source
@@ -46,6 +48,7 @@ use crate::import::Summary;
 use crate::stats::corr::CorrKind;
 use crate::metrics::family::{self, Convention};
 use crate::metrics::nltk::{self, NltkConfig};
+use crate::score::table::{self, Column, Table};
 use crate::store::Store;
 use std::collections::HashMap;
 
@@ -65,23 +68,12 @@ impl Value {
 pub struct Ctx<'s> {
     store: &'s Store,
     summaries: &'s [Summary],
-    /// (dataset, system) -> s-BLEU, r-BLEU, g-BLEU.
-    llm_tst: HashMap<(String, String), [f64; 3]>,
+    /// dataset -> its pooled result table in the `nltk` convention.
+    llm_tst: HashMap<String, Table>,
     /// (dataset/direction, system) -> s-BLEU, r-BLEU, multi-BLEU.
     tstbench: HashMap<(String, String), [f64; 3]>,
     /// (dataset, aspect, metric, 8 systems) -> the meta-evaluation report.
     lai2023: HashMap<(String, String, String, bool), (Names, MetaReport)>,
-}
-
-/// pandas' default missing-value strings: `read_csv` turns a field equal to one of these into
-/// NaN, and llm-tst-code's `dropna()` then drops the row.
-const PANDAS_NA: [&str; 19] = [
-    "", "#N/A", "#N/A N/A", "#NA", "-1.#IND", "-1.#QNAN", "-NaN", "-nan", "1.#IND", "1.#QNAN", "<NA>", "N/A", "NA", "NULL",
-    "NaN", "None", "n/a", "nan", "null",
-];
-
-pub fn pandas_na(field: &str) -> bool {
-    PANDAS_NA.contains(&field)
 }
 
 impl<'s> Ctx<'s> {
@@ -113,9 +105,9 @@ impl<'s> Ctx<'s> {
             }]));
         }
         match what {
-            "llm-tst:s-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key)?[0])),
-            "llm-tst:r-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key)?[1])),
-            "llm-tst:g-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key)?[2])),
+            "llm-tst:s-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key, Column::SBleu)?)),
+            "llm-tst:r-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key, Column::RBleu)?)),
+            "llm-tst:g-bleu" => Ok(Value::plain(self.llm_tst_bleu(dataset, key, Column::GBleu)?)),
             "styleptb:crowd-tasks" => Ok(Value::plain((self.references(dataset, key)? + self.left_out(dataset, key, "N/A rewrites")) as f64)),
             "styleptb:crowd-na" => Ok(Value::plain(self.left_out(dataset, key, "N/A rewrites") as f64)),
             "styleptb:crowd-refs" => Ok(Value::plain(self.references(dataset, key)? as f64)),
@@ -123,35 +115,16 @@ impl<'s> Ctx<'s> {
         }
     }
 
-    fn llm_tst_bleu(&mut self, dataset: &str, system: &str) -> Result<[f64; 3], Error> {
-        let k = (dataset.to_owned(), system.to_owned());
-        if let Some(v) = self.llm_tst.get(&k) {
-            return Ok(*v);
+    /// A BLEU column of the system's row in the dataset's pooled table (`nltk` convention).
+    fn llm_tst_bleu(&mut self, dataset: &str, system: &str, col: Column) -> Result<f64, Error> {
+        if !self.llm_tst.contains_key(dataset) {
+            let opts = table::Options { bleu: Some(Convention::nltk()), ..Default::default() };
+            let t = table::build_pooled(self.store, dataset, &opts).map_err(|e| Error::Compute(format!("{dataset}: {e}")))?;
+            self.llm_tst.insert(dataset.to_owned(), t);
         }
-        let ds = self.store.dataset_id(dataset)?;
-        let refs = self.store.references_by_item(ds, None)?;
-        let rows = self.store.latest_output_rows(ds, None)?;
-        let (mut hyps, mut srcs, mut firsts) = (Vec::new(), Vec::new(), Vec::new());
-        for r in rows.iter().filter(|r| r.system == system) {
-            if pandas_na(&r.text) || pandas_na(&r.source) {
-                continue;
-            }
-            let first = refs.get(&r.item_id).and_then(|v| v.first()).ok_or_else(|| {
-                Error::Compute(format!("{dataset}/{system}: item {} has no reference", r.item_id))
-            })?;
-            hyps.push(r.text.to_lowercase());
-            srcs.push(r.source.to_lowercase());
-            firsts.push([first.to_lowercase()]);
-        }
-        if hyps.is_empty() {
-            return Err(Error::Compute(format!("{dataset}: no outputs of system {system:?}")));
-        }
-        let conv = Convention::nltk();
-        let s = 100.0 * family::s_bleu(&conv, &hyps, &srcs)?;
-        let r = 100.0 * family::r_bleu(&conv, &hyps, &firsts)?;
-        let v = [s, r, family::g_bleu(s, r)];
-        self.llm_tst.insert(k, v);
-        Ok(v)
+        let t = &self.llm_tst[dataset];
+        let row = t.rows.iter().position(|r| r.system == system).ok_or_else(|| Error::Compute(format!("{dataset}: no outputs of system {system:?}")))?;
+        t.value(row, col).ok_or_else(|| Error::Compute(format!("{dataset}/{system}: no {}{}", t.header(col), t.absent.get(&col).map_or(String::new(), |w| format!(": {w}")))))
     }
 
     /// g-BLEU x 100 of one output (see the module's documentation).
@@ -341,11 +314,3 @@ impl<'s> Ctx<'s> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn pandas_missing_values_are_exact_strings() {
-        assert!(super::pandas_na("") && super::pandas_na("N/A") && super::pandas_na("null"));
-        assert!(!super::pandas_na(" ") && !super::pandas_na("n/a ") && !super::pandas_na("none"));
-    }
-}

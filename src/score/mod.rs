@@ -6,6 +6,7 @@
 pub mod catalog;
 pub mod documents;
 pub mod inputs;
+pub mod pandas;
 pub mod plan;
 pub mod reference;
 pub mod table;

@@ -15,11 +15,20 @@
 //! else its r-BLEU. t-PPL = sqrt(d-PPL · g-PPL). Headers name the conventions
 //! (`s-BLEU.tstbench`, `PPL.corpus-words`) and the notes give their signatures. A column whose
 //! inputs are missing is absent, with the reason and what to run.
+//!
+//! g-BLEU = sqrt(s-BLEU x r-BLEU) of a row, in the table's convention, is added on request
+//! ([`Table::add_g_bleu`], `table --g-bleu`). The pooled table ([`build_pooled`], `table
+//! --pooled`) is llm-tst-code's: each system's outputs of every direction pooled, every column
+//! computed on them together (one corpus for BLEU, one set of outputs for the means, ACC, PPL
+//! and Joint; never a mean of the directions' values), rows whose output or source pandas reads
+//! as missing left out and counted, and the g-BLEU column. `reproduce llm-tst` reads its BLEU
+//! cells from this table in the `nltk` convention.
 
 use crate::analysis::data::{self, Names};
 use crate::analysis::joint_data::{self, Choice, JointOptions};
 use crate::metrics::family::{self, Convention};
 use crate::metrics::joint::{self, PplPooling, PplStat};
+use super::pandas;
 use crate::store::{self, Store};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -32,6 +41,9 @@ pub enum Column {
     SBleu,
     RBleu,
     MultiBleu,
+    /// sqrt(s-BLEU x r-BLEU) (llm-tst's g-BLEU); not one of TSTBench's columns, added on request
+    /// ([`Table::add_g_bleu`]) and in the pooled table.
+    GBleu,
     SBert,
     RBert,
     MultiBert,
@@ -44,6 +56,7 @@ pub enum Column {
 }
 
 impl Column {
+    /// TSTBench's columns, the default layout of a table (g-BLEU is added on request).
     pub const ALL: [Column; 13] = [
         Column::Acc,
         Column::SBleu,
@@ -67,6 +80,7 @@ impl Column {
             Column::SBleu => "s-BLEU",
             Column::RBleu => "r-BLEU",
             Column::MultiBleu => "multi-BLEU",
+            Column::GBleu => "g-BLEU",
             Column::SBert => "s-BERT",
             Column::RBert => "r-BERT",
             Column::MultiBert => "multi-BERT",
@@ -125,6 +139,19 @@ pub struct Table {
     pub significance: Option<crate::analysis::significance::SignificanceTable>,
     /// The conventions of the BLEU and PPL columns.
     pub conventions: Conventions,
+    /// Set when the table pools every direction of the dataset (`build_pooled`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pooled: Option<Pooled>,
+}
+
+/// What a pooled table pooled and what it left out.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Pooled {
+    /// The directions whose outputs make one corpus per system.
+    pub directions: Vec<String>,
+    /// Output rows left out, per system: the output or its source is a value pandas reads as
+    /// missing (`score::pandas`), as llm-tst-code's `read_csv().dropna()` leaves them out.
+    pub dropped: BTreeMap<String, usize>,
 }
 
 /// The conventions a table's BLEU and PPL numbers are in.
@@ -164,12 +191,47 @@ impl Table {
     /// A column's header with its convention: `s-BLEU.tstbench`, `PPL.corpus-words`, `ACC`.
     pub fn header(&self, col: Column) -> String {
         match col {
-            Column::SBleu | Column::RBleu | Column::MultiBleu => format!("{}.{}", col.name(), self.conventions.bleu),
+            Column::SBleu | Column::RBleu | Column::MultiBleu | Column::GBleu => format!("{}.{}", col.name(), self.conventions.bleu),
             Column::Ppl => match self.conventions.ppl_pooling {
                 Some(p) => format!("{}.{}", col.name(), p.name()),
                 None => col.name().to_owned(),
             },
             _ => col.name().to_owned(),
+        }
+    }
+
+    /// `dataset · direction`; a pooled table says that its columns are computed on the pooled
+    /// outputs.
+    pub fn heading(&self) -> String {
+        match &self.pooled {
+            Some(_) => format!("{} · {}, pooled: every column computed on the outputs of all directions together, not averaged over directions", self.dataset, self.direction),
+            None => format!("{} · {}", self.dataset, self.direction),
+        }
+    }
+
+    /// Adds the g-BLEU column after multi-BLEU: sqrt(s-BLEU x r-BLEU) of each row, in the
+    /// table's BLEU convention (`metrics::family::g_bleu`); absent where r-BLEU is.
+    pub fn add_g_bleu(&mut self) {
+        if self.columns.contains(&Column::GBleu) {
+            return;
+        }
+        let at = self.columns.iter().position(|c| *c == Column::MultiBleu).map_or(self.columns.len(), |i| i + 1);
+        let pos = |c: Column| self.columns.iter().position(|x| *x == c);
+        let (s, r) = (pos(Column::SBleu), pos(Column::RBleu));
+        for row in &mut self.rows {
+            let g = s.zip(r).and_then(|(s, r)| row.values[s].zip(row.values[r])).map(|(s, r)| family::g_bleu(s, r));
+            row.values.insert(at, g);
+        }
+        self.columns.insert(at, Column::GBleu);
+        match self.absent.get(&Column::SBleu).or(self.absent.get(&Column::RBleu)) {
+            Some(why) => {
+                let why = format!("needs s-BLEU and r-BLEU: {why}");
+                self.absent.insert(Column::GBleu, why);
+            }
+            None => {
+                let c = &self.conventions.bleu;
+                self.sources.insert(Column::GBleu, format!("sqrt(s-BLEU.{c} x r-BLEU.{c}) of the row (llm-tst's g-BLEU)"));
+            }
         }
     }
 
@@ -215,6 +277,7 @@ impl Table {
 /// One output of a system with what the table needs.
 struct Out {
     id: i64,
+    item_id: i64,
     source: String,
     refs: Vec<String>,
     text: String,
@@ -228,7 +291,7 @@ fn outputs(store: &Store, direction_id: i64) -> store::Result<BTreeMap<(String, 
         if !cache.contains_key(&o.item_id) {
             cache.insert(o.item_id, store.reference_texts(o.item_id)?);
         }
-        out.entry((o.system, o.kind)).or_default().push(Out { id: o.output_id, source: o.source, refs: cache[&o.item_id].clone(), text: o.text });
+        out.entry((o.system, o.kind)).or_default().push(Out { id: o.output_id, item_id: o.item_id, source: o.source, refs: cache[&o.item_id].clone(), text: o.text });
     }
     Ok(out)
 }
@@ -244,6 +307,30 @@ pub(super) struct Scores {
 pub(super) fn scores(store: &Store, direction_id: i64, metric: &str) -> store::Result<Option<Scores>> {
     let Some((config, values)) = store.direction_scores(direction_id, metric)? else { return Ok(None) };
     Ok(Some(Scores { config, values }))
+}
+
+/// The configuration of `metric` with the most values in the dataset (ties: by hash), and its
+/// values in every direction: what a pooled table reads (`configs`: the dataset's).
+fn dataset_scores(store: &Store, dataset_id: i64, configs: &[store::analysis::ScoreConfig], metric: &str) -> store::Result<Option<Scores>> {
+    let best = configs.iter().filter(|c| c.metric == metric).max_by(|a, b| a.defined.cmp(&b.defined).then_with(|| b.config.cmp(&a.config)));
+    let Some(c) = best else { return Ok(None) };
+    let values = store.scores_by_output(Some(dataset_id), None, metric, &c.config)?;
+    Ok(Some(Scores { config: c.config.clone(), values }))
+}
+
+/// Leaves out the outputs whose text or source pandas reads as missing (llm-tst-code's
+/// `read_csv().dropna()`), and a system left with none; returns how many per system.
+fn drop_na(by_system: &mut BTreeMap<(String, String), Vec<Out>>) -> BTreeMap<String, usize> {
+    let mut dropped = BTreeMap::new();
+    for ((system, _), outs) in by_system.iter_mut() {
+        let before = outs.len();
+        outs.retain(|o| !pandas::is_na(&o.text) && !pandas::is_na(&o.source));
+        if outs.len() < before {
+            dropped.insert(system.clone(), before - outs.len());
+        }
+    }
+    by_system.retain(|_, outs| !outs.is_empty());
+    dropped
 }
 
 /// Mean of the defined values of a system's outputs (`None` when none has one).
@@ -327,7 +414,26 @@ pub fn build(store: &Store, dataset: &str, direction: &str) -> anyhow::Result<Ta
 pub fn build_with(store: &Store, dataset: &str, direction: &str, opts: &Options) -> anyhow::Result<Table> {
     let names = Names::load(store, dataset)?;
     let (choice, conv, conventions) = choose(store, &names, opts)?;
-    build_dir(store, &names, &choice, &conv, conventions, direction)
+    build_dir(store, &names, &choice, &conv, conventions, Part::Direction(direction))
+}
+
+/// The table of every direction of a dataset pooled: each system's outputs of all directions
+/// are one corpus (BLEU) and one set of outputs (means, ACC, PPL, Joint), as llm-tst-code
+/// evaluates, with the g-BLEU column; outputs whose text or source pandas reads as missing
+/// are left out (counted in `pooled.dropped`).
+pub fn build_pooled(store: &Store, dataset: &str, opts: &Options) -> anyhow::Result<Table> {
+    let names = Names::load(store, dataset)?;
+    let (choice, conv, conventions) = choose(store, &names, opts)?;
+    let mut t = build_dir(store, &names, &choice, &conv, conventions, Part::Pooled)?;
+    t.add_g_bleu();
+    Ok(t)
+}
+
+/// The outputs a table holds: one direction's, or every direction's pooled.
+#[derive(Clone, Copy)]
+enum Part<'a> {
+    Direction(&'a str),
+    Pooled,
 }
 
 /// The table's conventions and Joint's inputs: Joint's BLEU in the table's BLEU convention.
@@ -338,19 +444,42 @@ fn choose(store: &Store, names: &Names, opts: &Options) -> anyhow::Result<(Choic
     Ok((joint_data::choose(&keys, &jo)?.0, conv, conventions))
 }
 
-fn build_dir(store: &Store, names: &Names, choice: &Choice, conv: &Convention, mut conventions: Conventions, direction: &str) -> anyhow::Result<Table> {
+fn build_dir(store: &Store, names: &Names, choice: &Choice, conv: &Convention, mut conventions: Conventions, what: Part) -> anyhow::Result<Table> {
     let dataset = names.dataset.as_str();
-    let direction_id = store.direction_id(names.dataset_id, direction)?;
-    let by_system = outputs(store, direction_id)?;
+    let (direction, dir_ids) = match what {
+        Part::Direction(d) => (d.to_owned(), vec![store.direction_id(names.dataset_id, d)?]),
+        Part::Pooled => (names.directions.values().cloned().collect::<Vec<_>>().join(" + "), names.directions.keys().copied().collect()),
+    };
+    let mut by_system: BTreeMap<(String, String), Vec<Out>> = BTreeMap::new();
+    for &d in &dir_ids {
+        for (k, v) in outputs(store, d)? {
+            by_system.entry(k).or_default().extend(v);
+        }
+    }
+    let pooled = match what {
+        Part::Direction(_) => None,
+        Part::Pooled => Some(Pooled { directions: names.directions.values().cloned().collect(), dropped: drop_na(&mut by_system) }),
+    };
     // Without ACC and PPL there is nothing of Joint's to show: no need to count n-grams twice.
-    let part = if choice.acc.is_none() && choice.ppl.is_none() { None } else { joint_data::load(store, names, choice, Some(direction_id))?.pop() };
+    let part = if choice.acc.is_none() && choice.ppl.is_none() {
+        None
+    } else if let Part::Direction(_) = what {
+        joint_data::load(store, names, choice, Some(dir_ids[0]))?.pop()
+    } else {
+        joint_data::load(store, names, choice, None)?.into_iter().find(|p| p.direction.is_none())
+    };
+    let configs = if pooled.is_some() { store.score_configs(names.dataset_id)? } else { Vec::new() };
     let mut absent: BTreeMap<Column, String> = BTreeMap::new();
     let mut sources: BTreeMap<Column, String> = BTreeMap::new();
     let mut stored: HashMap<Column, Scores> = HashMap::new();
     for (col, ids) in STORED {
         let mut found = None;
         for id in *ids {
-            if let Some(s) = scores(store, direction_id, id)? {
+            let found_here = match what {
+                Part::Direction(_) => scores(store, dir_ids[0], id)?,
+                Part::Pooled => dataset_scores(store, names.dataset_id, &configs, id)?,
+            };
+            if let Some(s) = found_here {
                 sources.insert(*col, format!("{id}@{}", &s.config[..s.config.len().min(8)]));
                 found = Some(s);
                 break;
@@ -474,14 +603,22 @@ fn build_dir(store: &Store, names: &Names, choice: &Choice, conv: &Convention, m
         // ACC, PPL, Joint and G2: the one definition (metrics::joint) on the same outputs.
         if let Some(sys) = part.as_ref().and_then(|p| p.systems.iter().find(|x| &x.name == system).map(|x| (p, x))) {
             let (p, sys) = sys;
-            let pooled = sys.pool(&p.spec, None);
-            let outputs: Vec<_> = sys.outputs.iter().flatten().collect();
+            // The items of the outputs kept (all of them unless some were dropped as missing).
+            let idx: Option<Vec<usize>> = pooled.as_ref().filter(|x| x.dropped.contains_key(system)).map(|_| {
+                let kept: HashSet<i64> = outs.iter().map(|o| o.item_id).collect();
+                (0..p.items.len()).filter(|&i| kept.contains(&p.items[i])).collect()
+            });
+            let j = sys.pool(&p.spec, idx.as_deref());
+            let outputs: Vec<_> = match &idx {
+                Some(idx) => idx.iter().filter_map(|&i| sys.outputs[i].as_ref()).collect(),
+                None => sys.outputs.iter().flatten().collect(),
+            };
             note_partial(Column::Acc, outputs.iter().filter(|o| o.acc.is_some()).count(), outputs.len());
             note_partial(Column::Ppl, outputs.iter().filter(|o| o.ppl.is_some()).count(), outputs.len());
-            v.insert(Column::Acc, pooled.acc);
-            v.insert(Column::Ppl, pooled.ppl);
-            v.insert(Column::Joint, pooled.joint);
-            v.insert(Column::G2, pooled.g2);
+            v.insert(Column::Acc, j.acc);
+            v.insert(Column::Ppl, j.ppl);
+            v.insert(Column::Joint, j.joint);
+            v.insert(Column::G2, j.g2);
         }
         let get = |v: &HashMap<Column, Option<f64>>, c: Column| v.get(&c).copied().flatten();
         // The stored TPpl value is g-PPL; t-PPL combines it with the d-PPL of the PPL column.
@@ -516,17 +653,7 @@ fn build_dir(store: &Store, names: &Names, choice: &Choice, conv: &Convention, m
     }
     conventions.tppl_pooling = g_pooling.filter(|_| !absent.contains_key(&Column::TPpl));
     conventions.ppl_pooling = part.as_ref().filter(|_| !absent.contains_key(&Column::Ppl)).map(|p| p.spec.pooling);
-    Ok(Table {
-        dataset: dataset.to_owned(),
-        direction: direction.to_owned(),
-        columns: Column::ALL.to_vec(),
-        rows,
-        absent,
-        sources,
-        partial,
-        significance: None,
-        conventions,
-    })
+    Ok(Table { dataset: dataset.to_owned(), direction, columns: Column::ALL.to_vec(), rows, absent, sources, partial, significance: None, conventions, pooled })
 }
 
 /// A g-PPL score as a pooling input (its detail keeps `nll` and `tokens`).
@@ -548,7 +675,7 @@ pub fn build_all_with(store: &Store, dataset: &str, direction: Option<&str>, opt
     };
     let names = Names::load(store, dataset)?;
     let (choice, conv, conventions) = choose(store, &names, opts)?;
-    dirs.iter().map(|d| build_dir(store, &names, &choice, &conv, conventions.clone(), d)).collect()
+    dirs.iter().map(|d| build_dir(store, &names, &choice, &conv, conventions.clone(), Part::Direction(d))).collect()
 }
 
 #[cfg(test)]
@@ -573,6 +700,7 @@ mod tests {
             partial: Vec::new(),
             significance: None,
             conventions: Conventions::default(),
+            pooled: None,
         };
         assert_eq!(t.best(Column::Acc), Some(2));
         assert_eq!(t.best(Column::Ppl), Some(1));

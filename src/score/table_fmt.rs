@@ -73,9 +73,23 @@ pub fn conventions(t: &Table) -> String {
     format!("BLEU.{}: {}; {why}{also}.{ppl}", c.bleu, c.bleu_about)
 }
 
-/// Notes: the conventions, absent columns with their reason, then the source of each column.
+/// What a pooled table pooled and the rows it left out (`None`: not pooled).
+pub fn pooled_note(t: &Table) -> Option<String> {
+    let p = t.pooled.as_ref()?;
+    let n: usize = p.dropped.values().sum();
+    let rows = if n == 1 { "row" } else { "rows" };
+    let which = if n == 0 { String::new() } else { format!(" ({})", p.dropped.iter().map(|(s, k)| format!("{s} {k}")).collect::<Vec<_>>().join(", ")) };
+    Some(format!(
+        "pooled over {}: each system's outputs of these directions together, one corpus per system; {n} output {rows} left out{which} whose output or source pandas reads as missing (empty, N/A, NA, null, None, nan, ...), as llm-tst-code's read_csv().dropna().",
+        p.directions.join(", ")
+    ))
+}
+
+/// Notes: what a pooled table pooled, the conventions, absent columns with their reason, then
+/// the source of each column.
 pub fn notes(t: &Table) -> Vec<String> {
-    let mut out = vec![conventions(t)];
+    let mut out: Vec<String> = pooled_note(t).into_iter().collect();
+    out.push(conventions(t));
     out.extend(t.absent.iter().map(|(c, why)| format!("{} absent: {why}", t.header(*c))));
     out.extend(t.sources.iter().map(|(c, s)| format!("{}: {s}", t.header(*c))));
     if !t.partial.is_empty() {
@@ -107,7 +121,7 @@ pub fn text(t: &Table) -> String {
             .collect::<Vec<_>>()
             .join("  ")
     };
-    let mut out = format!("{} · {}\n{}\n", t.dataset, t.direction, line(&head));
+    let mut out = format!("{}\n{}\n", t.heading(), line(&head));
     for r in &body {
         out.push_str(&line(r));
         out.push('\n');
@@ -160,7 +174,7 @@ fn md_escape(s: &str) -> String {
 
 /// A Markdown table per direction; best values bold.
 pub fn markdown(t: &Table) -> String {
-    let mut out = format!("### {} · {}\n\n| system |", md_escape(&t.dataset), md_escape(&t.direction));
+    let mut out = format!("### {}\n\n| system |", md_escape(&t.heading()));
     for &c in &t.columns {
         out.push_str(&format!(" {} |", md_escape(&header(t, c))));
     }
@@ -225,7 +239,10 @@ pub fn latex(t: &Table) -> String {
     }
     out.push_str("\\bottomrule\n\\end{tabular}\n");
     let absent: Vec<String> = t.absent.iter().map(|(c, why)| format!("{}: {}", t.header(*c), why)).collect();
-    let mut caption = format!("{} ({}). {}.", t.dataset, t.direction, conventions(t));
+    let mut caption = match pooled_note(t) {
+        Some(p) => format!("{} ({}, pooled: every column computed on the outputs of all directions together, not averaged over directions). {p} {}.", t.dataset, t.direction, conventions(t)),
+        None => format!("{} ({}). {}.", t.dataset, t.direction, conventions(t)),
+    };
     if !absent.is_empty() {
         caption.push_str(&format!(" Absent (--): {}.", absent.join("; ")));
     }
@@ -263,6 +280,7 @@ mod tests {
             partial: Vec::new(),
             significance: None,
             conventions: crate::score::table::Conventions { ppl_pooling: Some(crate::metrics::joint::PplPooling::CorpusTokens), ..Default::default() },
+            pooled: None,
         }
     }
 

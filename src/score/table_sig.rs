@@ -8,9 +8,10 @@
 //! per output: the BLEU columns the n-gram counts of the table's convention (corpus BLEU is
 //! recomputed per resample); ACC, CoLA and the BERT columns `[value, 1]` (a mean, x 100); PPL
 //! pooled as the table pools it (`Table::conventions`): `[NLL, words]` (corpus-words),
-//! `[NLL, tokens]` (corpus-tokens) or `[value, 1]` (mean); t-PPL, Joint and G2 the statistics of
-//! their inputs side by side, combined per resample as the table combines them (the one
-//! definition, `metrics::joint`). A column is not tested when the table leaves it absent or the
+//! `[NLL, tokens]` (corpus-tokens) or `[value, 1]` (mean); g-BLEU, t-PPL, Joint and G2 the
+//! statistics of their inputs side by side, combined per resample as the table combines them
+//! (the one definition, `metrics::joint`, `family::g_bleu`). A pooled table (`table --pooled`)
+//! is not tested: the test resamples the items of one direction. A column is not tested when the table leaves it absent or the
 //! baseline has no value in it (said in the notes).
 
 use super::table::{Column, Table};
@@ -18,7 +19,7 @@ use crate::analysis::joint_data;
 use crate::metrics::joint::{g2, joint, PplPooling};
 use crate::models::words::Tokenizer;
 use crate::analysis::significance::{bootstrap_estimate, paired, Draws, SignificanceRow, SignificanceTable, TestSpec, UnitStats};
-use crate::metrics::family::{Against, Convention};
+use crate::metrics::family::{self, Against, Convention};
 use crate::metrics::ngrams::Counts;
 use crate::store::{self, Store};
 use rayon::prelude::*;
@@ -90,6 +91,7 @@ fn comps(col: Column, table: &Table, max_refs: usize) -> Option<(Vec<Comp>, Comb
         Column::SBleu => (vec![Comp::Bleu(Against::Source)], one),
         Column::RBleu => (vec![Comp::Bleu(Against::FirstReference)], one),
         Column::MultiBleu => (vec![Comp::Bleu(Against::AllReferences)], one),
+        Column::GBleu => (vec![Comp::Bleu(Against::Source), Comp::Bleu(Against::FirstReference)], |v| Some(family::g_bleu(v[0], v[1]))),
         Column::SBert => (vec![Comp::Mean("s-bert")], one),
         Column::RBert => (vec![Comp::Mean("r-bert")], one),
         Column::MultiBert => (vec![Comp::Mean("multi-bert")], one),
@@ -170,6 +172,9 @@ fn value(conv: &Convention, comp: Comp, mode: PplPooling, sums: &[f64]) -> Optio
 /// Tests every system of `table` against `opts.baseline` (the store must be the one the table
 /// was built from).
 pub fn significance(store: &Store, table: &Table, opts: &SigOptions) -> anyhow::Result<SignificanceTable> {
+    if table.pooled.is_some() {
+        anyhow::bail!("--significance is not available on a pooled table ({}: {}): the test resamples one direction's items; test each direction (without --pooled)", table.dataset, table.direction);
+    }
     let dataset_id = store.dataset_id(&table.dataset)?;
     let direction_id = store.direction_id(dataset_id, &table.direction)?;
     let by_system = outputs(store, direction_id)?;

@@ -53,6 +53,7 @@ mod skip;
 mod stats_agreement_refs;
 mod stats_anchor_corr;
 mod style_models_anchors;
+mod table_pooled;
 mod template_settings;
 mod tiny_llama;
 mod transfer_run;

@@ -175,7 +175,7 @@ fn per_output(c: Column) -> &'static [&'static str] {
         Column::Cola => &["cola"],
         Column::Ppl => &["d-ppl", "g-ppl"],
         Column::TPpl => &["g-ppl"],
-        Column::Joint | Column::G2 | Column::LenRatio => &[],
+        Column::GBleu | Column::Joint | Column::G2 | Column::LenRatio => &[],
     }
 }
 
