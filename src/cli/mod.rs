@@ -6,6 +6,7 @@ pub mod bench_bertscore;
 pub mod bench_cider;
 pub mod bench_peer;
 pub mod bench_score;
+pub mod bench_load;
 pub mod bench_store;
 pub mod bench_transfer;
 pub mod campaign;

@@ -14,6 +14,7 @@ pub mod analysis;
 mod annotation;
 mod campaigns;
 pub mod exchange;
+mod found;
 pub mod check;
 pub mod guard;
 pub mod items;

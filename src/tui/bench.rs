@@ -95,8 +95,8 @@ fn rewrite<'a>(source: &[&'a str], rng: &mut ChaCha8Rng, p: f64) -> Vec<&'a str>
     out
 }
 
-/// Times each query the TUI runs while browsing and comparing (median of `runs`).
-pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, Duration)>> {
+/// Times each query the TUI runs while browsing and comparing: (name, median, maximum) of `runs`.
+pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, Duration, Duration)>> {
     let dataset = store.dataset_id(DATASET)?;
     let direction = store.directions(dataset)?.first().map(|d| d.id).ok_or_else(|| anyhow::anyhow!("no direction"))?;
     let (total, first) = store.items(&ItemQuery { direction_id: direction, limit: 1, ..Default::default() })?;
@@ -149,7 +149,7 @@ pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, D
             times.push(t.elapsed());
         }
         times.sort();
-        out.push((name, times[times.len() / 2]));
+        out.push((name, times[times.len() / 2], times[times.len() - 1]));
     }
     Ok(out)
 }
