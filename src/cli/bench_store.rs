@@ -49,9 +49,9 @@ pub fn run(a: StoreArgs) -> anyhow::Result<()> {
     crate::outln!("load: {} busy processes on {cpus} CPUs; load average before: {before}", load.len());
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     let target = |d: Duration| if d <= TARGET { "" } else { "  over 100 ms" };
-    crate::outln!("{:<34} {:>10} {:>10}", format!("query ({} runs)", a.runs.max(1)), "median ms", "max ms");
-    for (name, median, max) in bench::time_queries(&store, a.runs)? {
-        crate::outln!("{name:<34} {:>10.2} {:>10.2}{}", ms(median), ms(max), target(max));
+    crate::outln!("{:<34} {:>10} {:>10} {:>10}", format!("query ({} runs)", a.runs.max(1)), "median ms", "max ms", "CPU ms");
+    for t in bench::time_queries(&store, a.runs)? {
+        crate::outln!("{:<34} {:>10.2} {:>10.2} {:>10.2}{}", t.name, ms(t.median), ms(t.max), ms(t.cpu), target(t.max));
     }
     crate::outln!("\n{:<34} {:>10} {:>10} {:>10}", "TUI keys (160x45 frames)", "UI ms", "shown ms", "max ms");
     let mut runs: Vec<Vec<bench::Step>> = Vec::new();

@@ -12,9 +12,20 @@ use super::Result;
 use super::search::LIKE;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use std::sync::Arc;
 
 /// An item of a list: id, index and sort key.
 pub(super) type Listed = (i64, i64, Option<f64>);
+
+/// A searched list kept for its next page (paging, Compare's next item, `:N`): the query
+/// without offset and limit, the store's state when it was read (changes made through this
+/// connection, `PRAGMA data_version` for the others'), its items.
+#[derive(Debug)]
+pub(super) struct Cached {
+    pub(super) query: super::ItemQuery,
+    pub(super) stamp: (u64, Option<i64>),
+    pub(super) rows: Arc<Vec<Listed>>,
+}
 
 /// The rows of the list statement `sql` (it selects id, index and key, in the list's order)
 /// whose ids are in `hits`.

@@ -7,6 +7,7 @@ use super::{Error, Result, Store};
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde::Serialize;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct DatasetSummary {
@@ -369,16 +370,24 @@ impl Store {
         }
     }
 
-    /// A list searched through the index, in order (`found.rs`); `None` for other searches.
-    fn found(&self, q: &ItemQuery, l: &List) -> Result<Option<Vec<found::Listed>>> {
+    /// A list searched through the index, in order (`found.rs`); `None` for other searches. The
+    /// last one is kept while the store is unchanged.
+    fn found(&self, q: &ItemQuery, l: &List) -> Result<Option<Arc<Vec<found::Listed>>>> {
         let Plan::Index(Some(expression)) = &l.plan else {
             return Ok(None);
         };
+        let query = ItemQuery { offset: 0, limit: 0, ..q.clone() };
+        let stamp = (self.conn.total_changes(), self.data_version());
+        if let Some(c) = self.found.borrow().as_ref().filter(|c| c.query == query && c.stamp == stamp) {
+            return Ok(Some(c.rows.clone()));
+        }
         let hits = found::hits(&self.conn, expression, l.pattern())?;
-        let base = List::new(&self.conn, &ItemQuery { search: String::new(), offset: 0, limit: 0, ..q.clone() })?;
+        let base = List::new(&self.conn, &ItemQuery { search: String::new(), ..query.clone() })?;
         let key = if q.order.is_some() { "k.key" } else { "NULL" };
         let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", base.with, base.from, base.order);
-        Ok(Some(found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), &hits)?))
+        let rows = Arc::new(found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), &hits)?);
+        *self.found.borrow_mut() = Some(found::Cached { query, stamp, rows: rows.clone() });
+        Ok(Some(rows))
     }
 
     /// The page `q` asks for (its offset and limit; a limit of 0 or less: all) of a found list,

@@ -630,4 +630,13 @@ fn index_searches_list_what_the_one_statement_lists() {
         }
     }
     assert!(found > 1000, "the searches find items: {found}");
+    // The kept list follows a write through this connection.
+    let q = ItemQuery { direction_id: x, search: "tasty".into(), ..Default::default() };
+    let (before, _) = store.items(&q).unwrap();
+    let mut w = store.writer().unwrap();
+    w.item(x, "test", 1000, "a tasty one", None).unwrap();
+    w.commit().unwrap();
+    let l = super::read::List::new(store.conn(), &q).unwrap();
+    let want = store.items_by_sql(&q, l).unwrap();
+    assert_eq!((want.0, store.items(&q).unwrap()), (before + 1, want));
 }
