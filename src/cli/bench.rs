@@ -12,6 +12,9 @@ pub enum BenchCommand {
     Score(super::bench_score::ScoreBenchArgs),
     /// Local generation speed on a zero-shot transfer run (demo sentiment sentences).
     Transfer(super::bench_transfer::TransferArgs),
+    /// One busy core until stdin closes (the children of `--load`).
+    #[command(hide = true)]
+    Spin,
 }
 
 pub fn run(command: BenchCommand) -> anyhow::Result<()> {
@@ -21,5 +24,6 @@ pub fn run(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Metrics(a) => super::metric::bench(a),
         BenchCommand::Transfer(a) => super::bench_transfer::run(a),
         BenchCommand::Score(a) => super::bench_score::run(a),
+        BenchCommand::Spin => super::bench_load::spin(),
     }
 }

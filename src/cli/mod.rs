@@ -9,6 +9,7 @@ pub mod bench_metrics;
 pub mod bench_peer;
 pub mod bench_python;
 pub mod bench_score;
+pub mod bench_load;
 pub mod bench_store;
 pub mod bench_transfer;
 pub mod campaign;

@@ -14,6 +14,7 @@ pub mod analysis;
 mod annotation;
 mod campaigns;
 pub mod exchange;
+mod found;
 pub mod check;
 pub mod guard;
 pub mod items;
@@ -172,6 +173,8 @@ pub struct Store {
     path: PathBuf,
     /// Why the store is open read-only, when it is.
     read_only: Option<String>,
+    /// The last list searched through the index, while the store is unchanged (`found.rs`).
+    found: std::cell::RefCell<Option<found::Cached>>,
 }
 
 impl Store {
@@ -219,7 +222,7 @@ impl Store {
                     }
                     conn.busy_timeout(BUSY_TIMEOUT)?;
                     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
-                    return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()) });
+                    return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()), found: Default::default() });
                 }
                 (v, held)
             }
@@ -256,7 +259,7 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
         search::register(&conn)?;
         order::register(&conn)?;
-        let mut store = Store { conn, _held: held.into(), path, read_only: None };
+        let mut store = Store { conn, _held: held.into(), path, read_only: None, found: Default::default() };
         store.migrate(target)?;
         Ok(store)
     }

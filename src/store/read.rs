@@ -1,11 +1,13 @@
 //! Read queries: what the TUI screens and the CLI listings show.
 
 use super::order::{self, ItemOrder};
+use super::found;
 use super::search::Plan;
 use super::{Error, Result, Store};
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, params, params_from_iter};
 use serde::Serialize;
+use std::sync::Arc;
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct DatasetSummary {
@@ -346,6 +348,9 @@ impl Store {
     /// aside), if it is in it: the first such item when several splits (or directions) have it.
     pub fn item_position(&self, q: &ItemQuery, idx: i64) -> Result<Option<i64>> {
         let l = List::new(&self.conn, q)?;
+        if let Some(rows) = self.found(q, &l)? {
+            return Ok(rows.iter().position(|r| r.1 == idx).map(|at| at as i64));
+        }
         let sql = format!(
             "{} SELECT at FROM (SELECT i.idx, ROW_NUMBER() OVER (ORDER BY {}) - 1 AS at FROM {})
              WHERE idx = ?3 ORDER BY at LIMIT 1",
@@ -359,6 +364,58 @@ impl Store {
     /// is read once for both).
     pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
         let l = List::new(&self.conn, q)?;
+        match self.found(q, &l)? {
+            Some(rows) => self.page(q, &rows),
+            None => self.items_by_sql(q, l),
+        }
+    }
+
+    /// A list searched through the index, in order (`found.rs`); `None` for other searches. The
+    /// last one is kept while the store is unchanged.
+    fn found(&self, q: &ItemQuery, l: &List) -> Result<Option<Arc<Vec<found::Listed>>>> {
+        let Plan::Index(Some(expression)) = &l.plan else {
+            return Ok(None);
+        };
+        let query = ItemQuery { offset: 0, limit: 0, ..q.clone() };
+        let stamp = (self.conn.total_changes(), self.data_version());
+        if let Some(c) = self.found.borrow().as_ref().filter(|c| c.query == query && c.stamp == stamp) {
+            return Ok(Some(c.rows.clone()));
+        }
+        let hits = found::hits(&self.conn, expression, l.pattern())?;
+        let base = List::new(&self.conn, &ItemQuery { search: String::new(), ..query.clone() })?;
+        let key = if q.order.is_some() { "k.key" } else { "NULL" };
+        let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", base.with, base.from, base.order);
+        let rows = Arc::new(found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), &hits)?);
+        *self.found.borrow_mut() = Some(found::Cached { query, stamp, rows: rows.clone() });
+        Ok(Some(rows))
+    }
+
+    /// The page `q` asks for (its offset and limit; a limit of 0 or less: all) of a found list,
+    /// and its total.
+    fn page(&self, q: &ItemQuery, rows: &[found::Listed]) -> Result<(i64, Vec<ItemRow>)> {
+        let from = usize::try_from(q.offset.max(0)).unwrap_or(usize::MAX).min(rows.len());
+        let to = if q.limit <= 0 { rows.len() } else { from.saturating_add(q.limit as usize).min(rows.len()) };
+        let mut st = self.conn.prepare_cached("SELECT split, idx, source, n_refs, n_outputs, direction_id FROM items WHERE id = ?1")?;
+        let mut page = Vec::with_capacity(to - from);
+        for &(id, _, key) in &rows[from..to] {
+            page.push(st.query_row([id], |r| {
+                Ok(ItemRow {
+                    id,
+                    split: r.get(0)?,
+                    idx: r.get(1)?,
+                    source: r.get(2)?,
+                    references: r.get(3)?,
+                    outputs: r.get(4)?,
+                    direction_id: r.get(5)?,
+                    key,
+                })
+            })?);
+        }
+        Ok((rows.len() as i64, page))
+    }
+
+    /// `items` in one statement, the search included (`Found` aside).
+    pub(super) fn items_by_sql(&self, q: &ItemQuery, l: List) -> Result<(i64, Vec<ItemRow>)> {
         let total = if l.plan == Plan::All && q.filter == ItemFilter::All && q.system_id.is_none() && q.across.is_none() {
             "(SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1)"
         } else {
@@ -545,16 +602,16 @@ fn escape_like(s: &str) -> String {
 /// keys when the list has an order), the `FROM` of the final select, its `ORDER BY`, and the
 /// parameters: ?1 direction, ?2 `LIKE` pattern, ?3 and ?4 the caller's, ?5 FTS5 expression,
 /// ?6/?7 the order's, ?8 the system, ?9 the dataset searched across.
-struct List {
-    plan: Plan,
-    with: String,
-    from: &'static str,
-    order: String,
+pub(super) struct List {
+    pub(super) plan: Plan,
+    pub(super) with: String,
+    pub(super) from: &'static str,
+    pub(super) order: String,
     args: [Value; 9],
 }
 
 impl List {
-    fn new(conn: &rusqlite::Connection, q: &ItemQuery) -> Result<List> {
+    pub(super) fn new(conn: &rusqlite::Connection, q: &ItemQuery) -> Result<List> {
         let pattern = format!("%{}%", escape_like(&q.search.to_lowercase()));
         let plan = Plan::new(conn, &q.search)?;
         let across = q.across.is_some();
@@ -590,8 +647,13 @@ impl List {
         Ok(List { plan, with, from, order, args })
     }
 
+    /// The `LIKE` pattern of the search (?2).
+    pub(super) fn pattern(&self) -> &Value {
+        &self.args[1]
+    }
+
     /// The parameters with ?3 and ?4 set.
-    fn args(&self, p3: Value, p4: Value) -> [Value; 9] {
+    pub(super) fn args(&self, p3: Value, p4: Value) -> [Value; 9] {
         let mut a = self.args.clone();
         (a[2], a[3]) = (p3, p4);
         a

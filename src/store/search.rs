@@ -13,6 +13,9 @@
 //! slow on a big store; so each item also keeps the set of common characters its texts hold
 //! (`items.chars`, a bit per character of [`MASKED`], kept with the index), and such a search
 //! is a bit test.
+//!
+//! An item list searched through the index is put together in memory (`found.rs`): the hits
+//! once, the list's ids in order, the ones that are hits; the other plans stay one statement.
 
 use super::Result;
 use rusqlite::functions::FunctionFlags;
@@ -110,7 +113,7 @@ impl Plan {
     }
 }
 
-const LIKE: &str = "(lower(i.source) LIKE ?2 ESCAPE '\\'
+pub(super) const LIKE: &str = "(lower(i.source) LIKE ?2 ESCAPE '\\'
   OR EXISTS(SELECT 1 FROM refs r WHERE r.item_id = i.id AND lower(r.text) LIKE ?2 ESCAPE '\\')
   OR EXISTS(SELECT 1 FROM outputs o WHERE o.item_id = i.id AND lower(o.text) LIKE ?2 ESCAPE '\\'))";
 

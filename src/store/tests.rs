@@ -564,3 +564,79 @@ fn migration_indexes_and_counts_an_existing_store() {
     let copied = ItemQuery { direction_id: 1, filter: ItemFilter::WithCopies, ..Default::default() };
     assert_eq!(s.items(&copied).unwrap().0, 1);
 }
+
+/// Index searches put together in memory (`found.rs`) list what the one statement lists: the
+/// same items in the same order with the same keys and totals, on every page, with every
+/// filter, sort, order, system and scope, stale items matched by `LIKE`; and `:N` finds the
+/// same place.
+#[test]
+fn index_searches_list_what_the_one_statement_lists() {
+    let mut store = Store::open_in_memory().unwrap();
+    let mut w = store.writer().unwrap();
+    let d = w.dataset("d", "sentiment", "test").unwrap();
+    let x = w.direction(d, "negative", "positive").unwrap();
+    let y = w.direction(d, "positive", "negative").unwrap();
+    let words = ["the", "food", "was", "Tasty", "cold", "staff", "rude", "ok", "tast", "ta", "é"];
+    let (a, b) = (w.system(d, "A", "system").unwrap(), w.system(d, "B", "system").unwrap());
+    let (ra, rb) = (w.import_run(a, &json!({})).unwrap(), w.import_run(b, &json!({})).unwrap());
+    let h = w.metric_config("acc", &json!({})).unwrap();
+    for i in 0..60i64 {
+        let text = |k: i64| -> String {
+            (0..3 + (i + k) % 4).map(|j| words[((i * 7 + j * 3 + k) % words.len() as i64) as usize]).collect::<Vec<_>>().join(" ")
+        };
+        let dir = if i % 5 == 0 { y } else { x };
+        let split = if i % 7 == 0 { "dev" } else { "test" };
+        let item = w.item(dir, split, if split == "dev" { i % 10 } else { i }, &text(0), None).unwrap();
+        if i % 3 != 0 {
+            w.reference(item, &text(1), "test").unwrap();
+        }
+        let (o, _) = w.output(ra, item, &text(2), None).unwrap();
+        w.score(o, "acc", &h, (i % 6 != 0).then(|| (i % 4) as f64), None).unwrap();
+        if i % 2 == 0 {
+            let copy = if i % 4 == 0 { text(0) } else { text(3) };
+            let (o, _) = w.output(rb, item, &copy, None).unwrap();
+            w.score(o, "acc", &h, Some((i % 5) as f64), None).unwrap();
+        }
+    }
+    w.commit().unwrap();
+    // Two items changed after the index was brought up to date: stale, matched by LIKE.
+    store.conn().execute("UPDATE items SET source = 'zz TASTY zz' WHERE id = (SELECT MIN(id) FROM items WHERE direction_id = ?1)", [x]).unwrap();
+    store.conn().execute("UPDATE outputs SET text = 'nothing' WHERE item_id = (SELECT MAX(id) FROM items WHERE direction_id = ?1)", [x]).unwrap();
+    let stale: i64 = store.conn().query_row("SELECT COUNT(*) FROM item_text_stale", [], |r| r.get(0)).unwrap();
+    assert_eq!(stale, 2);
+    let metric = ItemOrder::Metric { metric: "acc".into(), config: h.clone(), descending: true };
+    let mut found = 0;
+    for search in ["tasty", "TAST", "ta", "as", "zz tasty", "y c", "xyzzy", "é"] {
+        for filter in ItemFilter::ALL {
+            for sort in ItemSort::ALL {
+                for (across, system, order) in [(None, None, None), (Some(d), None, None), (None, Some(b), None), (None, None, Some(metric.clone())), (None, Some(a), Some(metric.flipped()))] {
+                    for (offset, limit) in [(0, 0), (0, 5), (4, 3), (100, 5)] {
+                        let q = ItemQuery { direction_id: x, search: search.into(), filter, sort, order: order.clone(), system_id: system, across, offset, limit };
+                        let l = super::read::List::new(store.conn(), &q).unwrap();
+                        let index = matches!(l.plan, super::search::Plan::Index(Some(_)));
+                        assert!(index || search == "xyzzy" || search == "é", "{search:?} goes through the index");
+                        let want = store.items_by_sql(&q, l).unwrap();
+                        assert_eq!(store.items(&q).unwrap(), want, "{q:?}");
+                        found += want.0;
+                        if offset == 0 && limit == 0 {
+                            for idx in [0, 4, 7, 19, 25] {
+                                let at = want.1.iter().position(|r| r.idx == idx).map(|p| p as i64);
+                                assert_eq!(store.item_position(&q, idx).unwrap(), at, "{q:?} :{idx}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(found > 1000, "the searches find items: {found}");
+    // The kept list follows a write through this connection.
+    let q = ItemQuery { direction_id: x, search: "tasty".into(), ..Default::default() };
+    let (before, _) = store.items(&q).unwrap();
+    let mut w = store.writer().unwrap();
+    w.item(x, "test", 1000, "a tasty one", None).unwrap();
+    w.commit().unwrap();
+    let l = super::read::List::new(store.conn(), &q).unwrap();
+    let want = store.items_by_sql(&q, l).unwrap();
+    assert_eq!((want.0, store.items(&q).unwrap()), (before + 1, want));
+}

@@ -95,8 +95,26 @@ fn rewrite<'a>(source: &[&'a str], rng: &mut ChaCha8Rng, p: f64) -> Vec<&'a str>
     out
 }
 
-/// Times each query the TUI runs while browsing and comparing (median of `runs`).
-pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, Duration)>> {
+/// One query's times over the runs: wall-clock median and maximum, and the median CPU time of
+/// the thread (what the query costs, whatever else the machine runs).
+#[derive(Debug, Clone)]
+pub struct Timed {
+    pub name: String,
+    pub median: Duration,
+    pub max: Duration,
+    pub cpu: Duration,
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec through the pointer it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// Times each query the TUI runs while browsing and comparing, `runs` times each.
+pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<Timed>> {
     let dataset = store.dataset_id(DATASET)?;
     let direction = store.directions(dataset)?.first().map(|d| d.id).ok_or_else(|| anyhow::anyhow!("no direction"))?;
     let (total, first) = store.items(&ItemQuery { direction_id: direction, limit: 1, ..Default::default() })?;
@@ -140,16 +158,22 @@ pub fn time_queries(store: &Store, runs: usize) -> anyhow::Result<Vec<(String, D
     if let Some(other) = other {
         cases.insert(2, ("items: other direction".into(), Request::Items(ItemQuery { direction_id: other, ..page(0) })));
     }
-    let mut out = Vec::new();
-    for (name, req) in cases {
-        let mut times = Vec::new();
-        for _ in 0..runs.max(1) {
-            let t = Instant::now();
-            answer(store, &req).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-            times.push(t.elapsed());
+    // Round by round over every case, so that no run finds the list the run before it read
+    // (the store keeps the last searched list: a page of it again is not what a key costs).
+    let (mut times, mut cpu) = (vec![Vec::new(); cases.len()], vec![Vec::new(); cases.len()]);
+    for _ in 0..runs.max(1) {
+        for (i, (name, req)) in cases.iter().enumerate() {
+            let (t, c) = (Instant::now(), thread_cpu());
+            answer(store, req).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+            times[i].push(t.elapsed());
+            cpu[i].push(thread_cpu().saturating_sub(c));
         }
+    }
+    let mut out = Vec::new();
+    for (((name, _), mut times), mut cpu) in cases.into_iter().zip(times).zip(cpu) {
         times.sort();
-        out.push((name, times[times.len() / 2]));
+        cpu.sort();
+        out.push(Timed { name, median: times[times.len() / 2], max: times[times.len() - 1], cpu: cpu[cpu.len() / 2] });
     }
     Ok(out)
 }
