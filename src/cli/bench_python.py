@@ -9,8 +9,6 @@
 import json, os, sys, time, warnings
 
 warnings.filterwarnings("ignore")
-job = json.load(sys.stdin)
-D = job["dir"]
 
 
 def read(name):
@@ -69,7 +67,7 @@ def wordnet(src):
     """NLTK's reader on the WordNet 3.0 tstlab found: NLTK's own folder or zip as it is; a bare
     database folder (Debian's wordnet-base) copied with the `lexnames` file NLTK's reader opens,
     as tests/expected/make_meteor.py does. NLTK reads only below its data path."""
-    import atexit, shutil, tempfile
+    import atexit, shutil
     import nltk
     from nltk.corpus.reader import WordNetCorpusReader
 
@@ -82,8 +80,19 @@ def wordnet(src):
     if os.path.isfile(os.path.join(src, "lexnames")):
         nltk.data.path.insert(0, os.path.dirname(os.path.dirname(src)))
         return WordNetCorpusReader(src, None)
-    root = tempfile.mkdtemp()
+    root = nltk_wordnet_root(src)
     atexit.register(shutil.rmtree, root, True)
+    nltk.data.path.insert(0, root)
+    return WordNetCorpusReader(os.path.join(root, "corpora", "wordnet"), None)
+
+
+def nltk_wordnet_root(src):
+    """A new temporary NLTK data folder holding corpora/wordnet: the database files of the bare
+    WordNet folder `src` and the `lexnames` file NLTK's reader opens (also used by
+    tests/expected/make_meteor.py)."""
+    import shutil, tempfile
+
+    root = tempfile.mkdtemp()
     dest = os.path.join(root, "corpora", "wordnet")
     os.makedirs(dest)
     for f in os.listdir(src):
@@ -94,8 +103,7 @@ def wordnet(src):
         for i, n in enumerate(LEXNAMES.replace("\n", "").split("|")):
             name, cat = n.split()
             fh.write(f"{i:02d}\t{name}\t{cat}\n")
-    nltk.data.path.insert(0, root)
-    return WordNetCorpusReader(dest, None)
+    return root
 
 
 def nltk_metric(name, hyps, refs):
@@ -151,14 +159,18 @@ PEERS = {
     "bertscore": (bertscore_metric, "bert-score"),
 }
 
-hyps, refs = (read("hyp.txt"), read("ref.txt")) if os.path.exists(os.path.join(D, "hyp.txt")) else ([], [])
-out = {}
-for name in job["metrics"]:
-    f, pip = PEERS[name]
-    try:
-        out[name] = f(name, hyps, refs)
-    except ImportError as e:
-        out[name] = {"missing": e.name or str(e), "install": pip}
-    except Exception as e:
-        out[name] = {"failed": "%s: %s" % (type(e).__name__, e)}
-print(json.dumps({"python": sys.version.split()[0], "results": out}))
+# Run as `python -c SCRIPT` with the job on stdin; imported, it only defines the above.
+if __name__ == "__main__":
+    job = json.load(sys.stdin)
+    D = job["dir"]
+    hyps, refs = (read("hyp.txt"), read("ref.txt")) if os.path.exists(os.path.join(D, "hyp.txt")) else ([], [])
+    out = {}
+    for name in job["metrics"]:
+        f, pip = PEERS[name]
+        try:
+            out[name] = f(name, hyps, refs)
+        except ImportError as e:
+            out[name] = {"missing": e.name or str(e), "install": pip}
+        except Exception as e:
+            out[name] = {"failed": "%s: %s" % (type(e).__name__, e)}
+    print(json.dumps({"python": sys.version.split()[0], "results": out}))

@@ -40,7 +40,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import warnings
 
 warnings.filterwarnings("ignore")
@@ -49,29 +48,13 @@ ROOT = os.path.join(HERE, "..", "..", "..", "shared", "anchors")
 WORDNET = os.environ.get("WORDNET", "/usr/share/wordnet")
 TB = "A-Benchmark-of-Text-Style-Transfer"
 
-LEXNAMES = """adj.all 3|adj.pert 3|adv.all 4|noun.Tops 1|noun.act 1|noun.animal 1|noun.artifact 1|
-noun.attribute 1|noun.body 1|noun.cognition 1|noun.communication 1|noun.event 1|noun.feeling 1|
-noun.food 1|noun.group 1|noun.location 1|noun.motive 1|noun.object 1|noun.person 1|
-noun.phenomenon 1|noun.plant 1|noun.possession 1|noun.process 1|noun.quantity 1|noun.relation 1|
-noun.shape 1|noun.state 1|noun.substance 1|noun.time 1|verb.body 2|verb.change 2|
-verb.cognition 2|verb.communication 2|verb.competition 2|verb.consumption 2|verb.contact 2|
-verb.creation 2|verb.emotion 2|verb.motion 2|verb.perception 2|verb.possession 2|verb.social 2|
-verb.stative 2|verb.weather 2|adj.ppl 3"""
+sys.path.insert(0, os.path.join(HERE, "..", "..", "src", "cli"))
+from bench_python import nltk_wordnet_root  # noqa: E402  (the one copy of WordNet 3.0's lexnames)
 
 
 def nltk_data_root():
     """A temporary NLTK data folder holding corpora/wordnet."""
-    root = tempfile.mkdtemp()
-    dest = os.path.join(root, "corpora", "wordnet")
-    os.makedirs(dest)
-    for f in os.listdir(WORDNET):
-        if f.split(".")[0] in ("data", "index") and f.split(".")[1] in ("noun", "verb", "adj", "adv") or f.endswith(".exc"):
-            shutil.copy(os.path.join(WORDNET, f), dest)
-    names = [n.split() for n in LEXNAMES.replace("\n", "").split("|")]
-    with open(os.path.join(dest, "lexnames"), "w") as fh:
-        for i, (name, cat) in enumerate(names):
-            fh.write(f"{i:02d}\t{name}\t{cat}\n")
-    return root
+    return nltk_wordnet_root(WORDNET)
 
 
 def lines(path):
