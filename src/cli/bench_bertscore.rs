@@ -126,11 +126,11 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
     // Warm-up on a few other sentences (allocator, thread pool).
     bs.score(&["a warm-up sentence ."], &["another warm-up sentence ."])?;
     let tokens: usize = enc.tokenize(&cands)?.iter().chain(enc.tokenize(&refs)?.iter()).map(|t| t.len()).sum();
-    let cpu0 = cpu_seconds();
+    let cpu0 = super::metric::cpu_seconds();
     let t1 = Instant::now();
     let scores = bs.score(&cands, &refs)?;
     let secs = t1.elapsed().as_secs_f64();
-    let cpu = cpu0.zip(cpu_seconds()).map(|(a, b)| b - a);
+    let cpu = cpu0.zip(super::metric::cpu_seconds()).map(|(a, b)| b - a);
     if let Some(w) = &args.write_scores {
         let text: String = scores.iter().map(|s| format!("{}\t{}\t{}\n", s.p, s.r, s.f1)).collect();
         crate::output::write(w, text)?;
@@ -172,14 +172,4 @@ pub fn run(args: BertscoreArgs) -> anyhow::Result<()> {
         mean_f1
     );
     Ok(())
-}
-
-/// User + system CPU time of this process so far (all threads), from /proc (Linux).
-fn cpu_seconds() -> Option<f64> {
-    let stat = crate::input::read_to_string(std::path::Path::new("/proc/self/stat")).ok()?;
-    // Fields after the parenthesized command name; utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0) // USER_HZ
 }

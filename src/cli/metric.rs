@@ -352,7 +352,7 @@ pub struct BenchArgs {
 }
 
 /// CPU seconds (user + system, all threads) this process has used, from /proc (Linux).
-fn cpu_seconds() -> Option<f64> {
+pub(super) fn cpu_seconds() -> Option<f64> {
     let stat = crate::input::read_to_string(std::path::Path::new("/proc/self/stat")).ok()?;
     // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
     let rest = &stat[stat.rfind(')')? + 2..];

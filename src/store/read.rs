@@ -604,9 +604,9 @@ fn escape_like(s: &str) -> String {
 /// ?6/?7 the order's, ?8 the system, ?9 the dataset searched across.
 pub(super) struct List {
     pub(super) plan: Plan,
-    pub(super) with: String,
-    pub(super) from: &'static str,
-    pub(super) order: String,
+    with: String,
+    from: &'static str,
+    order: String,
     args: [Value; 9],
 }
 
@@ -653,7 +653,7 @@ impl List {
     }
 
     /// The parameters with ?3 and ?4 set.
-    pub(super) fn args(&self, p3: Value, p4: Value) -> [Value; 9] {
+    fn args(&self, p3: Value, p4: Value) -> [Value; 9] {
         let mut a = self.args.clone();
         (a[2], a[3]) = (p3, p4);
         a
