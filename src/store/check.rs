@@ -257,6 +257,8 @@ pub fn recount(store: &mut Store) -> Result<Recounted> {
            SELECT i.id, NOT EXISTS (SELECT 1 FROM item_text_docsize d WHERE d.id = i.id) FROM items i",
         [],
     )?;
+    // And recompute every item's sort keys.
+    tx.execute("INSERT OR IGNORE INTO item_keys_stale(item_id) SELECT id FROM items", [])?;
     w.commit()?;
     Ok(Recounted { items, totals, indexed })
 }

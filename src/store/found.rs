@@ -27,15 +27,15 @@ pub(super) struct Cached {
     pub(super) rows: Arc<Vec<Listed>>,
 }
 
-/// The rows of the list statement `sql` (it selects id, index and key, in the list's order)
-/// whose ids are in `hits`.
-pub(super) fn keep(conn: &Connection, sql: &str, args: [Value; 9], hits: &Bits) -> Result<Vec<Listed>> {
+/// The rows of the list statement `sql` (it selects id, index and key, in the list's order),
+/// those whose ids are in `hits` when given.
+pub(super) fn keep(conn: &Connection, sql: &str, args: [Value; 9], hits: Option<&Bits>) -> Result<Vec<Listed>> {
     let mut st = conn.prepare_cached(sql)?;
     let mut rows = Vec::new();
     let mut it = st.query(params_from_iter(args))?;
     while let Some(r) = it.next()? {
         let id: i64 = r.get(0)?;
-        if hits.has(id) {
+        if hits.is_none_or(|h| h.has(id)) {
             rows.push((id, r.get(1)?, r.get(2)?));
         }
     }
@@ -63,7 +63,12 @@ impl Bits {
         Bits::Dense(b)
     }
 
-    fn has(&self, id: i64) -> bool {
+    /// The ids of listed rows.
+    pub(super) fn from_rows(rows: &[Listed]) -> Bits {
+        Bits::from(&rows.iter().map(|r| r.0).collect::<Vec<_>>())
+    }
+
+    pub(super) fn has(&self, id: i64) -> bool {
         match self {
             Bits::Dense(b) => id >= 0 && b.get(id as usize / 64).is_some_and(|w| w >> (id % 64) & 1 == 1),
             Bits::Sparse(ids) => ids.binary_search(&id).is_ok(),

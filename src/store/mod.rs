@@ -15,6 +15,7 @@ mod annotation;
 mod campaigns;
 pub mod exchange;
 mod found;
+mod keys;
 pub mod check;
 pub mod guard;
 pub mod items;
@@ -279,6 +280,10 @@ impl Store {
             schema::migrations()
                 .to_version(&mut self.conn, target)
                 .map_err(|source| Error::Migration { path: self.path.clone(), from: found, to: target, source: Box::new(source) })?;
+            // Migration 9 marks every item's sort keys stale: computed at once, as a write does.
+            if found < 9 && target >= 9 {
+                self.writer()?.commit()?;
+            }
         }
         Ok(())
     }

@@ -92,6 +92,12 @@ pub(super) fn scope_sql(across: bool) -> &'static str {
 /// The condition on item `i` for a system (`?8`): it has an output of that system.
 pub(super) const SYSTEM_SQL: &str = "i.id IN (SELECT o.item_id FROM runs u JOIN outputs o ON o.run_id = u.id WHERE u.system_id = ?8)";
 
+/// How many items of direction ?1 have an output of system ?8, read from the kept counts: when
+/// the system has one run with outputs there (its outputs are then of distinct items); NULL
+/// otherwise.
+pub(super) const SYSTEM_TOTAL: &str = "SELECT CASE WHEN COUNT(*) = 1 THEN SUM(rc.outputs) END FROM run_counts rc
+    JOIN runs u ON u.id = rc.run_id WHERE rc.direction_id = ?1 AND u.system_id = ?8 AND rc.outputs > 0";
+
 /// The `k(item_id, key)` table of an order, to be put after the list's other `WITH` tables:
 /// `?6`/`?7` are the metric and configuration (or `?7` the campaign), `?8` the system or NULL.
 pub(super) fn key_sql(order: &ItemOrder, across: bool) -> String {

@@ -2,6 +2,7 @@
 
 use super::order::{self, ItemOrder};
 use super::found;
+use super::keys::{self, Scope};
 use super::search::Plan;
 use super::{Error, Result, Store};
 use rusqlite::types::Value;
@@ -370,24 +371,80 @@ impl Store {
         }
     }
 
-    /// A list searched through the index, in order (`found.rs`); `None` for other searches. The
-    /// last one is kept while the store is unchanged.
+    /// A list put together in memory, in order: searched through the index (`found.rs`), or
+    /// ordered by a metric's kept keys (`keys.rs`); `None` for other lists. The last one is kept
+    /// while the store is unchanged.
     fn found(&self, q: &ItemQuery, l: &List) -> Result<Option<Arc<Vec<found::Listed>>>> {
-        let Plan::Index(Some(expression)) = &l.plan else {
-            return Ok(None);
+        let searched = matches!(&l.plan, Plan::Index(Some(_)));
+        let keyed = match &q.order {
+            Some(ItemOrder::Metric { .. }) => keys::current(&self.conn, scope(q))?,
+            _ => false,
         };
+        if !searched && !keyed {
+            return Ok(None);
+        }
         let query = ItemQuery { offset: 0, limit: 0, ..q.clone() };
         let stamp = (self.conn.total_changes(), self.data_version());
         if let Some(c) = self.found.borrow().as_ref().filter(|c| c.query == query && c.stamp == stamp) {
             return Ok(Some(c.rows.clone()));
         }
-        let hits = found::hits(&self.conn, expression, l.pattern())?;
-        let base = List::new(&self.conn, &ItemQuery { search: String::new(), ..query.clone() })?;
-        let key = if q.order.is_some() { "k.key" } else { "NULL" };
-        let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", base.with, base.from, base.order);
-        let rows = Arc::new(found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), &hits)?);
+        // `O` after `o`: the kept list the other way.
+        let flip = |c: &found::Cached| ItemQuery { order: c.query.order.as_ref().map(ItemOrder::flipped), ..c.query.clone() };
+        let kept = self.found.borrow().as_ref().filter(|c| keyed && c.stamp == stamp && flip(c) == query).map(|c| c.rows.clone());
+        let rows = Arc::new(match kept {
+            Some(rows) => keys::flipped(&rows),
+            None if keyed => self.by_keys(&query)?,
+            None => self.searched(&query, l)?,
+        });
         *self.found.borrow_mut() = Some(found::Cached { query, stamp, rows: rows.clone() });
         Ok(Some(rows))
+    }
+
+    /// The list without its search, as ids in order, less the items the index does not match.
+    fn searched(&self, query: &ItemQuery, l: &List) -> Result<Vec<found::Listed>> {
+        let Plan::Index(Some(expression)) = &l.plan else {
+            unreachable!("only index searches are searched in memory")
+        };
+        let hits = found::hits(&self.conn, expression, l.pattern())?;
+        let base = List::new(&self.conn, &ItemQuery { search: String::new(), ..query.clone() })?;
+        let key = if query.order.is_some() { "k.key" } else { "NULL" };
+        let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", base.with, base.from, base.order);
+        found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), Some(&hits))
+    }
+
+    /// A list ordered by a metric from the kept keys: the keyed items it holds, in key order,
+    /// then its items without a key in their own order (as `order::order_sql` puts them).
+    fn by_keys(&self, query: &ItemQuery) -> Result<Vec<found::Listed>> {
+        let Some(ItemOrder::Metric { metric, config, descending }) = &query.order else {
+            unreachable!("only metric orders have kept keys")
+        };
+        let keyed = keys::keyed(&self.conn, scope(query), metric, config, query.system_id, *descending)?;
+        // Every item of the list has a key when the list is a direction (or a system's items
+        // there) and it has as many items as keys.
+        if query.search.is_empty() && query.filter == ItemFilter::All && query.across.is_none() {
+            let sql = if query.system_id.is_some() { order::SYSTEM_TOTAL } else { DIRECTION_TOTAL };
+            let items: Option<i64> = self
+                .conn
+                .prepare_cached(&format!("SELECT ({sql}) WHERE ?1 IS ?1 AND ?8 IS ?8"))?
+                .query_row(params_from_iter(Self::total_args(query)), |r| r.get(0))?;
+            if items == Some(keyed.len() as i64) {
+                return Ok(keyed);
+            }
+        }
+        // The items of the list without its order (index order: by direction, split, index).
+        let unordered = ItemQuery { order: None, sort: ItemSort::Index, ..query.clone() };
+        let l = List::new(&self.conn, &unordered)?;
+        let inside = match &l.plan {
+            Plan::Index(Some(_)) => self.searched(&unordered, &l)?,
+            _ => {
+                let sql = format!("{} SELECT i.id, i.idx, NULL FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
+                found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)), None)?
+            }
+        };
+        let (has, had) = (found::Bits::from_rows(&inside), found::Bits::from_rows(&keyed));
+        let mut rows: Vec<found::Listed> = keyed.into_iter().filter(|r| has.has(r.0)).collect();
+        rows.extend(inside.into_iter().filter(|r| !had.has(r.0)));
+        Ok(rows)
     }
 
     /// The page `q` asks for (its offset and limit; a limit of 0 or less: all) of a found list,
@@ -416,10 +473,10 @@ impl Store {
 
     /// `items` in one statement, the search included (`Found` aside).
     pub(super) fn items_by_sql(&self, q: &ItemQuery, l: List) -> Result<(i64, Vec<ItemRow>)> {
-        let total = if l.plan == Plan::All && q.filter == ItemFilter::All && q.system_id.is_none() && q.across.is_none() {
-            "(SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1)"
-        } else {
-            "(SELECT COUNT(*) FROM m)"
+        let total = match (l.plan == Plan::All && q.filter == ItemFilter::All && q.across.is_none(), q.system_id) {
+            (true, None) => format!("({DIRECTION_TOTAL})"),
+            (true, Some(_)) => format!("COALESCE(({}), (SELECT COUNT(*) FROM m))", order::SYSTEM_TOTAL),
+            _ => "(SELECT COUNT(*) FROM m)".into(),
         };
         let mut st = self.conn.prepare(&format!(
             "{}
@@ -674,4 +731,24 @@ pub(super) fn item_at(conn: &rusqlite::Connection, direction_id: i64, split: &st
         .prepare_cached("SELECT id, source FROM items WHERE direction_id = ?1 AND split = ?2 AND idx = ?3")?
         .query_row(params![direction_id, split, idx], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?)
+}
+
+/// The number of items of direction ?1 (kept by triggers).
+const DIRECTION_TOTAL: &str = "SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1";
+
+impl Store {
+    /// ?1 and ?8 of a list (direction, system) for the totals above, the others unset.
+    fn total_args(q: &ItemQuery) -> [Value; 8] {
+        let mut a: [Value; 8] = std::array::from_fn(|_| Value::Null);
+        (a[0], a[7]) = (Value::Integer(q.direction_id), q.system_id.map_or(Value::Null, Value::Integer));
+        a
+    }
+}
+
+/// The directions a list covers, for its kept keys.
+fn scope(q: &ItemQuery) -> Scope {
+    match q.across {
+        Some(dataset) => Scope::Dataset(dataset),
+        None => Scope::Direction(q.direction_id),
+    }
 }

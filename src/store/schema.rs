@@ -395,6 +395,54 @@ CREATE TABLE item_notes (
     CHECK (comment <> '' OR flag IS NOT NULL)
 ) WITHOUT ROWID;
 "#,
+    // 9: items' sort keys by a metric configuration (`keys.rs`): the mean of the defined values
+    // over every system's latest output (`system_id` 0) and each system's own, in the order an
+    // item list sorts them. Triggers mark the items whose scores, outputs, runs or place change
+    // in `item_keys_stale`, whichever program changes them; a tstlab writer recomputes those
+    // when it commits. Every item starts stale.
+    r#"
+CREATE TABLE item_keys (
+    direction_id INTEGER NOT NULL,
+    metric TEXT NOT NULL,
+    config TEXT NOT NULL,
+    system_id INTEGER NOT NULL,
+    key REAL NOT NULL,
+    split TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    item_id INTEGER NOT NULL,
+    PRIMARY KEY (direction_id, metric, config, system_id, key, split, idx, item_id)
+) WITHOUT ROWID;
+CREATE INDEX item_keys_item ON item_keys(item_id);
+CREATE TABLE item_keys_stale (item_id INTEGER PRIMARY KEY);
+CREATE TRIGGER scores_keys_ai AFTER INSERT ON scores BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) SELECT item_id FROM outputs WHERE id = NEW.output_id;
+END;
+CREATE TRIGGER scores_keys_ad AFTER DELETE ON scores BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) SELECT item_id FROM outputs WHERE id = OLD.output_id;
+END;
+CREATE TRIGGER scores_keys_au AFTER UPDATE ON scores BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) SELECT item_id FROM outputs WHERE id IN (OLD.output_id, NEW.output_id);
+END;
+CREATE TRIGGER outputs_keys_ai AFTER INSERT ON outputs BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) VALUES (NEW.item_id);
+END;
+CREATE TRIGGER outputs_keys_ad AFTER DELETE ON outputs BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) VALUES (OLD.item_id);
+END;
+CREATE TRIGGER outputs_keys_au AFTER UPDATE OF run_id, item_id ON outputs BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) VALUES (OLD.item_id), (NEW.item_id);
+END;
+CREATE TRIGGER runs_keys_au AFTER UPDATE OF system_id ON runs BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) SELECT item_id FROM outputs WHERE run_id = NEW.id;
+END;
+CREATE TRIGGER items_keys_au AFTER UPDATE OF direction_id, split, idx ON items BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) VALUES (NEW.id);
+END;
+CREATE TRIGGER items_keys_ad AFTER DELETE ON items BEGIN
+  INSERT OR IGNORE INTO item_keys_stale(item_id) VALUES (OLD.id);
+END;
+INSERT INTO item_keys_stale(item_id) SELECT id FROM items;
+"#,
 ];
 
 /// The schema version a fully migrated store has.

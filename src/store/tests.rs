@@ -253,9 +253,9 @@ fn read_only_stores_read_and_refuse_writes() {
 
 /// The shipped migration texts (sha256 of each): 1-4 as main had them at db6c222, before
 /// rusqlite_migration applied them (a store made then is a store made by these); 5 (search
-/// index, stored counts), 6 (character sets), 7 (items by source) and 8 (item notes) since. A new migration
+/// index, stored counts), 6 (character sets), 7 (items by source), 8 (item notes) and 9 (sort keys) since. A new migration
 /// appends its hash here.
-const SHIPPED: [&str; 8] = [
+const SHIPPED: [&str; 9] = [
     "6664455639d94815d274dc169a397fb45c7b3aa6bf21d73d2789d34fe624c808",
     "c98e8836acf6eedecb7f7caa5965913f39edb6c1dc3fd34eea49d9075c893bcf",
     "dd0c487ca778a6d6aa4aa2d1c55366abe999525a49db1ba34f271954799756a7",
@@ -264,6 +264,7 @@ const SHIPPED: [&str; 8] = [
     "23a1a7bfa283f21a38150fa3be659e171c597c1813045b1ddea0398e0496c98f",
     "77f30c651dc92420a78d07309d1887492b65d1c81db64936c34b0b1eaa8bc055",
     "54599e8b96b45f9d4d640504ea2093dc70643e85b731cc5b0c415383a79a074c",
+    "de1f5b49dd199ff08491f6ea054994fdeb96e8bd378c652ca75d4c5cddad52a5",
 ];
 
 /// A store file as tstlab made it before rusqlite_migration: its setup and hand-written loop,

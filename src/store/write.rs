@@ -40,9 +40,11 @@ impl<'a> Writer<'a> {
         &self.tx
     }
 
-    /// Re-indexes the items this write changed for search, then commits.
+    /// Re-indexes the items this write changed for search and recomputes their sort keys, then
+    /// commits.
     pub fn commit(self) -> Result<()> {
         super::search::flush(&self.tx)?;
+        super::keys::flush(&self.tx)?;
         Ok(self.tx.commit()?)
     }
 

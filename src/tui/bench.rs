@@ -230,6 +230,15 @@ pub fn ui_timings(path: &Path) -> anyhow::Result<Vec<Step>> {
     step(&mut app, "s (sort by index)", &[KeyCode::Char('s')])?;
     step(&mut app, "f f f (filter copied)", &[KeyCode::Char('f'); 3])?;
     step(&mut app, "f (filter all)", &[KeyCode::Char('f')])?;
+    step(&mut app, "o (order by the metric)", &[KeyCode::Char('o')])?;
+    step(&mut app, "O (flip: best first)", &[KeyCode::Char('O')])?;
+    step(&mut app, "End (ordered)", &[KeyCode::End])?;
+    step(&mut app, "Home (ordered)", &[KeyCode::Home])?;
+    step(&mut app, "F (one system, ordered)", &[KeyCode::Char('F')])?;
+    step(&mut app, "F (the next system)", &[KeyCode::Char('F')])?;
+    step(&mut app, "o (order off)", &[KeyCode::Char('o')])?;
+    let systems = app.screen::<Browse>().systems_left();
+    step(&mut app, "F ... (every item again)", &vec![KeyCode::Char('F'); systems])?;
     let typed = |text: &str| -> Vec<KeyCode> { text.chars().map(KeyCode::Char).collect() };
     step(&mut app, "/zzqx (no match)", &typed("/zzqx"))?;
     step(&mut app, "Esc (clear search)", &[KeyCode::Esc])?;

@@ -176,6 +176,14 @@ impl Browse {
         self.choices.as_ref().filter(|c| c.direction_id == d)
     }
 
+    /// How many `F` presses bring back every item (`tstlab bench store` presses them).
+    pub fn systems_left(&self) -> usize {
+        let (Some(c), Some(s)) = (self.current_choices(), &self.system) else {
+            return 0;
+        };
+        c.systems.iter().position(|x| x.id == s.0).map_or(0, |at| c.systems.len() - at)
+    }
+
     /// The choices came: apply what Scores asked for, or the `o` or `F` pressed meanwhile.
     fn take_choices(&mut self, c: &OrderChoices, sh: &mut Shared) -> Option<Action> {
         if self.selected_direction().map(|d| d.id) != Some(c.direction_id) {
