@@ -2,8 +2,8 @@
 //!
 //! `quick_check` (O(size): about 60 ms for 100,000 outputs) runs before commands that write;
 //! `check` is `tstlab store check`: every problem `integrity_check` and `foreign_key_check`
-//! find, and every stored count, character set and search-index entry (kept by triggers and
-//! the writer since schema 5) that disagrees with the rows; `recount` (`tstlab store recount`)
+//! find, and every stored count, character set, search-index entry and sort key (kept by
+//! triggers and the writer since schemas 5 and 9) that disagrees with the rows; `recount` (`tstlab store recount`)
 //! makes them again from the rows. `backup` copies the store with SQLite's online backup API in one step, so the copy
 //! is one consistent snapshot while other processes keep writing (WAL readers do not block
 //! writers); it is written beside the target and renamed into place only once it checks out.
@@ -134,9 +134,9 @@ pub fn check(path: &Path) -> Result<Report> {
 /// How many disagreeing rows of one kind are named one by one; the rest are counted.
 const NAMED: usize = 10;
 
-/// What the store keeps besides its rows (counts, character sets, the search index), checked
-/// against the rows. Items waiting to be re-indexed (`item_text_stale`) are skipped: searches
-/// read them directly.
+/// What the store keeps besides its rows (counts, character sets, the search index, sort keys),
+/// checked against the rows. Items waiting to be re-indexed (`item_text_stale`) or to have their
+/// keys recomputed (`item_keys_stale`) are skipped: lists read them directly.
 fn derived_problems(conn: &Connection, version: usize) -> rusqlite::Result<Vec<String>> {
     let mut out = Vec::new();
     if version < 5 {
@@ -206,6 +206,9 @@ fn derived_problems(conn: &Connection, version: usize) -> rusqlite::Result<Vec<S
                AND NOT EXISTS (SELECT 1 FROM item_text_stale s WHERE s.item_id = i.id) ORDER BY i.id",
         )?;
     }
+    if version >= 9 {
+        each("item", &super::keys::check_sql())?;
+    }
     Ok(out)
 }
 
@@ -220,8 +223,8 @@ pub struct Recounted {
     pub indexed: usize,
 }
 
-/// Makes the stored counts, character sets and search index again from the rows, in one
-/// transaction (the remedy `check` names).
+/// Makes the stored counts, character sets, search index and sort keys again from the rows, in
+/// one transaction (the remedy `check` names).
 pub fn recount(store: &mut Store) -> Result<Recounted> {
     let w = store.writer()?;
     let tx = w.tx();
