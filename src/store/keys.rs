@@ -12,7 +12,7 @@ use super::Result;
 use super::found::Listed;
 use super::views::LATEST;
 use rusqlite::types::Value;
-use rusqlite::{Connection, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
 /// The keys of the items `{ITEMS}` names (`i`), as rows of `want(direction_id, metric, config,
 /// system_id, key, split, idx, item_id)`. Only systems with several runs in a direction can have
@@ -126,6 +126,32 @@ pub(super) fn keyed(conn: &Connection, scope: Scope, metric: &str, config: &str,
     Ok(rows)
 }
 
+/// How far into a list ordered by a metric its pages are read from the kept keys' index alone
+/// ([`top`]); further pages come from the whole list, read once.
+pub(super) const TOP: i64 = 10_000;
+
+/// How many items of the scope have a key for the metric configuration (of one system's
+/// outputs, or the mean over systems).
+pub(super) fn count(conn: &Connection, scope: Scope, metric: &str, config: &str, system_id: Option<i64>) -> Result<i64> {
+    let (directions, arg) = scope.sql();
+    let sql = format!("SELECT COUNT(*) FROM item_keys WHERE direction_id IN {directions} AND metric = ?2 AND config = ?3 AND system_id = ?4");
+    let args = [arg, Value::Text(metric.into()), Value::Text(config.into()), Value::Integer(system_id.unwrap_or(0))];
+    Ok(conn.prepare_cached(&sql)?.query_row(params_from_iter(args), |r| r.get(0))?)
+}
+
+/// The keyed items `(offset, limit)` of one direction in the list's order ([`keyed`]'s).
+pub(super) fn top(conn: &Connection, direction_id: i64, metric: &str, config: &str, system_id: Option<i64>, descending: bool, (offset, limit): (i64, i64)) -> Result<Vec<Listed>> {
+    let way = if descending { "DESC" } else { "ASC" };
+    let sql = format!(
+        "SELECT item_id, idx, key FROM item_keys WHERE direction_id = ?1 AND metric = ?2 AND config = ?3 AND system_id = ?4
+         ORDER BY key {way}, split, idx LIMIT ?5 OFFSET ?6"
+    );
+    let args = params![direction_id, metric, config, system_id.unwrap_or(0), limit, offset];
+    let mut st = conn.prepare_cached(&sql)?;
+    let rows = st.query_map(args, |r| Ok((r.get(0)?, r.get(1)?, Some(r.get::<_, f64>(2)?))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
 /// A keyed list the other way (`O`), from the list itself: its keyed items by key the other way,
 /// ties still by direction, split and index; the items without a key still last.
 pub(super) fn flipped(rows: &[Listed]) -> Vec<Listed> {
@@ -192,7 +218,8 @@ mod tests {
                 for across in [None, Some(d)] {
                     for filter in ItemFilter::ALL {
                         for search in ["", "cold", "food 1"] {
-                            for (offset, limit) in [(0, 0), (0, 5), (7, 4), (100, 5)] {
+                            // Pages first: near the top they are read from the keys' index alone.
+                            for (offset, limit) in [(0, 5), (7, 4), (100, 5), (0, 0), (7, 4)] {
                                 let q = ItemQuery { direction_id: x, search: search.into(), filter, sort: ItemSort::Outputs, order: order.clone(), system_id: system, across, offset, limit };
                                 let want = store.items_by_sql(&q, super::super::read::List::new(store.conn(), &q).unwrap()).unwrap();
                                 assert_eq!(store.items(&q).unwrap(), want, "{q:?}");

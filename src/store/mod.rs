@@ -174,8 +174,11 @@ pub struct Store {
     path: PathBuf,
     /// Why the store is open read-only, when it is.
     read_only: Option<String>,
-    /// The last list searched through the index, while the store is unchanged (`found.rs`).
+    /// The last list put together in memory, while the store is unchanged (`found.rs`).
     found: std::cell::RefCell<Option<found::Cached>>,
+    /// The last list a search was made in (the list without it), while the store is unchanged:
+    /// each key typed into a search reads only the index.
+    base: std::cell::RefCell<Option<found::Cached>>,
 }
 
 impl Store {
@@ -223,7 +226,7 @@ impl Store {
                     }
                     conn.busy_timeout(BUSY_TIMEOUT)?;
                     conn.execute_batch("PRAGMA foreign_keys = ON;")?;
-                    return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()), found: Default::default() });
+                    return Ok(Store { conn, _held: Some(held), path: path.to_owned(), read_only: Some(why.to_string()), found: Default::default(), base: Default::default() });
                 }
                 (v, held)
             }
@@ -260,7 +263,7 @@ impl Store {
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL;")?;
         search::register(&conn)?;
         order::register(&conn)?;
-        let mut store = Store { conn, _held: held.into(), path, read_only: None, found: Default::default() };
+        let mut store = Store { conn, _held: held.into(), path, read_only: None, found: Default::default(), base: Default::default() };
         store.migrate(target)?;
         Ok(store)
     }

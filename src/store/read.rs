@@ -364,6 +364,9 @@ impl Store {
     /// One page of items and the total number matching, in one statement (the search index
     /// is read once for both).
     pub fn items(&self, q: &ItemQuery) -> Result<(i64, Vec<ItemRow>)> {
+        if let Some((total, listed)) = self.top_by_keys(q)? {
+            return Ok((total, self.rows(&listed)?));
+        }
         let l = List::new(&self.conn, q)?;
         match self.found(q, &l)? {
             Some(rows) => self.page(q, &rows),
@@ -406,10 +409,71 @@ impl Store {
             unreachable!("only index searches are searched in memory")
         };
         let hits = found::hits(&self.conn, expression, l.pattern())?;
-        let base = List::new(&self.conn, &ItemQuery { search: String::new(), ..query.clone() })?;
-        let key = if query.order.is_some() { "k.key" } else { "NULL" };
-        let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", base.with, base.from, base.order);
-        found::keep(&self.conn, &sql, base.args(Value::Integer(-1), Value::Integer(0)), Some(&hits))
+        let base = self.base(&ItemQuery { search: String::new(), ..query.clone() })?;
+        Ok(base.iter().filter(|r| hits.has(r.0)).copied().collect())
+    }
+
+    /// The whole list `query` gives (it has no search), kept for the next search in it.
+    fn base(&self, query: &ItemQuery) -> Result<Arc<Vec<found::Listed>>> {
+        let stamp = (self.conn.total_changes(), self.data_version());
+        if let Some(c) = self.base.borrow().as_ref().filter(|c| c.query == *query && c.stamp == stamp) {
+            return Ok(c.rows.clone());
+        }
+        let keyed = match &query.order {
+            Some(ItemOrder::Metric { .. }) => keys::current(&self.conn, scope(query))?,
+            _ => false,
+        };
+        let rows = Arc::new(if keyed {
+            self.by_keys(query)?
+        } else {
+            let l = List::new(&self.conn, query)?;
+            let key = if query.order.is_some() { "k.key" } else { "NULL" };
+            let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
+            found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)))?
+        });
+        *self.base.borrow_mut() = Some(found::Cached { query: query.clone(), stamp, rows: rows.clone() });
+        Ok(rows)
+    }
+
+    /// Whether every item of a list has one of its `keyed` keys: the list is a direction (or a
+    /// system's items there) with as many items as keys.
+    fn all_keyed(&self, q: &ItemQuery, keyed: i64) -> Result<bool> {
+        if !q.search.is_empty() || q.filter != ItemFilter::All || q.across.is_some() {
+            return Ok(false);
+        }
+        let sql = if q.system_id.is_some() { order::SYSTEM_TOTAL } else { DIRECTION_TOTAL };
+        let items: Option<i64> = self
+            .conn
+            .prepare_cached(&format!("SELECT ({sql}) WHERE ?1 IS ?1 AND ?8 IS ?8"))?
+            .query_row(params_from_iter(Self::total_args(q)), |r| r.get(0))?;
+        Ok(items == Some(keyed))
+    }
+
+    /// A page among the first [`keys::TOP`] items of a list ordered by a metric, read from the
+    /// kept keys' index alone, when every item of the list has a key and the whole list is not
+    /// kept already (`o`, `O` and `F` show their first page without reading the whole list).
+    fn top_by_keys(&self, q: &ItemQuery) -> Result<Option<(i64, Vec<found::Listed>)>> {
+        let Some(ItemOrder::Metric { metric, config, descending }) = &q.order else {
+            return Ok(None);
+        };
+        if q.limit <= 0 || q.offset < 0 || q.offset.saturating_add(q.limit) > keys::TOP || q.across.is_some() {
+            return Ok(None);
+        }
+        let stamp = (self.conn.total_changes(), self.data_version());
+        let whole = ItemQuery { offset: 0, limit: 0, ..q.clone() };
+        if self.found.borrow().as_ref().is_some_and(|c| c.query == whole && c.stamp == stamp) {
+            return Ok(None);
+        }
+        let at = Scope::Direction(q.direction_id);
+        if !keys::current(&self.conn, at)? {
+            return Ok(None);
+        }
+        let keyed = keys::count(&self.conn, at, metric, config, q.system_id)?;
+        if !self.all_keyed(q, keyed)? {
+            return Ok(None);
+        }
+        let rows = keys::top(&self.conn, q.direction_id, metric, config, q.system_id, *descending, (q.offset, q.limit))?;
+        Ok(Some((keyed, rows)))
     }
 
     /// A list ordered by a metric from the kept keys: the keyed items it holds, in key order,
@@ -419,31 +483,23 @@ impl Store {
             unreachable!("only metric orders have kept keys")
         };
         let keyed = keys::keyed(&self.conn, scope(query), metric, config, query.system_id, *descending)?;
-        // Every item of the list has a key when the list is a direction (or a system's items
-        // there) and it has as many items as keys.
-        if query.search.is_empty() && query.filter == ItemFilter::All && query.across.is_none() {
-            let sql = if query.system_id.is_some() { order::SYSTEM_TOTAL } else { DIRECTION_TOTAL };
-            let items: Option<i64> = self
-                .conn
-                .prepare_cached(&format!("SELECT ({sql}) WHERE ?1 IS ?1 AND ?8 IS ?8"))?
-                .query_row(params_from_iter(Self::total_args(query)), |r| r.get(0))?;
-            if items == Some(keyed.len() as i64) {
-                return Ok(keyed);
-            }
+        if self.all_keyed(query, keyed.len() as i64)? {
+            return Ok(keyed);
         }
         // The items of the list without its order (index order: by direction, split, index).
         let unordered = ItemQuery { order: None, sort: ItemSort::Index, ..query.clone() };
         let l = List::new(&self.conn, &unordered)?;
         let inside = match &l.plan {
-            Plan::Index(Some(_)) => self.searched(&unordered, &l)?,
+            Plan::Index(Some(_)) => Arc::new(self.searched(&unordered, &l)?),
+            _ if unordered.search.is_empty() => self.base(&unordered)?,
             _ => {
                 let sql = format!("{} SELECT i.id, i.idx, NULL FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
-                found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)), None)?
+                Arc::new(found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)))?)
             }
         };
         let (has, had) = (found::Bits::from_rows(&inside), found::Bits::from_rows(&keyed));
         let mut rows: Vec<found::Listed> = keyed.into_iter().filter(|r| has.has(r.0)).collect();
-        rows.extend(inside.into_iter().filter(|r| !had.has(r.0)));
+        rows.extend(inside.iter().filter(|r| !had.has(r.0)).copied());
         Ok(rows)
     }
 
@@ -452,9 +508,14 @@ impl Store {
     fn page(&self, q: &ItemQuery, rows: &[found::Listed]) -> Result<(i64, Vec<ItemRow>)> {
         let from = usize::try_from(q.offset.max(0)).unwrap_or(usize::MAX).min(rows.len());
         let to = if q.limit <= 0 { rows.len() } else { from.saturating_add(q.limit as usize).min(rows.len()) };
+        Ok((rows.len() as i64, self.rows(&rows[from..to])?))
+    }
+
+    /// The item rows of listed items.
+    fn rows(&self, listed: &[found::Listed]) -> Result<Vec<ItemRow>> {
         let mut st = self.conn.prepare_cached("SELECT split, idx, source, n_refs, n_outputs, direction_id FROM items WHERE id = ?1")?;
-        let mut page = Vec::with_capacity(to - from);
-        for &(id, _, key) in &rows[from..to] {
+        let mut page = Vec::with_capacity(listed.len());
+        for &(id, _, key) in listed {
             page.push(st.query_row([id], |r| {
                 Ok(ItemRow {
                     id,
@@ -468,7 +529,7 @@ impl Store {
                 })
             })?);
         }
-        Ok((rows.len() as i64, page))
+        Ok(page)
     }
 
     /// `items` in one statement, the search included (`Found` aside).
