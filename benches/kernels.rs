@@ -66,13 +66,19 @@ fn main() {
     let filter = std::env::args().skip(1).find(|a| !a.starts_with("--"));
     let b = Bench { filter };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    println!("tstlab CPU kernels vs candle's ops (AVX-512F: {}, AVX2+FMA: {}, {threads} threads)", kernels::avx512(), kernels::avx2_fma());
-    if !kernels::avx512() {
-        println!("no AVX-512F: the llama kernels are not used on this CPU (candle's ops run instead); timing the portable ones only");
+    let panels = matmul::PanelKernel::best();
+    println!(
+        "tstlab CPU kernels vs candle's ops (AVX-512F: {}, AVX2+FMA: {}, packed matmul: {}, {threads} threads; TSTLAB_SIMD caps them)",
+        kernels::avx512(),
+        kernels::avx2_fma(),
+        panels.map_or("none", |k| k.label())
+    );
+    if panels.is_none() {
+        println!("no packed matmul on this CPU (candle's gemm runs instead): its rows are left out");
     }
     println!("{:<16} {:<26} {:>10} {:>10} {:>8}  candle peer", "kernel", "shape", "tstlab ms", "candle ms", "ratio");
 
-    if kernels::avx512() {
+    if panels.is_some() {
         // Few-row linear layers: the quantized blocks (Q4_1, the head Q8_0 as SmolLM2's GGUF has
         // them) against the packed f16 panels; where the ratio falls below 1 is the threshold
         // `kernels::quant::MAX_ROWS`.

@@ -227,6 +227,8 @@ fn name_store(e: anyhow::Error, path: &Path) -> anyhow::Error {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    // A misspelt TSTLAB_SIMD is refused before any work (the kernels would ignore it).
+    tstlab::models::kernels::simd_limit()?;
     if cli.no_mouse {
         tstlab::tui::term::no_mouse();
     }

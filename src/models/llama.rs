@@ -251,14 +251,17 @@ impl Llama {
     pub fn device(&self) -> &Device {
         &self.device
     }
-    /// The compute path when it is not candle's own: `AVX-512, f16 weights` (packed matmul and
-    /// the CPU kernels), or `AVX-512` (the attention and MLP-gate kernels only, weights unpacked
-    /// with `TSTLAB_CANDLE_MATMUL`), followed by the quantized blocks kept for steps of a few
+    /// The compute path when it is not candle's own: `AVX-512, f16 weights` or `AVX2, f16
+    /// weights` (packed matmul and the CPU kernels), or `AVX-512` (the attention and MLP-gate
+    /// kernels only, weights unpacked with `TSTLAB_CANDLE_MATMUL`), followed by the quantized blocks kept for steps of a few
     /// tokens (`; Q4_1, Q8_0 blocks at <= 4 rows (AVX-512 VNNI), one-token steps fused`: see
     /// [`Llama::set_fused_decode`]). Greedy outputs can differ between paths in the last bits.
     pub fn kernels(&self) -> Option<String> {
         let dense = if self.lm_head.is_packed() {
-            Some("AVX-512, f16 weights")
+            Some(match kernels::matmul::PanelKernel::best() {
+                Some(kernels::matmul::PanelKernel::Avx2) => "AVX2, f16 weights",
+                _ => "AVX-512, f16 weights",
+            })
         } else if self.device.is_cpu() && kernels::avx512() {
             Some("AVX-512")
         } else {

@@ -6,8 +6,8 @@ package) and runs the model in float32 on the CPU. Each text is tokenised as pla
 (transformers' GGUF tokenizer, no special tokens) after one `<|endoftext|>` start token that is
 context only; g-PPL = exp(mean NLL of the text tokens), as docs/METHODS.md "PPL" defines it.
 Two weight precisions, both with f32 arithmetic:
-  f32: the dequantized weights as they are (tstlab on CUDA and on CPUs without AVX-512);
-  f16: the linear layers' weights rounded to f16 (tstlab's packed AVX-512 CPU kernel; the
+  f32: the dequantized weights as they are (tstlab on CUDA and on CPUs without AVX-512 or AVX2);
+  f16: the linear layers' weights rounded to f16 (tstlab's packed AVX-512/AVX2 CPU kernel; the
        embedding lookup and the norms stay f32).
 
     pip install torch transformers gguf

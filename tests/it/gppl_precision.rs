@@ -2,7 +2,7 @@
 //! made by `make_gppl_precision.py`; skipped with a message when the model is not installed):
 //! the same token ids, and per-text values within 1e-4 (relative) of the reference computed with
 //! the same weight precision as the path tstlab took (f16-rounded weights for the packed
-//! AVX-512 CPU kernel, else f32). docs/METHODS.md "PPL" gives the tolerance between the two.
+//! CPU kernel, AVX-512 or AVX2, else f32). docs/METHODS.md "PPL" gives the tolerance between the two.
 
 use std::sync::Arc;
 use tstlab::models::lm_score::TextLm;

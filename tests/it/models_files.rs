@@ -228,6 +228,31 @@ fn bench_transfer_reports_missing_model() {
     assert!(!dir.path().join("tstlab.sqlite").exists(), "bench opens no store");
 }
 
+/// A misspelt `TSTLAB_SIMD` is refused before any work, naming the values it takes; a known one
+/// is taken.
+#[test]
+fn an_unknown_tstlab_simd_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.gguf");
+    let run = |simd: &str| {
+        assert_cmd::Command::cargo_bin("tstlab")
+            .unwrap()
+            .env("TSTLAB_HOME", dir.path())
+            .env("TSTLAB_SIMD", simd)
+            .args(["bench", "transfer", "--n", "2", "--model"])
+            .arg(&missing)
+            .assert()
+            .failure()
+    };
+    let out = run("avx3");
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("TSTLAB_SIMD=\"avx3\" is not one of avx512, native, avx2, portable"), "{err}");
+    assert!(!err.contains("model not found"), "refused before the command ran: {err}");
+    let out = run("AVX2");
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(err.contains("model not found") && !err.contains("TSTLAB_SIMD"), "{err}");
+}
+
 /// `tstlab bench transfer --peer DIR` with no llama.cpp built there says how to build it, before
 /// loading any model.
 #[test]

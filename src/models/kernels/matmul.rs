@@ -1,5 +1,5 @@
-//! `x · Wᵀ` on the CPU with AVX-512 for the llama forward's linear layers, and [`Linear`], the
-//! weight in the layout its matmul is fastest with.
+//! `x · Wᵀ` on the CPU with AVX-512 or AVX2 for the llama forward's linear layers, and
+//! [`Linear`], the weight in the layout its matmul is fastest with.
 //!
 //! The weight is packed once into panels of [`NR`] outputs, `k`-major inside a panel, stored
 //! as f16 (half the memory traffic; the products and sums are f32), so the inner loop loads and
@@ -9,8 +9,15 @@
 //! Each output is one dot product summed in `k` order, so a row's result does not depend on the
 //! other rows of the call (batched equals one-by-one, bit for bit). On the 2-core development
 //! machine `tstlab bench transfer --batch 50` ran about twice as fast with it as with candle's
-//! f32 gemm (`TSTLAB_CANDLE_MATMUL=1`). CPUs without AVX-512F keep candle's matmul (see
-//! [`super::avx512`]).
+//! f32 gemm (`TSTLAB_CANDLE_MATMUL=1`).
+//!
+//! CPUs without AVX-512F but with AVX2, FMA and F16C ([`super::avx2_f16c`]) run the same panels
+//! with an AVX2 micro-kernel ([`PanelKernel::Avx2`]): half a panel (16 outputs, two 8-lane
+//! vectors) against up to [`MR_AVX2`] rows, 12 accumulators of the 16 vector registers, the
+//! half panel kept in the L1 cache while the rows pass. Each output is the same FMA chain in
+//! `k` order as on AVX-512, so the two kernels give the same bits. CPUs with neither keep
+//! candle's matmul. `TSTLAB_SIMD=avx2` ([`super::SIMD_VAR`]) takes the AVX2 kernel on an
+//! AVX-512 CPU.
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Shape, Tensor};
 use rayon::prelude::*;
@@ -20,13 +27,55 @@ use super::quant::{self, QuantMatmul, QuantMatrix, QuantType, Simd};
 pub(crate) const NR: usize = 32;
 /// Most rows per micro-kernel call (2 × 12 accumulators of the 32 vector registers).
 const MR: usize = 12;
+/// Most rows per AVX2 micro-kernel call (2 × 6 accumulators, 2 weight vectors and a broadcast
+/// input of the 16 vector registers).
+pub const MR_AVX2: usize = 6;
 /// Rows per pass over the panels (their inputs stay in the L2 cache).
 const ROW_CHUNK: usize = 120;
 
-/// Whether linear layers pack their weights: [`super::avx512`], unless the environment variable
-/// `TSTLAB_CANDLE_MATMUL` is set (to compare with candle's gemm in `tstlab bench transfer`).
+/// Whether linear layers pack their weights: a [`PanelKernel`] runs on this CPU, unless the
+/// environment variable `TSTLAB_CANDLE_MATMUL` is set (to compare with candle's gemm in
+/// `tstlab bench transfer`).
 pub fn enabled() -> bool {
-    super::avx512() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
+    PanelKernel::best().is_some() && std::env::var_os("TSTLAB_CANDLE_MATMUL").is_none()
+}
+
+/// The micro-kernel the packed matmul runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanelKernel {
+    /// AVX-512F: a whole panel by up to 12 rows.
+    Avx512,
+    /// AVX2, FMA and F16C: half a panel by up to [`MR_AVX2`] rows.
+    Avx2,
+}
+
+impl PanelKernel {
+    /// The best one this CPU has within `TSTLAB_SIMD` (none: candle's gemm).
+    pub fn best() -> Option<PanelKernel> {
+        if super::avx512() {
+            Some(PanelKernel::Avx512)
+        } else if super::avx2_f16c() {
+            Some(PanelKernel::Avx2)
+        } else {
+            None
+        }
+    }
+
+    /// Whether this CPU has it (within `TSTLAB_SIMD`).
+    pub fn available(self) -> bool {
+        match self {
+            PanelKernel::Avx512 => super::avx512(),
+            PanelKernel::Avx2 => super::avx2_f16c(),
+        }
+    }
+
+    /// As [`Llama::kernels`](crate::models::llama::Llama::kernels) names it.
+    pub fn label(self) -> &'static str {
+        match self {
+            PanelKernel::Avx512 => "AVX-512",
+            PanelKernel::Avx2 => "AVX2",
+        }
+    }
 }
 
 /// Which weights a call may use: the quantized blocks for calls of a few rows (generation's
@@ -51,7 +100,7 @@ pub struct Linear {
     kernel: Simd,
 }
 
-/// The dense layouts. With AVX-512 on the CPU: packed for [`PackedMatrix`]. Otherwise for
+/// The dense layouts. With a [`PanelKernel`] on the CPU: packed for [`PackedMatrix`]. Otherwise for
 /// candle's gemm (measured with AVX-512 kernels, 2 threads, 50 to 900 rows): a wide matrix (many
 /// outputs: the MLP's gate/up, the vocabulary head) as loaded, `[out, in]`, used transposed; a
 /// narrow one transposed once at load to `[in, out]`. At 50 rows the wrong layout costs a third
@@ -111,7 +160,7 @@ impl Linear {
         self.quant_rows = rows;
     }
 
-    /// Whether the weight is packed for the AVX-512 matmul.
+    /// Whether the weight is packed for the panel matmul.
     pub fn is_packed(&self) -> bool {
         matches!(self.dense, Dense::Packed(_))
     }
@@ -186,10 +235,17 @@ impl PackedMatrix {
         Ok(PackedMatrix::pack(&v, n, k))
     }
 
-    /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`. Panics without AVX-512F (see
-    /// [`super::avx512`]).
+    /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`, with [`PanelKernel::best`]. Panics
+    /// without one.
     pub fn matmul(&self, x: &[f32], m: usize) -> Vec<f32> {
-        assert!(super::avx512(), "the packed matmul needs AVX-512F");
+        let kernel = PanelKernel::best().expect("the packed matmul needs AVX-512F or AVX2+FMA+F16C");
+        self.matmul_with(kernel, x, m)
+    }
+
+    /// [`PackedMatrix::matmul`] with the given kernel (both give the same bits). Panics when the
+    /// CPU does not have it ([`PanelKernel::available`]).
+    pub fn matmul_with(&self, kernel: PanelKernel, x: &[f32], m: usize) -> Vec<f32> {
+        assert!(kernel.available(), "no {kernel:?} packed matmul on this CPU");
         let (n, k) = (self.n, self.k);
         assert_eq!(x.len(), m * k, "input of {} values is not {m} x {k}", x.len());
         if m == 0 || n == 0 {
@@ -207,14 +263,22 @@ impl PackedMatrix {
                 let panel = &self.panels[p * k * NR..(p + 1) * k * NR];
                 let cols = NR.min(n - p * NR);
                 let xs = x[r0 * k..(r0 + rows) * k].as_ptr();
+                // SAFETY: the kernel's instructions are available (asserted); the x rows and the
+                // panel hold rows x k and k x NR values; `y` is inside the output, rows x NR at
+                // stride `ldy`, written by this panel's task only.
+                let product = |y: *mut f32, ldy: usize| unsafe {
+                    match kernel {
+                        PanelKernel::Avx512 => panel_product(rows, xs, k, k, panel.as_ptr(), NR, y, ldy),
+                        PanelKernel::Avx2 => panel_product_avx2(rows, xs, k, k, panel.as_ptr(), y, ldy),
+                    }
+                };
                 if cols == NR {
-                    // SAFETY: AVX-512F is available (asserted); rows r0..r0+rows of y, columns
-                    // p*NR..p*NR+NR are inside y and written by this panel's task only.
-                    unsafe { panel_product(rows, xs, k, k, panel.as_ptr(), NR, out.0.add(r0 * n + p * NR), n) };
+                    // Rows r0..r0+rows of y, columns p*NR..p*NR+NR.
+                    // SAFETY: inside y (m x n values).
+                    product(unsafe { out.0.add(r0 * n + p * NR) }, n);
                 } else {
                     let mut tmp = vec![0f32; rows * NR];
-                    // SAFETY: as above; `tmp` holds rows x NR values.
-                    unsafe { panel_product(rows, xs, k, k, panel.as_ptr(), NR, tmp.as_mut_ptr(), NR) };
+                    product(tmp.as_mut_ptr(), NR);
                     for i in 0..rows {
                         // SAFETY: row r0+i, columns p*NR..p*NR+cols are inside y, this task's.
                         unsafe { std::ptr::copy_nonoverlapping(tmp[i * NR..].as_ptr(), out.0.add((r0 + i) * n + p * NR), cols) };
@@ -276,6 +340,36 @@ pub(crate) unsafe fn panel_product<W: avx512::Lanes>(
         }
         rows!(1 2 3 4 5 6 7 8 9 10 11 12);
         r += mr;
+    }
+}
+
+/// Rows `x [m, k]` (row stride `ldx`) times one f16 panel `w [k][NR]` (row stride [`NR`]) into
+/// `y` (`m` rows of `NR` at stride `ldy`) with AVX2: each half of the panel (16 outputs) against
+/// the rows in blocks of at most [`MR_AVX2`], so the half panel stays in the L1 cache.
+///
+/// # Safety
+/// AVX2, FMA and F16C must be available, and the three regions must hold what is described.
+pub(crate) unsafe fn panel_product_avx2(m: usize, x: *const f32, ldx: usize, k: usize, w: *const half::f16, y: *mut f32, ldy: usize) {
+    for half in [0, NR / 2] {
+        let mut r = 0;
+        while r < m {
+            // Even blocks, as in `panel_product`: 50 rows go as 5 x 6 + 4 x 5.
+            let left = m - r;
+            let mr = left.div_ceil(left.div_ceil(MR_AVX2));
+            // SAFETY: rows r..r+mr and columns half..half+16 are inside x, w and y (the
+            // caller's guarantee).
+            let (xr, wh, yr) = unsafe { (x.add(r * ldx), w.add(half), y.add(r * ldy + half)) };
+            macro_rules! rows {
+                ($($m:literal)*) => {
+                    match mr {
+                        $($m => unsafe { avx2::micro::<$m>(xr, ldx, k, wh, NR, yr, ldy) },)*
+                        _ => unreachable!("block of {mr} rows"),
+                    }
+                };
+            }
+            rows!(1 2 3 4 5 6);
+            r += mr;
+        }
     }
 }
 
@@ -378,6 +472,44 @@ mod avx512 {
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    /// `M` rows of `x` (stride `ldx`, `k` used) times 16 columns of f16 weights (`k` rows at
+    /// stride `ldw`); `y` gets `M` rows of 16.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn micro<const M: usize>(x: *const f32, ldx: usize, k: usize, w: *const half::f16, ldw: usize, y: *mut f32, ldy: usize) {
+        let mut acc = [[_mm256_setzero_ps(); 2]; M];
+        for kk in 0..k {
+            // SAFETY (whole function): the caller guarantees M rows of k inputs at stride ldx,
+            // k rows of 16 weights at stride ldw and M x 16 outputs at stride ldy.
+            let (w0, w1) = unsafe {
+                let p = w.add(kk * ldw) as *const __m128i;
+                (_mm256_cvtph_ps(_mm_loadu_si128(p)), _mm256_cvtph_ps(_mm_loadu_si128(p.add(1))))
+            };
+            for (r, a) in acc.iter_mut().enumerate() {
+                let b = _mm256_set1_ps(unsafe { *x.add(r * ldx + kk) });
+                a[0] = _mm256_fmadd_ps(b, w0, a[0]);
+                a[1] = _mm256_fmadd_ps(b, w1, a[1]);
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            unsafe {
+                _mm256_storeu_ps(y.add(r * ldy), a[0]);
+                _mm256_storeu_ps(y.add(r * ldy + 8), a[1]);
+            }
+        }
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+mod avx2 {
+    pub unsafe fn micro<const M: usize>(_: *const f32, _: usize, _: usize, _: *const half::f16, _: usize, _: *mut f32, _: usize) {
+        unreachable!("the AVX2 packed matmul needs x86-64")
+    }
+}
+
 #[cfg(not(target_arch = "x86_64"))]
 mod avx512 {
     pub trait Lanes: Copy {}
@@ -426,36 +558,57 @@ mod tests {
         y
     }
 
+    /// The panel kernels this CPU has (both on an AVX-512 CPU), each tested.
+    fn kernels() -> Vec<PanelKernel> {
+        let v: Vec<PanelKernel> = [PanelKernel::Avx512, PanelKernel::Avx2].into_iter().filter(|k| k.available()).collect();
+        if v.is_empty() {
+            eprintln!("not applicable on this CPU: neither AVX-512F nor AVX2+FMA+F16C (the packed matmul is not used here)");
+        }
+        v
+    }
+
     #[test]
     fn equals_the_plain_product_with_f16_weights_for_odd_shapes() {
-        if !crate::models::kernels::avx512() {
-            eprintln!("not applicable on this CPU: no AVX-512F (the packed matmul is not used here)");
-            return;
-        }
-        for &(m, n, k) in &[(1, 1, 1), (1, 32, 7), (3, 33, 5), (13, 64, 64), (50, 100, 31), (121, 40, 17), (250, 96, 9)] {
-            let x = values(m * k, (m * 31 + k) as u64);
-            let w = values(n * k, (n * 7 + k) as u64);
-            let y = PackedMatrix::pack(&w, n, k).matmul(&x, m);
-            let r = reference(&x, &w, m, n, k);
-            for (i, (a, b)) in y.iter().zip(&r).enumerate() {
-                assert!((*a as f64 - b).abs() <= 1e-5 * (1.0 + b.abs()), "m {m} n {n} k {k} at {i}: {a} vs {b}");
+        for kernel in kernels() {
+            // Rows: 1, 5, 7 and 13 leave partial blocks of both kernels; 50 and 121 cross a
+            // block and a ROW_CHUNK; outputs: partial panels and partial halves (n 33, 40, 100).
+            for &(m, n, k) in &[(1, 1, 1), (1, 32, 7), (3, 33, 5), (5, 16, 3), (7, 48, 20), (13, 64, 64), (50, 100, 31), (121, 40, 17), (250, 96, 9)] {
+                let x = values(m * k, (m * 31 + k) as u64);
+                let w = values(n * k, (n * 7 + k) as u64);
+                let y = PackedMatrix::pack(&w, n, k).matmul_with(kernel, &x, m);
+                assert_eq!(y.len(), m * n);
+                let r = reference(&x, &w, m, n, k);
+                for (i, (a, b)) in y.iter().zip(&r).enumerate() {
+                    assert!((*a as f64 - b).abs() <= 1e-5 * (1.0 + b.abs()), "{kernel:?} m {m} n {n} k {k} at {i}: {a} vs {b}");
+                }
             }
         }
     }
 
     #[test]
     fn a_row_gives_the_same_bits_alone_or_in_a_batch() {
-        if !crate::models::kernels::avx512() {
-            eprintln!("not applicable on this CPU: no AVX-512F");
+        for kernel in kernels() {
+            let (m, n, k) = (37, 70, 45);
+            let x = values(m * k, 1);
+            let p = PackedMatrix::pack(&values(n * k, 2), n, k);
+            let all = p.matmul_with(kernel, &x, m);
+            for i in [0, 11, 36] {
+                let one = p.matmul_with(kernel, &x[i * k..(i + 1) * k], 1);
+                assert_eq!(one, all[i * n..(i + 1) * n].to_vec(), "{kernel:?} row {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_kernel_gives_the_avx512_kernels_bits() {
+        if kernels().len() < 2 {
+            eprintln!("not applicable on this CPU: it does not have both panel kernels");
             return;
         }
-        let (m, n, k) = (37, 70, 45);
-        let x = values(m * k, 1);
-        let p = PackedMatrix::pack(&values(n * k, 2), n, k);
-        let all = p.matmul(&x, m);
-        for i in [0, 11, 36] {
-            let one = p.matmul(&x[i * k..(i + 1) * k], 1);
-            assert_eq!(one, all[i * n..(i + 1) * n].to_vec(), "row {i}");
+        for &(m, n, k) in &[(1, 70, 45), (50, 576, 576), (121, 100, 1536)] {
+            let x = values(m * k, 5);
+            let p = PackedMatrix::pack(&values(n * k, 6), n, k);
+            assert_eq!(p.matmul_with(PanelKernel::Avx512, &x, m), p.matmul_with(PanelKernel::Avx2, &x, m), "m {m} n {n} k {k}");
         }
     }
 
@@ -468,7 +621,7 @@ mod tests {
         let xt = Tensor::from_vec(x.clone(), (m, k), &dev).unwrap();
         let wt = Tensor::from_vec(w.clone(), (n, k), &dev).unwrap();
         let mut layouts = vec![Linear::from_dense(Dense::OutIn(wt.clone())), Linear::from_dense(Dense::InOut(wt.t().unwrap().contiguous().unwrap()))];
-        if crate::models::kernels::avx512() {
+        if enabled() {
             layouts.push(Linear::from_dense(Dense::Packed(PackedMatrix::from_tensor(&wt).unwrap())));
         }
         // The packed weight is f16; candle's layouts keep f32.

@@ -65,7 +65,7 @@ pub enum Simd {
     Portable,
 }
 
-/// The best kernel this CPU has.
+/// The best kernel this CPU has, within [`super::limit`] (`TSTLAB_SIMD`).
 pub fn simd() -> Simd {
     #[cfg(target_arch = "x86_64")]
     {
@@ -80,9 +80,10 @@ pub fn simd() -> Simd {
                 "f16c" => is_x86_feature_detected!("f16c"),
                 _ => false,
             };
-            if ["avx512f", "avx512bw", "avx512vnni", "fma", "f16c"].iter().all(|f| has(f)) {
+            let limit = super::limit();
+            if limit >= super::Level::Avx512 && ["avx512f", "avx512bw", "avx512vnni", "fma", "f16c"].iter().all(|f| has(f)) {
                 Simd::Vnni512
-            } else if ["avx2", "fma", "f16c"].iter().all(|f| has(f)) {
+            } else if limit >= super::Level::Avx2 && ["avx2", "fma", "f16c"].iter().all(|f| has(f)) {
                 Simd::Avx2
             } else {
                 Simd::Portable
