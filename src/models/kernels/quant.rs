@@ -5,11 +5,22 @@
 //! The weights are ggml's blocks: 32 values as small integers with an f16 scale (Q4_0:
 //! `d · (q - 8)`, Q4_1: `d · q + m`, Q8_0: `d · q`). As in ggml the input row is quantized once
 //! per call, per 32 values (`dx = max|x| / R`, `qx = round(x / dx)`, `sx = dx · Σ qx`), and each
-//! block's integer dot product is scaled by `dw · dx` (plus `m · sx` for Q4_1). Unlike ggml the
-//! input gets 16 bits (`R` = 32767), not 8, and f32 scales: with 8-bit inputs the greedy outputs
-//! of the 50 demo sentences of `tstlab bench transfer` matched the f16 path on only 39 (near ties
-//! of 0.02-0.3 nats flipped); with 16 bits the input's rounding is far below the f16 weights' own
-//! (see the models_real test). The integer products cost about as much as 8-bit ones here.
+//! block's integer dot product is scaled by `dw · dx` (plus `m · sx` for Q4_1). For most types,
+//! unlike ggml, the input gets 16 bits (`R` = 32767), not 8, and f32 scales: with 8-bit inputs
+//! the greedy outputs of the 50 demo sentences of `tstlab bench transfer` matched the f16 path
+//! on only 39 (Q4_1; near ties of 0.02-0.3 nats flipped); with 16 bits the input's rounding is
+//! far below the f16 weights' own (see the models_real test).
+//!
+//! Q4_0 takes 8-bit inputs (`R` = 127) as in ggml (llama.cpp's Q4_0 kernels run on its
+//! activations quantized as Q8_0): on 2 cores the arithmetic, not the memory bus, bounds
+//! SmolLM2-135M's batch-1 decode, and 8 bits halve it (docs/BENCHMARKS.md); its greedy outputs
+//! on the 50 demo sentences matched the 16-bit kernels' on 39. Q4_1 and Q8_0 can take them too
+//! (`TSTLAB_QUANT8=Q4_0,Q4_1,Q8_0`; empty: none), not by default (see [`inputs8`]). Such blocks
+//! are interleaved by 16 rows ([`Format::rows16`]): a 32-bit lane holds four unsigned values of
+//! one row (nibbles `q`, bytes `q + 128`), so that `vpdpbusd` (AVX-512 VNNI) or `vpmaddubsw`
+//! (AVX2) against the block's four inputs broadcast gives 16 (or 8) rows' sums per vector with
+//! no horizontal reduction, and the rows' scales apply 16 at a time; the offset comes out
+//! exactly as `o · Σ qx` (the input's integer sum).
 //!
 //! The other types are held as blocks of 32 the same kernels run ([`Format`]): Q5_0, Q5_1 and
 //! Q5_K as signed bytes (Q5_0 with Q8_0's layout), the K-quants' super-blocks of 256 as their
@@ -169,9 +180,15 @@ impl QuantType {
         }
     }
 
-    /// How the kernels hold it.
+    /// How the kernels hold it: in rows of 16 for 8-bit inputs ([`Format::rows16`]) if it takes
+    /// them ([`inputs8`]), else for 16-bit ones.
     pub fn format(self) -> Format {
-        let f = Format { bytes: false, offset: 0, min: false, sub16: false, wide: false };
+        if inputs8(self) { Format { rows16: true, ..self.format16() } } else { self.format16() }
+    }
+
+    /// How the kernels for 16-bit inputs hold it.
+    fn format16(self) -> Format {
+        let f = Format { bytes: false, offset: 0, min: false, sub16: false, wide: false, rows16: false };
         match self {
             QuantType::Q4_0 => Format { offset: 8, ..f },
             QuantType::Q4_1 => Format { min: true, ..f },
@@ -266,11 +283,31 @@ struct Block32 {
     m: f32,
 }
 
-/// How the kernels hold a type's blocks of 32 (two blocks form a pair).
+/// The types that can take 8-bit inputs ([`Format::rows16`]).
+const INPUTS8: [QuantType; 3] = [QuantType::Q4_0, QuantType::Q4_1, QuantType::Q8_0];
+
+/// Whether type `t` takes 8-bit inputs: Q4_0 (by default), or those of [`INPUTS8`] that the
+/// environment variable `TSTLAB_QUANT8` names (comma-separated, `Q4_0,Q8_0`; empty: none; read
+/// once). Q4_1 and Q8_0 keep 16 bits by default: 8-bit inputs on the installed SmolLM2 Q4_1
+/// GGUF (its head Q8_0) flip near ties in greedy outputs (the models_real test); see the module
+/// documentation.
+fn inputs8(t: QuantType) -> bool {
+    static TYPES: std::sync::OnceLock<Vec<QuantType>> = std::sync::OnceLock::new();
+    TYPES
+        .get_or_init(|| match std::env::var("TSTLAB_QUANT8") {
+            Ok(v) => INPUTS8.into_iter().filter(|t| v.split(',').any(|l| l.trim() == t.label())).collect(),
+            Err(_) => vec![QuantType::Q4_0],
+        })
+        .contains(&t)
+}
+
+/// How the kernels hold a type's blocks of 32: two blocks form a pair, or (`rows16`) the blocks
+/// of 16 rows are interleaved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Format {
     /// Values as signed bytes (64 bytes a pair), else 4-bit, the pair's two blocks interleaved
-    /// (32 bytes: low nibbles the first block, high the second).
+    /// (32 bytes: low nibbles the first block, high the second). With `rows16`: bytes `q + 128`,
+    /// else nibbles.
     bytes: bool,
     /// What a stored 4-bit value exceeds the signed one by (Q4_0: 8).
     offset: i32,
@@ -280,6 +317,20 @@ pub struct Format {
     sub16: bool,
     /// Scales (and offsets) in f32 (the K-quants' products), else the f16 of the file.
     wide: bool,
+    /// Rows by 16, unsigned values (nibbles, or bytes `q + 128`), 8-bit inputs: block `b` of
+    /// rows `16G..16G + 16` is 256 bytes (nibbles) or 512 (bytes) at `(G · blocks + b) ·` that,
+    /// its 16 scales (and offsets) f16 at `(G · blocks + b) · 16`. Values `4g..4g + 4` of a row
+    /// (group `g` of 8) are 4 bytes in a 64-byte vector of the 16 rows' groups `g`: bytes, vector
+    /// `g`; nibbles, vector `g % 4`, low nibbles for `g < 4`. A 32-bit lane is then one row's
+    /// four values, against the same four inputs in every lane ([`position16`]).
+    rows16: bool,
+}
+
+/// Where value `t` of a block of 32 of row `l` (of 16) sits in a [`Format::rows16`] block:
+/// the byte, and the shift of a nibble.
+fn position16(bytes: bool, l: usize, t: usize) -> (usize, u32) {
+    let (g, i) = (t / 4, t % 4);
+    if bytes { (g * 64 + l * 4 + i, 0) } else { ((g % 4) * 64 + l * 4 + i, if g < 4 { 0 } else { 4 }) }
 }
 
 impl Format {
@@ -287,15 +338,30 @@ impl Format {
         if self.bytes { 64 } else { 32 }
     }
 
-    /// A format that holds the values and scales of both exactly: this one if they are the same,
-    /// else signed bytes (every type's values minus its offset fit), with offsets if either has
-    /// them, scales per 16 values if either has, f32 scales if either has.
+    /// Bytes of 16 rows' blocks of 32 ([`Format::rows16`]).
+    fn block16_bytes(self) -> usize {
+        if self.bytes { 512 } else { 256 }
+    }
+
+    /// What the integer sums of a [`Format::rows16`] block exceed the signed values' by, per
+    /// input: `(q - offset)` held as `q - offset + bias` (bytes: 128).
+    fn bias16(self) -> i32 {
+        if self.bytes { 128 } else { 0 }
+    }
+
+    /// A format that holds the values and scales of both exactly: this one if they are the same;
+    /// bytes in rows of 16 if both are in rows of 16; else signed bytes (every type's values
+    /// minus its offset fit), with offsets if either has them, scales per 16 values if either
+    /// has, f32 scales if either has.
     fn join(self, o: Format) -> Format {
         if self == o {
             return self;
         }
-        let sub16 = self.sub16 || o.sub16;
-        Format { bytes: true, offset: 0, min: self.min || o.min, sub16, wide: sub16 || self.wide || o.wide }
+        let (min, sub16) = (self.min || o.min, self.sub16 || o.sub16);
+        if self.rows16 && o.rows16 {
+            return Format { bytes: true, offset: 0, min, sub16: false, wide: false, rows16: true };
+        }
+        Format { bytes: true, offset: 0, min, sub16, wide: sub16 || self.wide || o.wide, rows16: false }
     }
     /// Scales per block of 32.
     fn scales(self) -> usize {
@@ -375,6 +441,11 @@ pub struct QuantMatrix {
 impl QuantMatrix {
     /// From the row-major GGUF blocks of an `[n, k]` tensor of type `ty`.
     pub fn from_blocks(ty: QuantType, n: usize, k: usize, bytes: &[u8]) -> Result<QuantMatrix, QuantError> {
+        QuantMatrix::from_blocks_in(ty, ty.format(), n, k, bytes)
+    }
+
+    /// [`QuantMatrix::from_blocks`] held in format `f` (one that holds `ty`'s values).
+    fn from_blocks_in(ty: QuantType, f: Format, n: usize, k: usize, bytes: &[u8]) -> Result<QuantMatrix, QuantError> {
         let bv = ty.block_values();
         if !k.is_multiple_of(bv) || k == 0 {
             return Err(QuantError::Shape { n, k, block: bv });
@@ -384,7 +455,7 @@ impl QuantMatrix {
             return Err(QuantError::Bytes { ty, n, k, got: bytes.len(), want });
         }
         let row_bytes = (k / bv) * ty.block_bytes();
-        Ok(QuantMatrix::pack(vec![ty], ty.format(), n, k, |j, out| {
+        Ok(QuantMatrix::pack(vec![ty], f, n, k, |j, out| {
             for blk in bytes[j * row_bytes..(j + 1) * row_bytes].chunks_exact(ty.block_bytes()) {
                 ty.blocks32(blk, out);
             }
@@ -393,7 +464,11 @@ impl QuantMatrix {
 
     /// Packs `n` rows of `k` values in format `f`, row `j`'s blocks of 32 given by `row(j, out)`
     /// (values as `f` holds them: `d · (q - f.offset) + m`).
-    fn pack(types: Vec<QuantType>, f: Format, n: usize, k: usize, mut row: impl FnMut(usize, &mut Vec<Block32>)) -> QuantMatrix {
+    fn pack(types: Vec<QuantType>, f: Format, n: usize, k: usize, row: impl FnMut(usize, &mut Vec<Block32>)) -> QuantMatrix {
+        if f.rows16 {
+            return QuantMatrix::pack16(types, f, n, k, row);
+        }
+        let mut row = row;
         let nb = k / BLOCK;
         let pairs = nb.div_ceil(2);
         let pb = f.pair_bytes();
@@ -426,9 +501,51 @@ impl QuantMatrix {
         QuantMatrix { types, format: f, n, k, pairs, qs, d, m }
     }
 
+    /// [`QuantMatrix::pack`] in rows of 16 ([`Format::rows16`]; the last group padded with
+    /// zero rows).
+    fn pack16(types: Vec<QuantType>, f: Format, n: usize, k: usize, mut row: impl FnMut(usize, &mut Vec<Block32>)) -> QuantMatrix {
+        let nb = k / BLOCK;
+        let (groups, bb) = (n.div_ceil(16), f.block16_bytes());
+        let mut qs = vec![0u8; groups * nb * bb];
+        let mut d = Scales::zeros(false, groups * nb * 16);
+        let mut m = Scales::zeros(false, if f.min { groups * nb * 16 } else { 0 });
+        let mut blocks = Vec::with_capacity(nb);
+        for j in 0..n {
+            blocks.clear();
+            row(j, &mut blocks);
+            debug_assert_eq!(blocks.len(), nb);
+            let (g, l) = (j / 16, j % 16);
+            for (b, blk) in blocks.iter().enumerate() {
+                let at = (g * nb + b) * 16 + l;
+                d.set(at, blk.d[0]);
+                if f.min {
+                    m.set(at, blk.m);
+                }
+                let dst = &mut qs[(g * nb + b) * bb..(g * nb + b + 1) * bb];
+                for (t, &q) in blk.q.iter().enumerate() {
+                    let (i, shift) = position16(f.bytes, l, t);
+                    dst[i] |= if f.bytes { (q as u8) ^ 0x80 } else { (q as u8) << shift };
+                }
+            }
+        }
+        QuantMatrix { types, format: f, n, k, pairs: nb.div_ceil(2), qs, d, m }
+    }
+
     /// Block `b` of row `j` as it is held (`d · (q - format.offset) + m`).
     fn block32(&self, j: usize, b: usize) -> Block32 {
         let f = self.format;
+        if f.rows16 {
+            let (nb, bb) = (self.k / BLOCK, f.block16_bytes());
+            let (g, l) = (j / 16, j % 16);
+            let at = (g * nb + b) * 16 + l;
+            let bytes = &self.qs[(g * nb + b) * bb..(g * nb + b + 1) * bb];
+            let mut blk = Block32 { q: [0; 32], d: [self.d.get(at), 0.0], m: if f.min { self.m.get(at) } else { 0.0 } };
+            for (t, q) in blk.q.iter_mut().enumerate() {
+                let (i, shift) = position16(f.bytes, l, t);
+                *q = if f.bytes { (bytes[i] ^ 0x80) as i8 } else { ((bytes[i] >> shift) & 0x0F) as i8 };
+            }
+            return blk;
+        }
         let (p, h) = (j * self.pairs + b / 2, b % 2);
         let bytes = &self.qs[p * f.pair_bytes()..(p + 1) * f.pair_bytes()];
         let mut blk = Block32 { q: [0; 32], d: [0.0; 2], m: 0.0 };
@@ -471,6 +588,26 @@ impl QuantMatrix {
             return None;
         }
         let format = parts.iter().fold(first.format, |f, p| f.join(p.format));
+        if format.rows16 {
+            // Packed anew: a part's last group of 16 rows may be padded.
+            let mut types: Vec<QuantType> = Vec::new();
+            for t in parts.iter().flat_map(|p| p.types.iter()) {
+                if !types.contains(t) {
+                    types.push(*t);
+                }
+            }
+            let rows: Vec<(&QuantMatrix, usize)> = parts.iter().flat_map(|p| (0..p.n).map(move |j| (p, j))).collect();
+            return Some(QuantMatrix::pack(types, format, rows.len(), first.k, |j, out| {
+                let (p, jj) = rows[j];
+                for b in 0..first.k / BLOCK {
+                    let mut blk = p.block32(jj, b);
+                    for q in &mut blk.q {
+                        *q = (*q as i32 - p.format.offset + format.offset) as i8;
+                    }
+                    out.push(blk);
+                }
+            }));
+        }
         // Only the parts in another format are converted.
         let converted: Vec<Option<QuantMatrix>> = parts.iter().map(|p| (p.format != format).then(|| p.converted(format))).collect();
         let parts: Vec<&QuantMatrix> = parts.iter().zip(&converted).map(|(p, c)| c.as_ref().unwrap_or(p)).collect();
@@ -517,6 +654,12 @@ impl QuantMatrix {
         self.pairs
     }
 
+    /// Whether its kernels take 8-bit inputs (`Input::q8`, [`quantize_block8`]), else 16-bit
+    /// ones (`Input::q`, [`quantize_block`]).
+    pub fn inputs8(&self) -> bool {
+        self.format.rows16
+    }
+
     /// `y [m, n] = x [m, k] · Wᵀ` for row-major `x`, with the best kernel of this CPU.
     pub fn matmul(&self, x: &[f32], m: usize) -> Vec<f32> {
         self.matmul_with(x, m, simd())
@@ -536,7 +679,7 @@ impl QuantMatrix {
         let chunk = n.div_ceil(threads * 4).clamp(16, 1024);
         for r0 in (0..m).step_by(PASS_ROWS) {
             let rows = PASS_ROWS.min(m - r0);
-            let xq = QuantRows::new(&x[r0 * k..(r0 + rows) * k], rows, k, kernel);
+            let xq = QuantRows::new(&x[r0 * k..(r0 + rows) * k], rows, k, kernel, self.inputs8());
             // Outputs by weight row (`[n][rows]`), then into `y`.
             let mut t = vec![0f32; n * rows];
             t.par_chunks_mut(chunk * rows).enumerate().for_each(|(c, out)| {
@@ -558,9 +701,13 @@ impl QuantMatrix {
         assert!((1..=PASS_ROWS).contains(&x.m) && out.len().is_multiple_of(x.m), "{} outputs for {} input rows", out.len(), x.m);
         assert!(j0 + out.len() / x.m <= self.n, "weight rows {j0}.. beyond {}", self.n);
         let values = x.m * self.pairs * 64;
-        assert!(x.q.len() >= values && x.d.len() >= values / BLOCK && x.s.len() >= values / BLOCK, "input shorter than {} rows of {} pairs", x.m, self.pairs);
+        let q = if self.inputs8() { x.q8.len() } else { x.q.len() };
+        assert!(q >= values && x.d.len() >= values / BLOCK && x.s.len() >= values / BLOCK, "input shorter than {} rows of {} pairs", x.m, self.pairs);
         let kernel = kernel.available();
         assert_eq!(kernel, self.kernel(kernel), "inputs quantized for {kernel:?}, which has no kernel for {:?}", self.types);
+        if self.format.rows16 {
+            return self.rows16_into(x, j0, out, kernel);
+        }
         // The kernel `f` for `x.m` rows (1 to 4).
         #[cfg(target_arch = "x86_64")]
         macro_rules! by_rows {
@@ -583,6 +730,75 @@ impl QuantMatrix {
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { by_rows!(rows_avx2) },
             _ => self.rows_portable(x, j0, out),
+        }
+    }
+
+    /// [`QuantMatrix::rows_into`] for [`Format::rows16`]: each group of 16 weight rows whole
+    /// into a buffer, the rows asked for copied out.
+    fn rows16_into(&self, x: &Input, j0: usize, out: &mut [f32], kernel: Simd) {
+        let m = x.m;
+        let end = j0 + out.len() / m;
+        let mut j = j0;
+        while j < end {
+            let g = j / 16;
+            let mut t = [[0f32; 16]; PASS_ROWS];
+            #[cfg(target_arch = "x86_64")]
+            macro_rules! by_rows {
+                ($f:ident) => {
+                    match m {
+                        1 => x86::$f::<1>(self, x, g, &mut t),
+                        2 => x86::$f::<2>(self, x, g, &mut t),
+                        3 => x86::$f::<3>(self, x, g, &mut t),
+                        _ => x86::$f::<4>(self, x, g, &mut t),
+                    }
+                };
+            }
+            match kernel {
+                // SAFETY (both): the CPU has the kernel's features (`available`); group `g` is
+                // inside the weights (`j < n`), the inputs hold `m` rows (asserted by the caller).
+                #[cfg(target_arch = "x86_64")]
+                Simd::Vnni512 => unsafe { by_rows!(group16_vnni) },
+                #[cfg(target_arch = "x86_64")]
+                Simd::Avx2 => unsafe { by_rows!(group16_avx2) },
+                _ => self.group16_portable(x, g, &mut t),
+            }
+            let last = end.min(g * 16 + 16);
+            for jj in j..last {
+                for (r, t) in t[..m].iter().enumerate() {
+                    out[(jj - j0) * m + r] = t[jj - g * 16];
+                }
+            }
+            j = last;
+        }
+    }
+
+    /// Group `g`'s 16 weight rows times the `x.m` 8-bit input rows into `t[row][weight row]`:
+    /// per block `(Σ u · qx - o · Σ qx) · dw · dx (+ m · dx · Σ qx)` for values `u - o` stored as
+    /// `u`, the integer part exact (in f32: below 2^24).
+    fn group16_portable(&self, x: &Input, g: usize, t: &mut [[f32; 16]; PASS_ROWS]) {
+        let f = self.format;
+        let (nb, bb, o) = (self.k / BLOCK, f.block16_bytes(), (f.offset + f.bias16()) as f32);
+        for (r, t) in t[..x.m].iter_mut().enumerate() {
+            for (l, t) in t.iter_mut().enumerate() {
+                let mut sum = 0f32;
+                for b in 0..nb {
+                    let w = &self.qs[(g * nb + b) * bb..(g * nb + b + 1) * bb];
+                    let xb = r * self.pairs * 2 + b;
+                    let qx = &x.q8[xb * BLOCK..(xb + 1) * BLOCK];
+                    let mut isum = 0i32;
+                    for (i, &q) in qx.iter().enumerate() {
+                        let (at, shift) = position16(f.bytes, l, i);
+                        isum += ((w[at] >> shift) & if f.bytes { 0xFF } else { 0x0F }) as i32 * q as i32;
+                    }
+                    let at = (g * nb + b) * 16 + l;
+                    let (dx, sq) = (x.d[xb], x.s[xb]);
+                    sum += (isum as f32 - o * sq) * (self.d.get(at) * dx);
+                    if f.min {
+                        sum += self.m.get(at) * (dx * sq);
+                    }
+                }
+                *t = sum;
+            }
         }
     }
 
@@ -667,11 +883,44 @@ fn quantize_plain(x: &[f32], q: &mut [i16], kernel: Simd) -> (f32, f32) {
     (dx, dx * sum as f32)
 }
 
+/// The input's integer range per block with 8 bits.
+const RANGE8: f32 = 127.0;
+
+/// Quantizes a block of 32 inputs to 8 bits into `q` (in order, for every kernel), as
+/// [`quantize_block`] to 16: `dx = max|x| / 127`, `q = round(x / dx)` (ties to even); returns
+/// `dx` and `Σ q` (an integer: the kernels take the weights' offsets out exactly).
+pub fn quantize_block8(x: &[f32], q: &mut [i8]) -> (f32, f32) {
+    assert!(x.len() == BLOCK && q.len() == BLOCK, "a block is {BLOCK} values");
+    #[cfg(target_arch = "x86_64")]
+    if Simd::Avx2.available() == Simd::Avx2 {
+        // SAFETY: the CPU has AVX2; 32 values each (asserted).
+        return unsafe { x86::quantize8_avx2(x, q) };
+    }
+    quantize8_plain(x, q)
+}
+
+/// [`quantize_block8`] in scalar code.
+fn quantize8_plain(x: &[f32], q: &mut [i8]) -> (f32, f32) {
+    let amax = x.iter().fold(0f32, |a, v| a.max(v.abs()));
+    let dx = amax / RANGE8;
+    let id = if dx != 0.0 { 1.0 / dx } else { 0.0 };
+    let mut sum = 0i32;
+    for (q, &v) in q.iter_mut().zip(x) {
+        let qv = ((v * id).round_ties_even() as i32).clamp(-127, 127);
+        *q = qv as i8;
+        sum += qv;
+    }
+    (dx, sum as f32)
+}
+
 /// Quantized input rows as the kernels read them: `m` rows of `64 * pairs` values, a scale and
-/// a scaled sum per block of 32 ([`quantize_block`]).
+/// a sum per block of 32; the values in 16 bits ([`quantize_block`]: the sum scaled) or, for
+/// matrices that take them ([`QuantMatrix::inputs8`]), in 8 ([`quantize_block8`]: the integer
+/// sum); the other may be empty.
 pub struct Input<'a> {
     pub m: usize,
     pub q: &'a [i16],
+    pub q8: &'a [i8],
     pub d: &'a [f32],
     pub s: &'a [f32],
 }
@@ -679,31 +928,37 @@ pub struct Input<'a> {
 /// Input rows quantized to 16 bits per 32 values, padded to the weight's pairs of blocks.
 struct QuantRows {
     m: usize,
-    /// `m * pairs * 64` values.
+    /// `m * pairs * 64` values (one of `q`, `q8`; the other empty).
     q: Vec<i16>,
+    q8: Vec<i8>,
     /// `m * pairs * 2` scales.
     d: Vec<f32>,
-    /// `m * pairs * 2`: scale times the sum of the block's values.
+    /// `m * pairs * 2`: the sum of the block's values (16 bits: times the scale).
     s: Vec<f32>,
 }
 
 impl QuantRows {
-    fn new(x: &[f32], m: usize, k: usize, kernel: Simd) -> QuantRows {
+    fn new(x: &[f32], m: usize, k: usize, kernel: Simd, eight: bool) -> QuantRows {
         let pairs = (k / BLOCK).div_ceil(2);
-        let mut q = vec![0i16; m * pairs * 64];
+        let mut q = vec![0i16; if eight { 0 } else { m * pairs * 64 }];
+        let mut q8 = vec![0i8; if eight { m * pairs * 64 } else { 0 }];
         let mut d = vec![0f32; m * pairs * 2];
         let mut s = vec![0f32; m * pairs * 2];
         for r in 0..m {
             for (b, xb) in x[r * k..(r + 1) * k].chunks_exact(BLOCK).enumerate() {
                 let i = r * pairs * 2 + b;
-                (d[i], s[i]) = quantize_block(xb, &mut q[i * BLOCK..(i + 1) * BLOCK], kernel);
+                (d[i], s[i]) = if eight {
+                    quantize_block8(xb, &mut q8[i * BLOCK..(i + 1) * BLOCK])
+                } else {
+                    quantize_block(xb, &mut q[i * BLOCK..(i + 1) * BLOCK], kernel)
+                };
             }
         }
-        QuantRows { m, q, d, s }
+        QuantRows { m, q, q8, d, s }
     }
 
     fn input(&self) -> Input<'_> {
-        Input { m: self.m, q: &self.q, d: &self.d, s: &self.s }
+        Input { m: self.m, q: &self.q, q8: &self.q8, d: &self.d, s: &self.s }
     }
 }
 
@@ -746,6 +1001,206 @@ mod x86 {
             let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
             let sum = _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01)));
             (dx, dx * sum as f32)
+        }
+    }
+
+    /// [`super::quantize_block8`] with AVX2, the same operations as the scalar code
+    /// (`vcvtps2dq` rounds ties to even; `|x / dx| <= 127`).
+    ///
+    /// # Safety
+    /// AVX2; `x` and `q` hold 32 values.
+    #[target_feature(enable = "avx2")]
+    pub unsafe fn quantize8_avx2(x: &[f32], q: &mut [i8]) -> (f32, f32) {
+        // SAFETY: 32 values in each slice (the caller's guarantee).
+        unsafe {
+            let p = x.as_ptr();
+            let v = [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)), _mm256_loadu_ps(p.add(16)), _mm256_loadu_ps(p.add(24))];
+            let sign = _mm256_set1_ps(-0.0);
+            let abs = v.map(|v| _mm256_andnot_ps(sign, v));
+            let m = _mm256_max_ps(_mm256_max_ps(abs[0], abs[1]), _mm256_max_ps(abs[2], abs[3]));
+            let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+            let amax = _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+            let dx = amax / super::RANGE8;
+            let id = _mm256_set1_ps(if dx != 0.0 { 1.0 / dx } else { 0.0 });
+            let i = v.map(|v| _mm256_cvtps_epi32(_mm256_mul_ps(v, id)));
+            // The packs interleave the 128-bit halves: four values a dword, in the order
+            // 0, 8, 16, 24, 4, 12, 20, 28 (times four), put back by one permute.
+            let b = _mm256_packs_epi16(_mm256_packs_epi32(i[0], i[1]), _mm256_packs_epi32(i[2], i[3]));
+            let b = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            _mm256_storeu_si256(q.as_mut_ptr() as *mut __m256i, b);
+            let s = _mm256_add_epi32(_mm256_add_epi32(i[0], i[1]), _mm256_add_epi32(i[2], i[3]));
+            let s = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+            let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+            let sum = _mm_cvtsi128_si32(_mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01)));
+            (dx, sum as f32)
+        }
+    }
+
+    /// Blocks ahead that the rows-of-16 kernels prefetch (4-8 KB).
+    const PREFETCH16: usize = 16;
+
+    /// The VNNI kernel for [`Format::rows16`]: group `g`'s 16 weight rows (one per 32-bit lane)
+    /// against `M` 8-bit input rows, a block at a time: `vpdpbusd` of each 64-byte vector of
+    /// unsigned values with the four inputs of its group broadcast (nibbles: the low ones
+    /// masked, the high ones masked in place, summed apart and shifted down 4 at the end), then
+    /// `(Σ - o · Σ qx) · dw · dx` (+ `m · dx · Σ qx`) for the 16 rows at once, as the portable
+    /// code. Rows give the same bits alone or together.
+    ///
+    /// # Safety
+    /// AVX-512F, BW, VNNI, FMA and F16C; `x.m == M`, its `q8` holding `M` rows; group `g` inside
+    /// the rows-of-16 matrix `w`.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma,f16c")]
+    pub unsafe fn group16_vnni<const M: usize>(w: &QuantMatrix, x: &Input, g: usize, t: &mut [[f32; 16]; super::PASS_ROWS]) {
+        // SAFETY: the caller's guarantee.
+        unsafe {
+            match (w.format.bytes, w.format.min) {
+                (false, false) => group16_vnni_as::<M, false, false>(w, x, g, t),
+                (true, false) => group16_vnni_as::<M, true, false>(w, x, g, t),
+                (false, true) => group16_vnni_as::<M, false, true>(w, x, g, t),
+                (true, true) => group16_vnni_as::<M, true, true>(w, x, g, t),
+            }
+        }
+    }
+
+    /// [`group16_vnni`] for bytes or nibbles (`B`), with offsets or without (`MIN`).
+    ///
+    /// # Safety
+    /// As [`group16_vnni`]; `B` and `MIN` the format's.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vnni,avx2,fma,f16c")]
+    unsafe fn group16_vnni_as<const M: usize, const B: bool, const MIN: bool>(w: &QuantMatrix, x: &Input, g: usize, t: &mut [[f32; 16]; super::PASS_ROWS]) {
+        debug_assert!(x.m == M && w.format.rows16 && w.format.bytes == B && w.format.min == MIN);
+        let f = Format { bytes: B, min: MIN, ..w.format };
+        let (nb, bb) = (w.k / super::BLOCK, f.block16_bytes());
+        let neg_o = _mm512_set1_ps(-((f.offset + f.bias16()) as f32));
+        let (Scales::F16(ds), Scales::F16(ms)) = (&w.d, &w.m) else { unreachable!("rows of 16 have f16 scales") };
+        let mut acc = [_mm512_setzero_ps(); M];
+        let mut accm = [_mm512_setzero_ps(); M];
+        let (lo, hi) = (_mm512_set1_epi8(0x0F), _mm512_set1_epi8(0xF0u8 as i8));
+        for b in 0..nb {
+            let at = g * nb + b;
+            // SAFETY (whole body): block `at` and its 16 scales are inside `w` (the caller's
+            // guarantee); the inputs hold M rows of `pairs` pairs; the prefetch may point past
+            // the end (it does not fault).
+            unsafe {
+                let src = w.qs.as_ptr().add(at * bb);
+                _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb) as *const i8);
+                _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb + 128) as *const i8);
+                if f.bytes {
+                    _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb + 256) as *const i8);
+                    _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb + 384) as *const i8);
+                }
+                let dw = _mm512_cvtph_ps(_mm256_loadu_si256(ds.as_ptr().add(at * 16) as *const __m256i));
+                let mw = if f.min { _mm512_cvtph_ps(_mm256_loadu_si256(ms.as_ptr().add(at * 16) as *const __m256i)) } else { dw };
+                // The eight vectors of values (nibbles: groups 0-3 low, 4-7 high, times 16).
+                let mut v = [_mm512_setzero_si512(); 8];
+                for (c, v) in v.iter_mut().enumerate() {
+                    if f.bytes {
+                        *v = _mm512_loadu_si512(src.add(c * 64) as *const __m512i);
+                    } else if c < 4 {
+                        *v = _mm512_and_si512(_mm512_loadu_si512(src.add(c * 64) as *const __m512i), lo);
+                    } else {
+                        *v = _mm512_and_si512(_mm512_loadu_si512(src.add((c - 4) * 64) as *const __m512i), hi);
+                    }
+                }
+                for r in 0..M {
+                    let xb = r * w.pairs * 2 + b;
+                    let xq = x.q8.as_ptr().add(xb * 32) as *const i32;
+                    let bx = |i: usize| _mm512_set1_epi32(std::ptr::read_unaligned(xq.add(i)));
+                    let (mut a0, mut a1) = (_mm512_setzero_si512(), _mm512_setzero_si512());
+                    for c in 0..4 {
+                        a0 = _mm512_dpbusd_epi32(a0, v[c], bx(c));
+                        a1 = _mm512_dpbusd_epi32(a1, v[c + 4], bx(c + 4));
+                    }
+                    let isum = if f.bytes { _mm512_add_epi32(a0, a1) } else { _mm512_add_epi32(a0, _mm512_srai_epi32(a1, 4)) };
+                    let (dx, sq) = (*x.d.get_unchecked(xb), *x.s.get_unchecked(xb));
+                    // Exact: integers below 2^24.
+                    let y = _mm512_fmadd_ps(neg_o, _mm512_set1_ps(sq), _mm512_cvtepi32_ps(isum));
+                    acc[r] = _mm512_fmadd_ps(y, _mm512_mul_ps(dw, _mm512_set1_ps(dx)), acc[r]);
+                    if f.min {
+                        accm[r] = _mm512_fmadd_ps(mw, _mm512_set1_ps(dx * sq), accm[r]);
+                    }
+                }
+            }
+        }
+        for r in 0..M {
+            // SAFETY: 16 floats into 16.
+            unsafe { _mm512_storeu_ps(t[r].as_mut_ptr(), _mm512_add_ps(acc[r], accm[r])) };
+        }
+    }
+
+    /// The AVX2 kernel for [`Format::rows16`]: as [`group16_vnni`], 8 rows a vector, with
+    /// `vpmaddubsw`: nibbles' pair sums (at most 2 · 15 · 127) added in 16 bits over the whole
+    /// block (at most 30480), then widened once by `vpmaddwd`; bytes taken back to signed (`u ^
+    /// 0x80`) and multiplied as ggml does, magnitudes against the inputs with the weights'
+    /// signs, widened each time (their sums are the signed values': no `128 · Σ qx`).
+    ///
+    /// # Safety
+    /// AVX2, FMA and F16C; `x.m == M`, its `q8` holding `M` rows; group `g` inside the
+    /// rows-of-16 matrix `w`.
+    #[target_feature(enable = "avx2,fma,f16c")]
+    pub unsafe fn group16_avx2<const M: usize>(w: &QuantMatrix, x: &Input, g: usize, t: &mut [[f32; 16]; super::PASS_ROWS]) {
+        debug_assert!(x.m == M && w.format.rows16);
+        let f = w.format;
+        let (nb, bb) = (w.k / super::BLOCK, f.block16_bytes());
+        let neg_o = _mm256_set1_ps(-(f.offset as f32));
+        let (Scales::F16(ds), Scales::F16(ms)) = (&w.d, &w.m) else { unreachable!("rows of 16 have f16 scales") };
+        let mut acc = [[_mm256_setzero_ps(); 2]; M];
+        let mut accm = [[_mm256_setzero_ps(); 2]; M];
+        let (nib, ones, flip) = (_mm256_set1_epi8(0x0F), _mm256_set1_epi16(1), _mm256_set1_epi8(0x80u8 as i8));
+        for b in 0..nb {
+            let at = g * nb + b;
+            // SAFETY (whole body): as in `group16_vnni`.
+            unsafe {
+                let src = w.qs.as_ptr().add(at * bb);
+                _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb) as *const i8);
+                _mm_prefetch::<_MM_HINT_T0>(w.qs.as_ptr().wrapping_add((at + PREFETCH16) * bb + 128) as *const i8);
+                // Rows 0-7 (the low 32 bytes of each 64), then 8-15.
+                for h in 0..2 {
+                    let dw = _mm256_cvtph_ps(_mm_loadu_si128(ds.as_ptr().add(at * 16 + h * 8) as *const __m128i));
+                    let mw = if f.min { _mm256_cvtph_ps(_mm_loadu_si128(ms.as_ptr().add(at * 16 + h * 8) as *const __m128i)) } else { dw };
+                    let mut v = [_mm256_setzero_si256(); 8];
+                    for (c, v) in v.iter_mut().enumerate() {
+                        if f.bytes {
+                            *v = _mm256_xor_si256(_mm256_loadu_si256(src.add(c * 64 + h * 32) as *const __m256i), flip);
+                        } else {
+                            let u = _mm256_loadu_si256(src.add((c % 4) * 64 + h * 32) as *const __m256i);
+                            *v = if c < 4 { _mm256_and_si256(u, nib) } else { _mm256_and_si256(_mm256_srli_epi16(u, 4), nib) };
+                        }
+                    }
+                    for r in 0..M {
+                        let xb = r * w.pairs * 2 + b;
+                        let xq = x.q8.as_ptr().add(xb * 32) as *const i32;
+                        let bx = |i: usize| _mm256_set1_epi32(std::ptr::read_unaligned(xq.add(i)));
+                        let isum = if f.bytes {
+                            let mut s = _mm256_setzero_si256();
+                            for (c, &v) in v.iter().enumerate() {
+                                let p = _mm256_maddubs_epi16(_mm256_abs_epi8(v), _mm256_sign_epi8(bx(c), v));
+                                s = _mm256_add_epi32(s, _mm256_madd_epi16(p, ones));
+                            }
+                            s
+                        } else {
+                            let mut s = _mm256_setzero_si256();
+                            for (c, &v) in v.iter().enumerate() {
+                                s = _mm256_add_epi16(s, _mm256_maddubs_epi16(v, bx(c)));
+                            }
+                            _mm256_madd_epi16(s, ones)
+                        };
+                        let (dx, sq) = (*x.d.get_unchecked(xb), *x.s.get_unchecked(xb));
+                        let y = _mm256_fmadd_ps(neg_o, _mm256_set1_ps(sq), _mm256_cvtepi32_ps(isum));
+                        acc[r][h] = _mm256_fmadd_ps(y, _mm256_mul_ps(dw, _mm256_set1_ps(dx)), acc[r][h]);
+                        if f.min {
+                            accm[r][h] = _mm256_fmadd_ps(mw, _mm256_set1_ps(dx * sq), accm[r][h]);
+                        }
+                    }
+                }
+            }
+        }
+        for r in 0..M {
+            for h in 0..2 {
+                // SAFETY: 8 floats into 8 of 16.
+                unsafe { _mm256_storeu_ps(t[r].as_mut_ptr().add(h * 8), _mm256_add_ps(acc[r][h], accm[r][h])) };
+            }
         }
     }
 
@@ -1161,11 +1616,12 @@ mod tests {
         q.dequantize(&candle_core::Device::Cpu).unwrap().flatten_all().unwrap().to_vec1::<f32>().unwrap()
     }
 
-    /// `x` as the kernels see it: each block of 32 rounded to 16 bits of its largest magnitude.
-    fn quantized_input(x: &[f32]) -> Vec<f32> {
+    /// `x` as the kernels see it: each block of 32 rounded to 16 bits (or 8) of its largest
+    /// magnitude.
+    fn quantized_input(x: &[f32], eight: bool) -> Vec<f32> {
         let mut out = Vec::with_capacity(x.len());
         for b in x.chunks(BLOCK) {
-            let dx = b.iter().fold(0f32, |a, v| a.max(v.abs())) / RANGE;
+            let dx = b.iter().fold(0f32, |a, v| a.max(v.abs())) / if eight { RANGE8 } else { RANGE };
             let id = if dx != 0.0 { 1.0 / dx } else { 0.0 };
             out.extend(b.iter().map(|v| (v * id).round_ties_even() * dx));
         }
@@ -1210,16 +1666,23 @@ mod tests {
     #[test]
     fn stacks_of_two_types_keep_every_value() {
         let k = 512;
-        for a in TYPES {
-            for b in TYPES {
+        let all: Vec<(QuantType, Format)> = TYPES.into_iter().flat_map(|t| formats(t).into_iter().map(move |f| (t, f))).collect();
+        for &(a, fa) in &all {
+            for &(b, fb) in &all {
                 let (wa, wb) = (random_blocks(a, 3, k, 21), random_blocks(b, 2, k, 22));
                 let want = [dequantized(a, 3, k, &wa), dequantized(b, 2, k, &wb)].concat();
-                let parts = [QuantMatrix::from_blocks(a, 3, k, &wa).unwrap(), QuantMatrix::from_blocks(b, 2, k, &wb).unwrap()];
+                let parts = [QuantMatrix::from_blocks_in(a, fa, 3, k, &wa).unwrap(), QuantMatrix::from_blocks_in(b, fb, 2, k, &wb).unwrap()];
                 let both = QuantMatrix::stack(&parts).unwrap();
+                assert_eq!(both.inputs8(), fa.rows16 && fb.rows16, "{a:?} {fa:?} + {b:?} {fb:?}");
+                // The parts alone as the stack takes its inputs (8 bits or 16).
+                let as_stack = |ty: QuantType, n: usize, blocks: &[u8]| {
+                    if both.inputs8() { rows16(ty, n, k, blocks) } else { QuantMatrix::from_blocks_in(ty, ty.format16(), n, k, blocks).unwrap() }
+                };
+                let parts = [as_stack(a, 3, &wa), as_stack(b, 2, &wb)];
                 for j in 0..5 {
                     for t in 0..k {
                         // Equal values (a -0 of one type plus a zero offset of the other is +0).
-                        assert_eq!(repacked_value(&both, j, t), want[j * k + t], "{a:?} + {b:?} ({j}, {t})");
+                        assert_eq!(repacked_value(&both, j, t), want[j * k + t], "{a:?} {fa:?} + {b:?} {fb:?} ({j}, {t})");
                     }
                 }
                 let x = values(2 * k, 23);
@@ -1228,7 +1691,7 @@ mod tests {
                     for r in 0..2 {
                         let split = [&ya[r * 3..r * 3 + 3], &yb[r * 2..r * 2 + 2]].concat();
                         for (i, (u, v)) in y[r * 5..r * 5 + 5].iter().zip(&split).enumerate() {
-                            assert!((u - v).abs() <= 1e-5 * v.abs().max(1.0), "{a:?} + {b:?} {kernel:?} row {r} output {i}: {u} vs {v}");
+                            assert!((u - v).abs() <= 1e-5 * v.abs().max(1.0), "{a:?} {fa:?} + {b:?} {fb:?} {kernel:?} row {r} output {i}: {u} vs {v}");
                         }
                     }
                 }
@@ -1236,20 +1699,31 @@ mod tests {
         }
     }
 
+    /// Each type's format for 16-bit inputs, and in rows of 16 for those that can take 8-bit
+    /// ones.
+    fn formats(ty: QuantType) -> Vec<Format> {
+        let f = ty.format16();
+        if INPUTS8.contains(&ty) { vec![f, Format { rows16: true, ..f }] } else { vec![f] }
+    }
+
+    fn rows16(ty: QuantType, n: usize, k: usize, blocks: &[u8]) -> QuantMatrix {
+        QuantMatrix::from_blocks_in(ty, Format { rows16: true, ..ty.format16() }, n, k, blocks).unwrap()
+    }
+
     #[test]
     fn every_kernel_equals_the_dequantized_product_for_each_type_and_odd_shapes() {
         let small = [(1, 1, 32), (1, 37, 96), (2, 5, 64), (3, 70, 160), (4, 129, 576), (5, 33, 32), (9, 17, 224)];
         let large = [(1, 1, 256), (1, 37, 512), (2, 5, 256), (3, 70, 768), (4, 129, 1536), (9, 17, 256)];
-        for ty in TYPES {
+        for (ty, f) in TYPES.into_iter().flat_map(|t| formats(t).into_iter().map(move |f| (t, f))) {
             for &(m, n, k) in if ty.block_values() == BLOCK { &small[..] } else { &large[..] } {
                 let seed = (m * 131 + n * 7 + k) as u64;
                 let blocks = random_blocks(ty, n, k, seed);
                 let w = dequantized(ty, n, k, &blocks);
                 let x = values(m * k, seed + 1);
-                let qm = QuantMatrix::from_blocks(ty, n, k, &blocks).unwrap();
+                let qm = QuantMatrix::from_blocks_in(ty, f, n, k, &blocks).unwrap();
                 // Exact but for f32 rounding against the quantized input; within the 8-bit
                 // rounding of the input against the f32 one.
-                let tight = product(&quantized_input(&x), &w, m, n, k);
+                let tight = product(&quantized_input(&x, qm.inputs8()), &w, m, n, k);
                 let loose = product(&x, &w, m, n, k);
                 let wmax = w.iter().fold(0f32, |a, v| a.max(v.abs())) as f64;
                 for kernel in kernels() {
@@ -1257,8 +1731,8 @@ mod tests {
                     for (i, &a) in y.iter().enumerate() {
                         let (t, l) = (tight[i], loose[i]);
                         let scale = wmax * k as f64;
-                        assert!((a as f64 - t).abs() <= 2e-6 * scale, "{ty:?} {kernel:?} m {m} n {n} k {k} at {i}: {a} vs {t}");
-                        assert!((a as f64 - l).abs() <= 5e-3 * scale, "{ty:?} {kernel:?} m {m} n {n} k {k} at {i}: {a} vs f32 input {l}");
+                        assert!((a as f64 - t).abs() <= 2e-6 * scale, "{ty:?} {f:?} {kernel:?} m {m} n {n} k {k} at {i}: {a} vs {t}");
+                        assert!((a as f64 - l).abs() <= 5e-3 * scale, "{ty:?} {f:?} {kernel:?} m {m} n {n} k {k} at {i}: {a} vs f32 input {l}");
                     }
                 }
             }
@@ -1283,12 +1757,74 @@ mod tests {
         }
     }
 
+    /// Q4_0 or Q8_0 blocks of scale 1 in rows of 16, against 8-bit inputs of scale 1 (each
+    /// block's largest magnitude 127): every kernel gives the integer sums `Σ (q - 8) · x` (Q8_0:
+    /// `Σ q · x`) exactly, for several input rows and any span of weight rows.
+    #[test]
+    fn rows_of_16_give_the_exact_integer_sums() {
+        for ty in [QuantType::Q4_0, QuantType::Q8_0] {
+            let (n, k) = (37, 320);
+            let mut blocks = random_blocks(ty, n, k, 41);
+            for b in blocks.chunks_mut(ty.block_bytes()) {
+                b[..2].copy_from_slice(&half::f16::ONE.to_le_bytes());
+            }
+            let qm = rows16(ty, n, k, &blocks);
+            let q = |j: usize, t: usize| -> i64 {
+                let b = &blocks[(j * k + t) / BLOCK * ty.block_bytes()..];
+                let t = t % BLOCK;
+                match ty {
+                    QuantType::Q4_0 => i64::from(if t < 16 { b[2 + t] & 0x0F } else { b[2 + t - 16] >> 4 }) - 8,
+                    _ => i64::from(b[2 + t] as i8),
+                }
+            };
+            for m in 1..=4 {
+                let mut x: Vec<f32> = values(m * k, 42).iter().map(|v| (v * 127.0).round()).collect();
+                for b in x.chunks_mut(BLOCK) {
+                    b[5] = if b[5] < 0.0 { -127.0 } else { 127.0 };
+                }
+                let want: Vec<f32> = (0..m * n).map(|i| (0..k).map(|t| q(i % n, t) * x[i / n * k + t] as i64).sum::<i64>() as f32).collect();
+                for kernel in kernels() {
+                    assert_eq!(qm.matmul_with(&x, m, kernel), want, "{ty:?} {kernel:?} m {m}");
+                    // Weight rows 5..29 by `rows_into` (`[j][row]`).
+                    let xq = QuantRows::new(&x, m, k, kernel, true);
+                    let mut out = vec![0f32; 24 * m];
+                    qm.rows_into(&xq.input(), 5, &mut out, kernel);
+                    for (jj, o) in out.chunks(m).enumerate() {
+                        for (r, &o) in o.iter().enumerate() {
+                            assert_eq!(o, want[r * n + 5 + jj], "{ty:?} {kernel:?} m {m} row {r} weight row {}", 5 + jj);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_avx2_8_bit_quantization_equals_the_scalar_one() {
+        let mut blocks: Vec<Vec<f32>> = (0..200).map(|i| values(BLOCK, i).iter().map(|v| v * (i as f32 + 0.5)).collect()).collect();
+        blocks.push(vec![0.0; BLOCK]);
+        blocks.push((0..BLOCK).map(|t| if t == 7 { -3.0 } else { 1.5 }).collect());
+        blocks.push((0..BLOCK).map(|t| t as f32 - 15.5).collect());
+        blocks.push((0..BLOCK).map(|t| (t as f32 - 15.5) * 127.0 / 15.5).collect());
+        for (i, x) in blocks.iter().enumerate() {
+            let (mut a, mut b) = ([0i8; BLOCK], [0i8; BLOCK]);
+            let got = quantize_block8(x, &mut a);
+            let want = quantize8_plain(x, &mut b);
+            assert_eq!((got, a), (want, b), "block {i}");
+            let amax = x.iter().fold(0f32, |m, v| m.max(v.abs()));
+            assert!(amax == 0.0 || b.iter().any(|q| q.abs() == 127), "block {i}: largest magnitude not at 127");
+        }
+        if simd() == Simd::Portable {
+            eprintln!("no AVX2 on this CPU: the scalar quantization only");
+        }
+    }
+
     #[test]
     fn rows_give_the_same_bits_alone_or_together() {
-        for (ty, k) in [(QuantType::Q4_1, 128), (QuantType::Q4K, 512), (QuantType::Q6K, 512)] {
+        for (ty, k, f) in [(QuantType::Q4_1, 128, false), (QuantType::Q4K, 512, false), (QuantType::Q6K, 512, false), (QuantType::Q4_0, 160, true), (QuantType::Q4_1, 96, true), (QuantType::Q8_0, 96, true)] {
             let n = 45;
             let blocks = random_blocks(ty, n, k, 5);
-            let qm = QuantMatrix::from_blocks(ty, n, k, &blocks).unwrap();
+            let qm = if f { rows16(ty, n, k, &blocks) } else { QuantMatrix::from_blocks_in(ty, ty.format16(), n, k, &blocks).unwrap() };
             let x = values(6 * k, 6);
             let all = qm.matmul(&x, 6);
             for i in 0..6 {
@@ -1311,21 +1847,34 @@ mod tests {
         let k = 96;
         let a = random_blocks(QuantType::Q8_0, 7, k, 1);
         let b = random_blocks(QuantType::Q8_0, 4, k, 2);
-        let parts = [QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), QuantMatrix::from_blocks(QuantType::Q8_0, 4, k, &b).unwrap()];
         let x = values(k, 3);
-        let (ya, yb) = (parts[0].matmul(&x, 1), parts[1].matmul(&x, 1));
-        let both = QuantMatrix::stack(&parts).unwrap();
-        assert_eq!(both.dims(), (11, k));
-        assert_eq!(both.matmul(&x, 1), [ya, yb].concat());
-        let wider = QuantMatrix::from_blocks(QuantType::Q8_0, 2, 2 * k, &random_blocks(QuantType::Q8_0, 2, 2 * k, 4)).unwrap();
-        assert!(QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), wider]).is_none());
-        // Q5_0 and Q8_0 stack as bytes, and the stack names both types.
-        let c = random_blocks(QuantType::Q5_0, 3, k, 5);
-        let q5 = QuantMatrix::from_blocks(QuantType::Q5_0, 3, k, &c).unwrap();
-        let yc = q5.matmul(&x, 1);
-        let mixed = QuantMatrix::stack(&[QuantMatrix::from_blocks(QuantType::Q8_0, 7, k, &a).unwrap(), q5]).unwrap();
-        assert_eq!(mixed.quant_types(), [QuantType::Q8_0, QuantType::Q5_0]);
-        assert_eq!(mixed.matmul(&x, 1), [parts[0].matmul(&x, 1), yc].concat());
+        for f in formats(QuantType::Q8_0) {
+            let q8 = |n: usize, blocks: &[u8]| QuantMatrix::from_blocks_in(QuantType::Q8_0, f, n, k, blocks).unwrap();
+            let parts = [q8(7, &a), q8(4, &b)];
+            let (ya, yb) = (parts[0].matmul(&x, 1), parts[1].matmul(&x, 1));
+            let both = QuantMatrix::stack(&parts).unwrap();
+            assert_eq!(both.dims(), (11, k));
+            assert_eq!(both.matmul(&x, 1), [ya.clone(), yb].concat(), "{f:?}");
+            let wider = QuantMatrix::from_blocks_in(QuantType::Q8_0, f, 2, 2 * k, &random_blocks(QuantType::Q8_0, 2, 2 * k, 4)).unwrap();
+            assert!(QuantMatrix::stack(&[q8(7, &a), wider]).is_none());
+            // Q5_0 and Q8_0 stack as bytes for 16-bit inputs, and the stack names both types.
+            let c = random_blocks(QuantType::Q5_0, 3, k, 5);
+            let q5 = QuantMatrix::from_blocks(QuantType::Q5_0, 3, k, &c).unwrap();
+            let yc = q5.matmul(&x, 1);
+            let mixed = QuantMatrix::stack(&[q8(7, &a), q5]).unwrap();
+            assert_eq!(mixed.quant_types(), [QuantType::Q8_0, QuantType::Q5_0]);
+            assert!(!mixed.inputs8());
+            let q8_16 = QuantMatrix::from_blocks_in(QuantType::Q8_0, QuantType::Q8_0.format16(), 7, k, &a).unwrap();
+            assert_eq!(mixed.matmul(&x, 1), [q8_16.matmul(&x, 1), yc].concat(), "{f:?}");
+            if f.rows16 {
+                // Q4_0 and Q8_0 in rows of 16 stack as bytes in rows of 16: the same sums.
+                let q4 = rows16(QuantType::Q4_0, 3, k, &random_blocks(QuantType::Q4_0, 3, k, 6));
+                let yd = q4.matmul(&x, 1);
+                let both8 = QuantMatrix::stack(&[q8(7, &a), q4]).unwrap();
+                assert!(both8.inputs8() && both8.format.bytes && !both8.format.min);
+                assert_eq!(both8.matmul(&x, 1), [ya, yd].concat());
+            }
+        }
     }
 
     #[test]

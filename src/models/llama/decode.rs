@@ -61,10 +61,12 @@ struct Weights<'a> {
     head: &'a QuantMatrix,
 }
 
-/// One member's own buffers: a normed input and its quantized form.
+/// One member's own buffers: a normed input and its quantized form (16 or 8 bits, as the
+/// matrix it goes into takes it).
 struct Local {
     xn: Vec<f32>,
     q: Vec<i16>,
+    q8: Vec<i8>,
     d: Vec<f32>,
     s: Vec<f32>,
     tmp: Vec<f32>,
@@ -80,6 +82,7 @@ impl Local {
         Local {
             xn: vec![0.0; k],
             q: vec![0; pairs * 64],
+            q8: vec![0; pairs * 64],
             d: vec![0.0; pairs * 2],
             s: vec![0.0; pairs * 2],
             tmp: vec![0.0; unit],
@@ -89,11 +92,14 @@ impl Local {
         }
     }
 
-    /// `x` (a multiple of 32 values) quantized for `kernel` (the pair's padding block zero).
-    fn quantize(&mut self, x: &[f32], kernel: Simd) {
+    /// `x` (a multiple of 32 values) quantized for `kernel` and the matrix `w` (the pair's
+    /// padding block zero).
+    fn quantize(&mut self, x: &[f32], w: &QuantMatrix, kernel: Simd) {
         let blocks = x.len() / quant::BLOCK;
+        let (eight, at) = (w.inputs8(), |b: usize| b * quant::BLOCK..(b + 1) * quant::BLOCK);
         for (b, xb) in x.chunks_exact(quant::BLOCK).enumerate() {
-            (self.d[b], self.s[b]) = quant::quantize_block(xb, &mut self.q[b * quant::BLOCK..(b + 1) * quant::BLOCK], kernel);
+            (self.d[b], self.s[b]) =
+                if eight { quant::quantize_block8(xb, &mut self.q8[at(b)]) } else { quant::quantize_block(xb, &mut self.q[at(b)], kernel) };
         }
         if blocks % 2 == 1 {
             (self.d[blocks], self.s[blocks]) = (0.0, 0.0);
@@ -102,14 +108,14 @@ impl Local {
 
     /// The quantized input, for the kernels.
     fn input(&self) -> Input<'_> {
-        Input { m: 1, q: &self.q, d: &self.d, s: &self.s }
+        Input { m: 1, q: &self.q, q8: &self.q8, d: &self.d, s: &self.s }
     }
 
-    /// RMSNorm of `x` with weights `w` (as candle's `rms_norm`), then quantized.
-    fn norm_quantize(&mut self, x: &[f32], w: &[f32], eps: f32, kernel: Simd) {
+    /// RMSNorm of `x` with weights `w` (as candle's `rms_norm`), then quantized for `mat`.
+    fn norm_quantize(&mut self, x: &[f32], w: &[f32], eps: f32, mat: &QuantMatrix, kernel: Simd) {
         let mut xn = std::mem::take(&mut self.xn);
         rms_norm(x, w, eps, &mut xn[..x.len()]);
-        self.quantize(&xn[..x.len()], kernel);
+        self.quantize(&xn[..x.len()], mat, kernel);
         self.xn = xn;
     }
 }
@@ -126,10 +132,10 @@ impl Local {
         m.split(d.div_ceil(UNIT), |u, first| {
             if first {
                 // SAFETY: the caller's guarantee (`input` finished).
-                self.quantize(unsafe { input.read() }, kernel);
+                self.quantize(unsafe { input.read() }, w, kernel);
             }
             let (j0, rows) = (u * UNIT, UNIT.min(d - u * UNIT));
-            w.rows_into(&Input { m: 1, q: &self.q, d: &self.d, s: &self.s }, j0, &mut self.tmp[..rows], kernel);
+            w.rows_into(&Input { m: 1, q: &self.q, q8: &self.q8, d: &self.d, s: &self.s }, j0, &mut self.tmp[..rows], kernel);
             // SAFETY: unit `u` alone writes rows `j0..j0 + rows` of `x` in this phase.
             let xs = unsafe { x.part(j0, rows) };
             xs.iter_mut().zip(&self.tmp).for_each(|(x, t)| *x += t);
@@ -255,7 +261,7 @@ impl Llama {
                     let bias = &f.bqkv[li];
                     m.split(n_qkv.div_ceil(UNIT), |u, first| {
                         if first {
-                            me.norm_quantize(unsafe { x.read() }, &f.attn_norm[li], eps, kernel);
+                            me.norm_quantize(unsafe { x.read() }, &f.attn_norm[li], eps, wqkv, kernel);
                         }
                         let (j0, rows) = (u * UNIT, UNIT.min(n_qkv - u * UNIT));
                         let out = unsafe { qkv.part(j0, rows) };
@@ -281,10 +287,10 @@ impl Llama {
                     unsafe { me.add_product(m, &att, wo, x, kernel) };
                     m.split(inter.div_ceil(UNIT), |u, first| {
                         if first {
-                            me.norm_quantize(unsafe { x.read() }, &f.mlp_norm[li], eps, kernel);
+                            me.norm_quantize(unsafe { x.read() }, &f.mlp_norm[li], eps, wgu, kernel);
                         }
                         let (i0, rows) = (u * UNIT, UNIT.min(inter - u * UNIT));
-                        let input = Input { m: 1, q: &me.q, d: &me.d, s: &me.s };
+                        let input = Input { m: 1, q: &me.q, q8: &me.q8, d: &me.d, s: &me.s };
                         wgu.rows_into(&input, i0, &mut me.tmp[..rows], kernel);
                         wgu.rows_into(&input, inter + i0, &mut me.up[..rows], kernel);
                         activation::silu_mul_into(&me.tmp[..rows], &me.up[..rows], unsafe { hidden.part(i0, rows) });
@@ -321,7 +327,7 @@ impl Llama {
                 let mut me = Local::new(d, 0, 0);
                 m.split(n.div_ceil(HEAD_UNIT), |u, first| {
                     if first {
-                        me.norm_quantize(&x, &f.norm, eps, kernel);
+                        me.norm_quantize(&x, &f.norm, eps, head, kernel);
                     }
                     let (j0, rows) = (u * HEAD_UNIT, HEAD_UNIT.min(n - u * HEAD_UNIT));
                     // SAFETY: each unit writes its own rows; nothing reads them during the run.
