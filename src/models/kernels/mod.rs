@@ -12,8 +12,9 @@
 //!   A `Linear` loaded from a GGUF also keeps the file's quantized blocks, used for calls of at
 //!   most [`quant::max_rows`] rows (batch-1 decode); larger calls (prefill, batches) take the
 //!   panels.
-//! - `quant.rs`: [`quant::QuantMatrix`], `x · Wᵀ` on Q4_0/Q4_1/Q8_0 blocks with the input
-//!   quantized to 16 bits (AVX-512 VNNI, AVX2 or portable): batch-1 decode.
+//! - `quant.rs`: [`quant::QuantMatrix`], `x · Wᵀ` on GGUF blocks (Q4_0/Q4_1/Q5_0/Q5_1/Q8_0,
+//!   K-quants) with the input quantized to 16 bits, or 8 for Q4_0 (blocks interleaved by 16
+//!   rows; AVX-512 VNNI, AVX2 or portable): batch-1 decode.
 //! - `team.rs`: [`team::Team`], threads that run one closure together, meeting at barriers
 //!   (the batch-1 decode step, one hand-off per token).
 //! - `attention.rs`: the llama forward's masked attention of padded queries over the KV cache
