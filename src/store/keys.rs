@@ -269,35 +269,6 @@ mod tests {
     }
 
     #[test]
-    fn store_check_names_a_wrong_kept_key_and_recount_mends_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.sqlite");
-        let mut store = Store::open(&path).unwrap();
-        let mut w = store.writer().unwrap();
-        let d = w.dataset("d", "sentiment", "test").unwrap();
-        let x = w.direction(d, "negative", "positive").unwrap();
-        let s = w.system(d, "A", "system").unwrap();
-        let r = w.import_run(s, &json!({})).unwrap();
-        let h = w.metric_config("acc", &json!({})).unwrap();
-        for i in 0..3 {
-            let item = w.item(x, "test", i, "cold", None).unwrap();
-            let (o, _) = w.output(r, item, "warm", None).unwrap();
-            w.score(o, "acc", &h, Some(i as f64), None).unwrap();
-        }
-        w.commit().unwrap();
-        assert!(crate::store::check::check(&path).unwrap().ok());
-        // Written past the triggers (they watch the scores, not the keys).
-        store.conn().execute("UPDATE item_keys SET key = 7 WHERE idx = 1 AND system_id = 0", []).unwrap();
-        store.conn().execute("DELETE FROM item_keys WHERE idx = 2 AND system_id = ?1", [s]).unwrap();
-        let report = crate::store::check::check(&path).unwrap();
-        assert_eq!(report.problems.len(), 2, "{:?}", report.problems);
-        assert!(report.problems[0].contains("kept key of acc (mean) is 7.0 but its scores give 1.0"), "{:?}", report.problems);
-        assert!(report.problems[1].contains(&format!("(system {s}) is missing but its scores give 2.0")), "{:?}", report.problems);
-        crate::store::check::recount(&mut store).unwrap();
-        assert!(crate::store::check::check(&path).unwrap().ok());
-    }
-
-    #[test]
     fn a_store_made_before_the_keys_gets_them_when_upgraded() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("old.sqlite");
