@@ -267,28 +267,4 @@ mod tests {
         let want = store.items_by_sql(&flipped, super::super::read::List::new(store.conn(), &flipped).unwrap()).unwrap().1;
         assert_eq!(down, want);
     }
-
-    #[test]
-    fn a_store_made_before_the_keys_gets_them_when_upgraded() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("old.sqlite");
-        {
-            let mut store = Store::open_at_version(&path, 8).unwrap();
-            let mut w = store.writer().unwrap();
-            let d = w.dataset("d", "sentiment", "test").unwrap();
-            let x = w.direction(d, "negative", "positive").unwrap();
-            let s = w.system(d, "A", "system").unwrap();
-            let r = w.import_run(s, &json!({})).unwrap();
-            let h = w.metric_config("acc", &json!({})).unwrap();
-            let item = w.item(x, "test", 1, "cold", None).unwrap();
-            let (o, _) = w.output(r, item, "warm", None).unwrap();
-            w.score(o, "acc", &h, Some(0.5), None).unwrap();
-            w.commit().unwrap();
-        }
-        let store = Store::open(&path).unwrap();
-        let keys: Vec<(i64, f64)> = store.conn().prepare("SELECT system_id, key FROM item_keys ORDER BY system_id").unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<rusqlite::Result<_>>().unwrap();
-        assert_eq!(keys.len(), 2);
-        assert_eq!((keys[0].0, keys[0].1, keys[1].1), (0, 0.5, 0.5));
-    }
 }

@@ -647,18 +647,7 @@ fn store_check_names_a_wrong_kept_key_and_recount_mends_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("s.sqlite");
     let mut store = Store::open(&path).unwrap();
-    let mut w = store.writer().unwrap();
-    let d = w.dataset("d", "sentiment", "test").unwrap();
-    let x = w.direction(d, "negative", "positive").unwrap();
-    let s = w.system(d, "A", "system").unwrap();
-    let r = w.import_run(s, &json!({})).unwrap();
-    let h = w.metric_config("acc", &json!({})).unwrap();
-    for i in 0..3 {
-        let item = w.item(x, "test", i, "cold", None).unwrap();
-        let (o, _) = w.output(r, item, "warm", None).unwrap();
-        w.score(o, "acc", &h, Some(i as f64), None).unwrap();
-    }
-    w.commit().unwrap();
+    let s = scored_items(&mut store, 3);
     assert!(crate::store::check::check(&path).unwrap().ok());
     // Written past the triggers (they watch the scores, not the keys).
     store.conn().execute("UPDATE item_keys SET key = 7 WHERE idx = 1 AND system_id = 0", []).unwrap();
@@ -671,3 +660,32 @@ fn store_check_names_a_wrong_kept_key_and_recount_mends_it() {
     assert!(crate::store::check::check(&path).unwrap().ok());
 }
 
+/// Items 0..n of one direction with an output of system `A` scored `acc` = the item's index;
+/// answers the system's id.
+fn scored_items(store: &mut Store, n: i64) -> i64 {
+    let mut w = store.writer().unwrap();
+    let d = w.dataset("d", "sentiment", "test").unwrap();
+    let x = w.direction(d, "negative", "positive").unwrap();
+    let s = w.system(d, "A", "system").unwrap();
+    let r = w.import_run(s, &json!({})).unwrap();
+    let h = w.metric_config("acc", &json!({})).unwrap();
+    for i in 0..n {
+        let item = w.item(x, "test", i, "cold", None).unwrap();
+        let (o, _) = w.output(r, item, "warm", None).unwrap();
+        w.score(o, "acc", &h, Some(i as f64), None).unwrap();
+    }
+    w.commit().unwrap();
+    s
+}
+
+#[test]
+fn a_store_made_before_the_kept_keys_gets_them_when_upgraded() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("old.sqlite");
+    scored_items(&mut Store::open_at_version(&path, 8).unwrap(), 2);
+    let store = Store::open(&path).unwrap();
+    let keys: Vec<(i64, f64)> = store.conn().prepare("SELECT system_id, key FROM item_keys ORDER BY idx, system_id").unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().collect::<rusqlite::Result<_>>().unwrap();
+    let s = keys[1].0;
+    assert_eq!(keys, [(0, 0.0), (s, 0.0), (0, 1.0), (s, 1.0)], "the mean and the system's own, per item");
+}

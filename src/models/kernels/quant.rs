@@ -967,6 +967,25 @@ mod x86 {
     use super::{Format, Input, QuantMatrix, Scales};
     use std::arch::x86_64::*;
 
+    /// A block's 32 values and their largest magnitude.
+    ///
+    /// # Safety
+    /// AVX2; `x` holds 32 values.
+    #[target_feature(enable = "avx2")]
+    unsafe fn load_absmax(x: &[f32]) -> ([__m256; 4], f32) {
+        // SAFETY: 32 values (the caller's guarantee).
+        unsafe {
+            let p = x.as_ptr();
+            let v = [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)), _mm256_loadu_ps(p.add(16)), _mm256_loadu_ps(p.add(24))];
+            let sign = _mm256_set1_ps(-0.0);
+            let abs = v.map(|v| _mm256_andnot_ps(sign, v));
+            let m = _mm256_max_ps(_mm256_max_ps(abs[0], abs[1]), _mm256_max_ps(abs[2], abs[3]));
+            let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+            (v, _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m))))
+        }
+    }
+
     /// [`super::quantize_block`] for the AVX2 kernel (even values, then odd ones), the same
     /// operations as the scalar code (`vcvtps2dq` rounds ties to even; `|x / dx| <= 32767`).
     ///
@@ -976,14 +995,7 @@ mod x86 {
     pub unsafe fn quantize_avx2(x: &[f32], q: &mut [i16]) -> (f32, f32) {
         // SAFETY: 32 values in each slice (the caller's guarantee).
         unsafe {
-            let p = x.as_ptr();
-            let v = [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)), _mm256_loadu_ps(p.add(16)), _mm256_loadu_ps(p.add(24))];
-            let sign = _mm256_set1_ps(-0.0);
-            let abs = v.map(|v| _mm256_andnot_ps(sign, v));
-            let m = _mm256_max_ps(_mm256_max_ps(abs[0], abs[1]), _mm256_max_ps(abs[2], abs[3]));
-            let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-            let amax = _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+            let (v, amax) = load_absmax(x);
             let dx = amax / super::RANGE;
             let id = _mm256_set1_ps(if dx != 0.0 { 1.0 / dx } else { 0.0 });
             let i = v.map(|v| _mm256_castsi256_ps(_mm256_cvtps_epi32(_mm256_mul_ps(v, id))));
@@ -1013,14 +1025,7 @@ mod x86 {
     pub unsafe fn quantize8_avx2(x: &[f32], q: &mut [i8]) -> (f32, f32) {
         // SAFETY: 32 values in each slice (the caller's guarantee).
         unsafe {
-            let p = x.as_ptr();
-            let v = [_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)), _mm256_loadu_ps(p.add(16)), _mm256_loadu_ps(p.add(24))];
-            let sign = _mm256_set1_ps(-0.0);
-            let abs = v.map(|v| _mm256_andnot_ps(sign, v));
-            let m = _mm256_max_ps(_mm256_max_ps(abs[0], abs[1]), _mm256_max_ps(abs[2], abs[3]));
-            let m = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-            let m = _mm_max_ps(m, _mm_movehl_ps(m, m));
-            let amax = _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+            let (v, amax) = load_absmax(x);
             let dx = amax / super::RANGE8;
             let id = _mm256_set1_ps(if dx != 0.0 { 1.0 / dx } else { 0.0 });
             let i = v.map(|v| _mm256_cvtps_epi32(_mm256_mul_ps(v, id)));
