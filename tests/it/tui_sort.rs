@@ -124,6 +124,24 @@ fn browse_orders_items_by_a_metric_and_narrows_to_a_system() {
     assert!(app.screen::<Browse>().order.is_none());
 }
 
+/// `o` and `F` typed at once, before the direction's choices are loaded: both are done when
+/// they come, in order.
+#[test]
+fn o_and_f_typed_before_the_choices_come_are_both_done() {
+    use crossterm::event::{KeyEvent, KeyModifiers};
+    let mut app = app_on(scored_store(), Path::new(":memory:"));
+    on_items(&mut app);
+    assert!(app.screen::<Browse>().order.is_none());
+    for c in ['o', 'F'] {
+        app.key(KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE));
+    }
+    assert!(app.settle(std::time::Duration::from_secs(30)));
+    let b = app.screen::<Browse>();
+    assert!(matches!(b.order, Some(ItemOrder::Metric { .. })), "{:?}", b.order);
+    assert_eq!(b.system.as_ref().map(|s| s.1.as_str()), Some("copy"));
+    assert_ordered(&keys_of(&app), false);
+}
+
 /// The new keys are in `?` (Browse's first) and the hint row.
 #[test]
 fn browse_help_lists_the_order_keys() {

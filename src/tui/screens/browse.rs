@@ -54,8 +54,8 @@ pub struct Browse {
     pub across: bool,
     /// Opened from Scores: what to select once the lists are loaded.
     wanted: Option<WorstAt>,
-    /// `o` or `F` pressed before the choices were loaded: done when they come.
-    after_choices: Option<Action>,
+    /// `o` and `F` pressed before the choices were loaded: done in order when they come.
+    after_choices: Vec<Action>,
     /// Where the last draw put each pane, and the first row each list showed (for clicks).
     drawn: [(Rect, usize); 3],
     /// Counts shortened (`1.1k`) at the last draw: the lists had no room for them in full.
@@ -190,10 +190,13 @@ impl Browse {
             return None;
         }
         self.choices = Some(c.clone());
-        match self.after_choices.take() {
-            Some(Action::CycleOrder) => return Some(self.cycle_order(sh)),
-            Some(Action::CycleSystem) => return Some(self.cycle_system(sh)),
-            _ => {}
+        let pressed = std::mem::take(&mut self.after_choices);
+        if !pressed.is_empty() {
+            let notes: Vec<Action> = pressed
+                .into_iter()
+                .map(|a| if a == Action::CycleOrder { self.cycle_order(sh) } else { self.cycle_system(sh) })
+                .collect();
+            return notes.into_iter().last();
         }
         let before = (self.order.clone(), self.system.clone());
         let mut note = None;
@@ -221,7 +224,7 @@ impl Browse {
             return Action::Note("select a direction first (Enter on a dataset)".into(), false);
         }
         let Some(c) = self.current_choices() else {
-            self.after_choices = Some(Action::CycleOrder);
+            self.after_choices.push(Action::CycleOrder);
             self.ask_choices(sh);
             return Action::Note("looking for the direction's scores and judgments…".into(), false);
         };
@@ -253,7 +256,7 @@ impl Browse {
             return Action::Note("select a direction first (Enter on a dataset)".into(), false);
         }
         let Some(c) = self.current_choices() else {
-            self.after_choices = Some(Action::CycleSystem);
+            self.after_choices.push(Action::CycleSystem);
             self.ask_choices(sh);
             return Action::Note("looking for the direction's systems…".into(), false);
         };
