@@ -12,7 +12,7 @@ use super::Result;
 use super::found::Listed;
 use super::views::LATEST;
 use rusqlite::types::Value;
-use rusqlite::{Connection, params, params_from_iter};
+use rusqlite::{Connection, params_from_iter};
 
 /// The keys of the items `{ITEMS}` names (`i`), as rows of `want(direction_id, metric, config,
 /// system_id, key, split, idx, item_id)`. Only systems with several runs in a direction can have
@@ -55,16 +55,7 @@ pub(super) fn check_sql() -> String {
 /// Brings the stale items' keys up to date. A store at a schema version before the keys
 /// (`Store::open_at_version`) has none.
 pub(super) fn flush(conn: &Connection) -> Result<()> {
-    let kept: bool = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE name = 'item_keys_stale')")?
-        .query_row([], |r| r.get(0))?;
-    if !kept {
-        return Ok(());
-    }
-    let stale: bool = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM item_keys_stale)")?
-        .query_row([], |r| r.get(0))?;
-    if stale {
+    if super::marked(conn, "item_keys_stale")? {
         conn.execute_batch(&format!(
             "DELETE FROM item_keys WHERE item_id IN (SELECT item_id FROM item_keys_stale);
              {} INSERT INTO item_keys(direction_id, metric, config, system_id, key, split, idx, item_id) SELECT * FROM want;
@@ -83,6 +74,7 @@ pub(super) enum Scope {
 }
 
 impl Scope {
+    /// The scope's directions (`IN` them; ?1) and ?1.
     fn sql(self) -> (&'static str, Value) {
         match self {
             Scope::Direction(d) => ("(?1)", Value::Integer(d)),
@@ -93,10 +85,7 @@ impl Scope {
 
 /// Whether the keys of every item in the scope are current (a store without the keys: no).
 pub(super) fn current(conn: &Connection, scope: Scope) -> Result<bool> {
-    let kept: bool = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE name = 'item_keys_stale')")?
-        .query_row([], |r| r.get(0))?;
-    if !kept {
+    if !super::has_table(conn, "item_keys_stale")? {
         return Ok(false);
     }
     let (directions, arg) = scope.sql();
@@ -106,50 +95,55 @@ pub(super) fn current(conn: &Connection, scope: Scope) -> Result<bool> {
     Ok(conn.prepare_cached(&sql)?.query_row([arg], |r| r.get(0))?)
 }
 
-/// The items of the scope with a key for the metric configuration (of one system's outputs, or
-/// the mean over systems), in the list's order: by key, then direction, split and index.
-pub(super) fn keyed(conn: &Connection, scope: Scope, metric: &str, config: &str, system_id: Option<i64>, descending: bool) -> Result<Vec<Listed>> {
-    let (directions, arg) = scope.sql();
-    let sql = format!(
-        "SELECT item_id, idx, key FROM item_keys
-         WHERE direction_id IN {directions} AND metric = ?2 AND config = ?3 AND system_id = ?4
-         ORDER BY key, direction_id, split, idx"
-    );
-    let args = [arg, Value::Text(metric.into()), Value::Text(config.into()), Value::Integer(system_id.unwrap_or(0))];
-    let mut st = conn.prepare_cached(&sql)?;
-    let mut rows = st
-        .query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?, Some(r.get::<_, f64>(2)?))))?
-        .collect::<rusqlite::Result<Vec<Listed>>>()?;
-    if descending {
-        reverse_keys(&mut rows);
-    }
-    Ok(rows)
-}
-
 /// How far into a list ordered by a metric its pages are read from the kept keys' index alone
-/// ([`top`]); further pages come from the whole list, read once.
+/// ([`Keys::listed`] with a page); further pages come from the whole list, read once.
 pub(super) const TOP: i64 = 10_000;
 
-/// How many items of the scope have a key for the metric configuration (of one system's
-/// outputs, or the mean over systems).
-pub(super) fn count(conn: &Connection, scope: Scope, metric: &str, config: &str, system_id: Option<i64>) -> Result<i64> {
-    let (directions, arg) = scope.sql();
-    let sql = format!("SELECT COUNT(*) FROM item_keys WHERE direction_id IN {directions} AND metric = ?2 AND config = ?3 AND system_id = ?4");
-    let args = [arg, Value::Text(metric.into()), Value::Text(config.into()), Value::Integer(system_id.unwrap_or(0))];
-    Ok(conn.prepare_cached(&sql)?.query_row(params_from_iter(args), |r| r.get(0))?)
+/// The kept keys of a scope's items for a metric configuration: of one system's outputs, or the
+/// mean over systems.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Keys<'a> {
+    pub(super) scope: Scope,
+    pub(super) metric: &'a str,
+    pub(super) config: &'a str,
+    pub(super) system_id: Option<i64>,
 }
 
-/// The keyed items `(offset, limit)` of one direction in the list's order ([`keyed`]'s).
-pub(super) fn top(conn: &Connection, direction_id: i64, metric: &str, config: &str, system_id: Option<i64>, descending: bool, (offset, limit): (i64, i64)) -> Result<Vec<Listed>> {
-    let way = if descending { "DESC" } else { "ASC" };
-    let sql = format!(
-        "SELECT item_id, idx, key FROM item_keys WHERE direction_id = ?1 AND metric = ?2 AND config = ?3 AND system_id = ?4
-         ORDER BY key {way}, split, idx LIMIT ?5 OFFSET ?6"
-    );
-    let args = params![direction_id, metric, config, system_id.unwrap_or(0), limit, offset];
-    let mut st = conn.prepare_cached(&sql)?;
-    let rows = st.query_map(args, |r| Ok((r.get(0)?, r.get(1)?, Some(r.get::<_, f64>(2)?))))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+impl Keys<'_> {
+    /// `FROM item_keys WHERE` these keys (?1-?4), and its parameters.
+    fn rows(&self) -> (String, Vec<Value>) {
+        let (directions, arg) = self.scope.sql();
+        let from = format!("FROM item_keys WHERE direction_id IN {directions} AND metric = ?2 AND config = ?3 AND system_id = ?4");
+        (from, vec![arg, Value::Text(self.metric.into()), Value::Text(self.config.into()), Value::Integer(self.system_id.unwrap_or(0))])
+    }
+
+    /// How many items have one of these keys.
+    pub(super) fn count(&self, conn: &Connection) -> Result<i64> {
+        let (from, args) = self.rows();
+        Ok(conn.prepare_cached(&format!("SELECT COUNT(*) {from}"))?.query_row(params_from_iter(args), |r| r.get(0))?)
+    }
+
+    /// The items with one of these keys in the list's order (by key, then direction, split and
+    /// index): all of them, or the page `(offset, limit)`.
+    pub(super) fn listed(&self, conn: &Connection, descending: bool, page: Option<(i64, i64)>) -> Result<Vec<Listed>> {
+        let (from, mut args) = self.rows();
+        // A whole list is read in the index's order and turned in memory (SQLite would sort
+        // every tie group); a page takes SQLite's order.
+        let way = if descending && page.is_some() { "DESC" } else { "ASC" };
+        let mut sql = format!("SELECT item_id, idx, key {from} ORDER BY key {way}, direction_id, split, idx");
+        if let Some((offset, limit)) = page {
+            sql += " LIMIT ?5 OFFSET ?6";
+            args.extend([Value::Integer(limit), Value::Integer(offset)]);
+        }
+        let mut st = conn.prepare_cached(&sql)?;
+        let mut rows = st
+            .query_map(params_from_iter(args), |r| Ok((r.get(0)?, r.get(1)?, Some(r.get::<_, f64>(2)?))))?
+            .collect::<rusqlite::Result<Vec<Listed>>>()?;
+        if descending && page.is_none() {
+            reverse_keys(&mut rows);
+        }
+        Ok(rows)
+    }
 }
 
 /// A keyed list the other way (`O`), from the list itself: its keyed items by key the other way,

@@ -99,6 +99,18 @@ pub enum Failure {
 }
 
 /// The kind of failure of an SQLite error, by its code.
+/// Whether the store has the table `name` (one opened at an older schema version by
+/// `Store::open_at_version` may not).
+fn has_table(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn.prepare_cached("SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE name = ?1)")?.query_row([name], |r| r.get(0))?)
+}
+
+/// Whether the table of marks `name` exists and marks anything (items to re-index, keys to
+/// recompute).
+fn marked(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(has_table(conn, name)? && conn.prepare_cached(&format!("SELECT EXISTS(SELECT 1 FROM {name})"))?.query_row([], |r| r.get(0))?)
+}
+
 fn failure_of(e: &rusqlite::Error) -> Failure {
     use rusqlite::ErrorCode as C;
     match e.sqlite_error_code() {
@@ -283,10 +295,9 @@ impl Store {
             schema::migrations()
                 .to_version(&mut self.conn, target)
                 .map_err(|source| Error::Migration { path: self.path.clone(), from: found, to: target, source: Box::new(source) })?;
-            // Migration 9 marks every item's sort keys stale: computed at once, as a write does.
-            if found < 9 && target >= 9 {
-                self.writer()?.commit()?;
-            }
+            // What the migrations marked (migration 9: every item's sort keys) is brought up
+            // to date at once, as a write does when it commits.
+            self.writer()?.commit()?;
         }
         Ok(())
     }

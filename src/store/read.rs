@@ -2,7 +2,7 @@
 
 use super::order::{self, ItemOrder};
 use super::found;
-use super::keys::{self, Scope};
+use super::keys::{self, Keys, Scope};
 use super::search::Plan;
 use super::{Error, Result, Store};
 use rusqlite::types::Value;
@@ -379,15 +379,12 @@ impl Store {
     /// while the store is unchanged.
     fn found(&self, q: &ItemQuery, l: &List) -> Result<Option<Arc<Vec<found::Listed>>>> {
         let searched = matches!(&l.plan, Plan::Index(Some(_)));
-        let keyed = match &q.order {
-            Some(ItemOrder::Metric { .. }) => keys::current(&self.conn, scope(q))?,
-            _ => false,
-        };
+        let keyed = self.has_keys(q)?;
         if !searched && !keyed {
             return Ok(None);
         }
         let query = ItemQuery { offset: 0, limit: 0, ..q.clone() };
-        let stamp = (self.conn.total_changes(), self.data_version());
+        let stamp = self.stamp();
         if let Some(c) = self.found.borrow().as_ref().filter(|c| c.query == query && c.stamp == stamp) {
             return Ok(Some(c.rows.clone()));
         }
@@ -415,24 +412,34 @@ impl Store {
 
     /// The whole list `query` gives (it has no search), kept for the next search in it.
     fn base(&self, query: &ItemQuery) -> Result<Arc<Vec<found::Listed>>> {
-        let stamp = (self.conn.total_changes(), self.data_version());
+        let stamp = self.stamp();
         if let Some(c) = self.base.borrow().as_ref().filter(|c| c.query == *query && c.stamp == stamp) {
             return Ok(c.rows.clone());
         }
-        let keyed = match &query.order {
-            Some(ItemOrder::Metric { .. }) => keys::current(&self.conn, scope(query))?,
-            _ => false,
-        };
-        let rows = Arc::new(if keyed {
-            self.by_keys(query)?
-        } else {
-            let l = List::new(&self.conn, query)?;
-            let key = if query.order.is_some() { "k.key" } else { "NULL" };
-            let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
-            found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)))?
-        });
+        let rows = Arc::new(if self.has_keys(query)? { self.by_keys(query)? } else { self.listed(query, &List::new(&self.conn, query)?)? });
         *self.base.borrow_mut() = Some(found::Cached { query: query.clone(), stamp, rows: rows.clone() });
         Ok(rows)
+    }
+
+    /// The whole list `query` gives, in one statement (`l` is its [`List`]).
+    fn listed(&self, query: &ItemQuery, l: &List) -> Result<Vec<found::Listed>> {
+        let key = if query.order.is_some() { "k.key" } else { "NULL" };
+        let sql = format!("{} SELECT i.id, i.idx, {key} FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
+        found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)))
+    }
+
+    /// Whether `q` is ordered by a metric whose kept keys are current for every item of its scope.
+    fn has_keys(&self, q: &ItemQuery) -> Result<bool> {
+        match &q.order {
+            Some(ItemOrder::Metric { .. }) => keys::current(&self.conn, scope(q)),
+            _ => Ok(false),
+        }
+    }
+
+    /// The store's state for kept lists: this connection's changes, `PRAGMA data_version` for
+    /// other connections'.
+    fn stamp(&self) -> (u64, Option<i64>) {
+        (self.conn.total_changes(), self.data_version())
     }
 
     /// Whether every item of a list has one of its `keyed` keys: the list is a direction (or a
@@ -445,7 +452,7 @@ impl Store {
         let items: Option<i64> = self
             .conn
             .prepare_cached(&format!("SELECT ({sql}) WHERE ?1 IS ?1 AND ?8 IS ?8"))?
-            .query_row(params_from_iter(Self::total_args(q)), |r| r.get(0))?;
+            .query_row(params_from_iter(total_args(q)), |r| r.get(0))?;
         Ok(items == Some(keyed))
     }
 
@@ -459,21 +466,19 @@ impl Store {
         if q.limit <= 0 || q.offset < 0 || q.offset.saturating_add(q.limit) > keys::TOP || q.across.is_some() {
             return Ok(None);
         }
-        let stamp = (self.conn.total_changes(), self.data_version());
         let whole = ItemQuery { offset: 0, limit: 0, ..q.clone() };
-        if self.found.borrow().as_ref().is_some_and(|c| c.query == whole && c.stamp == stamp) {
+        if self.found.borrow().as_ref().is_some_and(|c| c.query == whole && c.stamp == self.stamp()) {
             return Ok(None);
         }
-        let at = Scope::Direction(q.direction_id);
-        if !keys::current(&self.conn, at)? {
+        if !self.has_keys(q)? {
             return Ok(None);
         }
-        let keyed = keys::count(&self.conn, at, metric, config, q.system_id)?;
+        let keys = Keys { scope: scope(q), metric, config, system_id: q.system_id };
+        let keyed = keys.count(&self.conn)?;
         if !self.all_keyed(q, keyed)? {
             return Ok(None);
         }
-        let rows = keys::top(&self.conn, q.direction_id, metric, config, q.system_id, *descending, (q.offset, q.limit))?;
-        Ok(Some((keyed, rows)))
+        Ok(Some((keyed, keys.listed(&self.conn, *descending, Some((q.offset, q.limit)))?)))
     }
 
     /// A list ordered by a metric from the kept keys: the keyed items it holds, in key order,
@@ -482,7 +487,8 @@ impl Store {
         let Some(ItemOrder::Metric { metric, config, descending }) = &query.order else {
             unreachable!("only metric orders have kept keys")
         };
-        let keyed = keys::keyed(&self.conn, scope(query), metric, config, query.system_id, *descending)?;
+        let keys = Keys { scope: scope(query), metric, config, system_id: query.system_id };
+        let keyed = keys.listed(&self.conn, *descending, None)?;
         if self.all_keyed(query, keyed.len() as i64)? {
             return Ok(keyed);
         }
@@ -492,10 +498,7 @@ impl Store {
         let inside = match &l.plan {
             Plan::Index(Some(_)) => Arc::new(self.searched(&unordered, &l)?),
             _ if unordered.search.is_empty() => self.base(&unordered)?,
-            _ => {
-                let sql = format!("{} SELECT i.id, i.idx, NULL FROM {} ORDER BY {} LIMIT ?3 OFFSET ?4", l.with, l.from, l.order);
-                Arc::new(found::keep(&self.conn, &sql, l.args(Value::Integer(-1), Value::Integer(0)))?)
-            }
+            _ => Arc::new(self.listed(&unordered, &l)?),
         };
         let (has, had) = (found::Bits::from_rows(&inside), found::Bits::from_rows(&keyed));
         let mut rows: Vec<found::Listed> = keyed.into_iter().filter(|r| has.has(r.0)).collect();
@@ -797,13 +800,11 @@ pub(super) fn item_at(conn: &rusqlite::Connection, direction_id: i64, split: &st
 /// The number of items of direction ?1 (kept by triggers).
 const DIRECTION_TOTAL: &str = "SELECT COALESCE(SUM(c.items), 0) FROM direction_counts c WHERE c.direction_id = ?1";
 
-impl Store {
-    /// ?1 and ?8 of a list (direction, system) for the totals above, the others unset.
-    fn total_args(q: &ItemQuery) -> [Value; 8] {
-        let mut a: [Value; 8] = std::array::from_fn(|_| Value::Null);
-        (a[0], a[7]) = (Value::Integer(q.direction_id), q.system_id.map_or(Value::Null, Value::Integer));
-        a
-    }
+/// ?1 and ?8 of a list (direction, system) for the totals above, the others unset.
+fn total_args(q: &ItemQuery) -> [Value; 8] {
+    let mut a: [Value; 8] = std::array::from_fn(|_| Value::Null);
+    (a[0], a[7]) = (Value::Integer(q.direction_id), q.system_id.map_or(Value::Null, Value::Integer));
+    a
 }
 
 /// The directions a list covers, for its kept keys.

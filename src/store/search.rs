@@ -139,16 +139,7 @@ fn fold(text: &str) -> String {
 /// Re-indexes the items marked stale and clears the marks (inside the writer's transaction).
 /// A store opened at a schema version before the index (`Store::open_at_version`) has none.
 pub(super) fn flush(conn: &Connection) -> Result<()> {
-    let indexed: bool = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM sqlite_schema WHERE name = 'item_text_stale')")?
-        .query_row([], |r| r.get(0))?;
-    if !indexed {
-        return Ok(());
-    }
-    let stale: bool = conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM item_text_stale)")?
-        .query_row([], |r| r.get(0))?;
-    if !stale {
+    if !super::marked(conn, "item_text_stale")? {
         return Ok(());
     }
     conn.execute_batch(
