@@ -1,8 +1,9 @@
 //! `tstlab campaign simulate`: a complete campaign replayed as the oracle of a design.
 
 use super::print_json;
-use crate::human::adaptive::{self, Design};
+use crate::human::adaptive::Design;
 use crate::human::results;
+use crate::human::simulate::{self, Simulation};
 use crate::printable::Safe;
 use crate::store::Store;
 
@@ -14,7 +15,8 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub aspect: String,
     /// uniform (every output of a screen, screens at random) or adaptive; several
-    /// comma-separated are replayed one after the other (`--json` then gives a list).
+    /// comma-separated are replayed on the same seeds and compared with the first (`--json`
+    /// then gives a list).
     #[arg(long, default_value = "adaptive", value_delimiter = ',')]
     pub design: Vec<String>,
     /// Outputs an adaptive screen shows (default 4); a uniform screen shows every system,
@@ -53,18 +55,19 @@ pub fn run(store: &Store, a: SimulateArgs) -> anyhow::Result<()> {
         crate::plot::kind_of(p)?;
     }
     let g = results::gather(store, &a.name)?;
-    let oracle = adaptive::oracle(&g, &a.aspect)?;
+    let oracle = simulate::oracle(&g, &a.aspect)?;
     let n = oracle.systems.len();
-    let sims: Vec<adaptive::Simulation> = designs
+    let runs: Vec<(Design, usize)> = designs
         .iter()
         .map(|&d| {
             let k = a.k.unwrap_or(match d {
                 Design::Uniform => n,
                 Design::Adaptive => 4.min(n),
             });
-            adaptive::simulate(&oracle, d, k, a.target_tau, a.seeds)
+            (d, k)
         })
         .collect();
+    let sims = simulate::simulate(&oracle, &runs, a.target_tau, a.seeds);
     if let Some(p) = &a.plot {
         let fig = crate::plot::Curves {
             title: format!("{} · {}: median Kendall tau-b with the full ranking, {} seeds", a.name, a.aspect, a.seeds),
@@ -99,24 +102,43 @@ pub fn run(store: &Store, a: SimulateArgs) -> anyhow::Result<()> {
     }
     if let Some(s) = sims.first() {
         crate::outln!("full ranking (mean {}, best first): {}", Safe(&a.aspect), s.full_ranking.iter().map(|x| Safe(x).to_string()).collect::<Vec<_>>().join(" > "));
+        let near = |y: &simulate::SystemFull| format!("{} {:.3} (z {:.1})", Safe(&y.name), y.mean, y.nearest_z);
+        crate::outln!("  mean, and paired z with the nearest system: {}", s.systems.iter().map(near).collect::<Vec<_>>().join(" · "));
+        let close = s.systems.iter().filter(|y| y.nearest_z < crate::human::adaptive::SETTLED_Z).count();
+        crate::outln!(
+            "  {close} of {n} systems are not apart at 95% (z >= {}) from their nearest system even on every judgment",
+            crate::human::adaptive::SETTLED_Z
+        );
     }
     Ok(())
 }
 
-fn print(s: &adaptive::Simulation) {
+fn print(s: &Simulation) {
     let share = |x: f64| 100.0 * x / s.full.max(1) as f64;
     crate::outln!(
-        "{} design, {} outputs a screen, {} seed(s): tau-b >= {} with the full ranking after {:.0} judgments (median; {:.0} at the 90th percentile): {:.0}% of all; kept to the end from {:.0} ({:.0})",
+        "{} design, {} outputs a screen, {} seed(s): tau-b >= {} with the full ranking after {:.0} judgments (median, 95% interval {:.0}-{:.0}; {:.0} at the 90th percentile): {:.0}% of all; kept to the end from {:.0} ({:.0})",
         s.design.as_str(),
         s.k,
         s.seeds,
         s.target_tau,
         s.judgments.median,
+        s.judgments.median_ci95[0],
+        s.judgments.median_ci95[1],
         s.judgments.p90,
         share(s.judgments.median),
         s.judgments_kept.median,
         s.judgments_kept.p90
     );
+    if let Some(v) = &s.versus {
+        crate::outln!(
+            "  against {} with {} a screen, same seeds: {:.2} of its median judgments (95% interval {:.2}-{:.2})",
+            v.design.as_str(),
+            v.k,
+            v.ratio,
+            v.ci95[0],
+            v.ci95[1]
+        );
+    }
     match &s.stopping_rule {
         Some(st) => crate::outln!(
             "  stopping rule (every adjacent pair apart at 95%): met in {} of {} seed(s), at {:.0} judgments (median), tau-b {:.3} there",

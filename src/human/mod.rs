@@ -18,3 +18,4 @@ pub mod saver;
 pub mod report;
 pub mod results;
 pub mod session;
+pub mod simulate;

@@ -30,6 +30,21 @@ fn simulate_replays_the_released_judgments() {
         assert_eq!(curve.last().unwrap()["judgments"], 1440, "{d}");
         assert!((curve.last().unwrap()["tau"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{d}: every judgment gives the full ranking");
     }
+    // Paired z of each system with its nearest (numpy over the 160 screens, ddof 1): REF
+    // 3.4891 with RAO; every other system below 1.96 (ZHOU-YI 0.0970, IBT-RAO 0.1586).
+    let uniform = &v[0];
+    let near: Vec<(String, f64)> = uniform["systems"].as_array().unwrap().iter().map(|y| (y["name"].as_str().unwrap().to_string(), y["nearest_z"].as_f64().unwrap())).collect();
+    assert_eq!(near.iter().map(|y| y.0.as_str()).collect::<Vec<_>>(), best_first);
+    for (name, z) in [("REF", 3.4891), ("ZHOU", 0.0970), ("YI", 0.0970), ("IBT", 0.1586), ("HIGH", 0.9855)] {
+        let got = near.iter().find(|y| y.0 == name).unwrap().1;
+        assert!((got - z).abs() < 1e-4, "{name}: {got}");
+    }
+    // The second design is compared with the first on the same seeds.
+    assert!(uniform.get("versus").is_none());
+    let vs = &v[1]["versus"];
+    assert_eq!((vs["design"].as_str(), vs["k"].as_u64()), (Some("uniform"), Some(9)));
+    let ratio = v[1]["judgments"]["median"].as_f64().unwrap() / uniform["judgments"]["median"].as_f64().unwrap();
+    assert!((vs["ratio"].as_f64().unwrap() - ratio).abs() < 1e-12, "{vs}");
     assert_eq!(run(&store, &args), run(&store, &args), "seeded");
     let out = tstlab(&store).args(["campaign", "simulate", campaign, "--aspect", "meaning"]).output().unwrap();
     assert!(!out.status.success());
