@@ -20,7 +20,8 @@ pub struct SimulateArgs {
     #[arg(long, default_value = "adaptive", value_delimiter = ',')]
     pub design: Vec<String>,
     /// Outputs an adaptive screen shows (default 4); a uniform screen shows every system,
-    /// or a random K of them when K is given.
+    /// or, when K is given, a random K of them on a screen not shown yet (the rest of a
+    /// screen comes only after every screen has been shown, as for adaptive).
     #[arg(long)]
     pub k: Option<usize>,
     /// Kendall's tau-b with the full ranking the design must reach and keep.

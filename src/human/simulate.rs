@@ -74,14 +74,22 @@ pub fn replay(screens: &[Screen], ranks: bool, full: &[f64], design: Design, k: 
         let unjudged = |r: &Revealed, s: usize, y: usize| screens[s].values[y].is_some() && !r.is_shown(s, y);
         left.retain(|&s| (0..n).any(|y| unjudged(&revealed, s, y)));
         let step: Option<(usize, Vec<usize>)> = match design {
-            Design::Uniform => left.last().map(|&s| {
+            Design::Uniform if k >= n => left.last().map(|&s| {
                 let mut open: Vec<usize> = (0..n).filter(|&y| unjudged(&revealed, s, y)).collect();
                 open.shuffle(&mut rng);
-                open.truncate(k);
                 (s, open)
             }),
-            Design::Adaptive => {
-                let want = wanted(fit.get_or_insert_with(|| revealed.fit(None)));
+            _ => {
+                // Uniform with fewer than every system: a random `k`, like an adaptive screen
+                // chosen without the model.
+                let want = match design {
+                    Design::Adaptive => wanted(fit.get_or_insert_with(|| revealed.fit(None))),
+                    Design::Uniform => {
+                        let mut all: Vec<usize> = (0..n).collect();
+                        all.shuffle(&mut rng);
+                        all
+                    }
+                };
                 // The screen with most of the wanted systems unjudged (then most unjudged of
                 // any), ties at random: `left` is shuffled.
                 let top = &want[..k.min(want.len())];
@@ -339,6 +347,17 @@ mod tests {
             assert!((last.1 - 1.0).abs() < 1e-12, "{design:?}: the full data give the full ranking");
             assert_eq!(replay(&screens, false, &means, design, 3, 7), c, "seeded");
         }
+    }
+
+    #[test]
+    fn uniform_subsets_come_from_screens_not_shown_yet() {
+        // 3 systems, 2 a screen: every one of the 10 screens shows 2 before any screen shows
+        // its third (showing a screen's rest at once would go 2, 3, 5, 6, ...).
+        let screens = screens_of(&[0.0, 5.0, 10.0], 10, 3.0, 6);
+        let c = replay(&screens, false, &means_of(&screens, 3), Design::Uniform, 2, 3);
+        let steps: Vec<usize> = c.iter().map(|p| p.0).collect();
+        assert_eq!(steps[..10], (1..=10).map(|i| 2 * i).collect::<Vec<_>>()[..]);
+        assert_eq!(steps[10..], (21..=30).collect::<Vec<_>>()[..]);
     }
 
     #[test]
