@@ -1,7 +1,7 @@
 //! `tstlab campaign simulate`: a complete campaign replayed as the oracle of a design.
 
 use super::print_json;
-use crate::human::adaptive::Design;
+use crate::human::adaptive::{Design, SETTLED_Z};
 use crate::human::results;
 use crate::human::simulate::{self, Simulation};
 use crate::printable::Safe;
@@ -105,11 +105,8 @@ pub fn run(store: &Store, a: SimulateArgs) -> anyhow::Result<()> {
         crate::outln!("full ranking (mean {}, best first): {}", Safe(&a.aspect), s.full_ranking.iter().map(|x| Safe(x).to_string()).collect::<Vec<_>>().join(" > "));
         let near = |y: &simulate::SystemFull| format!("{} {:.3} (z {:.1})", Safe(&y.name), y.mean, y.nearest_z);
         crate::outln!("  mean, and paired z with the nearest system: {}", s.systems.iter().map(near).collect::<Vec<_>>().join(" · "));
-        let close = s.systems.iter().filter(|y| y.nearest_z < crate::human::adaptive::SETTLED_Z).count();
-        crate::outln!(
-            "  {close} of {n} systems are not apart at 95% (z >= {}) from their nearest system even on every judgment",
-            crate::human::adaptive::SETTLED_Z
-        );
+        let close = s.systems.iter().filter(|y| y.nearest_z < SETTLED_Z).count();
+        crate::outln!("  {close} of {n} systems are not apart at 95% (z >= {SETTLED_Z}) from their nearest system even on every judgment");
     }
     Ok(())
 }

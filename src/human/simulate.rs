@@ -164,7 +164,6 @@ pub fn oracle(g: &Gathered, aspect: &str) -> crate::human::campaign::Result<Orac
 }
 
 /// What [`simulate`] reports for one design.
-/// What [`simulate`] reports for one rule.
 #[derive(Debug, Clone, Serialize)]
 pub struct Simulation {
     pub design: Design,
@@ -184,7 +183,7 @@ pub struct Simulation {
     /// When every adjacent pair was settled at 95% (the stopping rule), over the seeds where
     /// it happened before the oracle ran out; with the ranking's tau there.
     pub stopping_rule: Option<Stopped>,
-    /// Against the first rule replayed, on the same seeds.
+    /// Against the first design replayed, on the same seeds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub versus: Option<Versus>,
     /// Median tau over the seeds at each point.
@@ -209,7 +208,7 @@ pub struct SystemFull {
 
 /// This design's median judgments until the target over the first design's, with a 95%
 /// percentile-bootstrap interval resampling the seeds (paired: a seed shuffles the screens
-/// alike for every rule).
+/// alike for every design).
 #[derive(Debug, Clone, Serialize)]
 pub struct Versus {
     pub design: Design,
@@ -234,10 +233,36 @@ pub struct CurvePoint {
 /// Resamples of the seeds behind every interval.
 const RESAMPLES: usize = 2000;
 
+/// What every design's replay shares: the oracle's means, its systems best first, and its
+/// number of judgments.
+struct Whole {
+    means: Vec<f64>,
+    full_ranking: Vec<String>,
+    systems: Vec<SystemFull>,
+    full: usize,
+}
+
+impl Whole {
+    fn of(o: &Oracle) -> Whole {
+        let n = o.systems.len();
+        let means: Vec<f64> = full_means(&o.screens, n).into_iter().map(|m| m.unwrap_or(f64::NEG_INFINITY)).collect();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| means[b].total_cmp(&means[a]).then(a.cmp(&b)));
+        let near = nearest_z(&o.screens, n);
+        Whole {
+            full_ranking: order.iter().map(|&y| o.systems[y].clone()).collect(),
+            systems: order.iter().map(|&y| SystemFull { name: o.systems[y].clone(), mean: means[y], nearest_z: near[y] }).collect(),
+            full: o.screens.iter().map(|s| s.values.iter().filter(|v| v.is_some()).count()).sum(),
+            means,
+        }
+    }
+}
+
 /// Replays the oracle under each `(design, k)` with seeds `0..seeds`; designs after the
 /// first are compared with it.
 pub fn simulate(o: &Oracle, runs: &[(Design, usize)], target: f64, seeds: usize) -> Vec<Simulation> {
-    let done: Vec<(Simulation, Vec<f64>)> = runs.iter().map(|&(design, k)| simulate_one(o, design, k, target, seeds)).collect();
+    let whole = Whole::of(o);
+    let done: Vec<(Simulation, Vec<f64>)> = runs.iter().map(|&(design, k)| simulate_one(o, &whole, design, k, target, seeds)).collect();
     let Some((first, base)) = done.first().map(|(s, r)| ((s.design, s.k), r.clone())) else { return Vec::new() };
     done.into_iter()
         .enumerate()
@@ -257,13 +282,9 @@ pub fn simulate(o: &Oracle, runs: &[(Design, usize)], target: f64, seeds: usize)
 }
 
 /// One design's replays, and per seed the judgments until the target was first reached.
-fn simulate_one(o: &Oracle, design: Design, k: usize, target: f64, seeds: usize) -> (Simulation, Vec<f64>) {
-    let (screens, systems, n) = (&o.screens, &o.systems, o.systems.len());
-    let means: Vec<f64> = full_means(screens, n).into_iter().map(|m| m.unwrap_or(f64::NEG_INFINITY)).collect();
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| means[b].total_cmp(&means[a]).then(a.cmp(&b)));
-    let full = screens.iter().map(|s| s.values.iter().filter(|v| v.is_some()).count()).sum();
-    let curves: Vec<Vec<(usize, f64, usize)>> = (0..seeds as u64).map(|seed| replay(screens, o.ranks, &means, design, k, seed)).collect();
+fn simulate_one(o: &Oracle, whole: &Whole, design: Design, k: usize, target: f64, seeds: usize) -> (Simulation, Vec<f64>) {
+    let (n, full) = (o.systems.len(), whole.full);
+    let curves: Vec<Vec<(usize, f64, usize)>> = (0..seeds as u64).map(|seed| replay(&o.screens, o.ranks, &whole.means, design, k, seed)).collect();
     let kept: Vec<f64> = curves.iter().map(|c| needed(c, target) as f64).collect();
     let reach: Vec<f64> = curves.iter().map(|c| c.iter().find(|p| p.1 >= target).map_or(full, |p| p.0) as f64).collect();
     let stops: Vec<(f64, f64)> = curves
@@ -281,8 +302,6 @@ fn simulate_one(o: &Oracle, design: Design, k: usize, target: f64, seeds: usize)
             CurvePoint { judgments: at, tau: median_of(taus) }
         })
         .collect();
-    let near = nearest_z(screens, n);
-    let systems_full = order.iter().map(|&y| SystemFull { name: systems[y].clone(), mean: means[y], nearest_z: near[y] }).collect();
     let sim = Simulation {
         design,
         k: k.clamp(2, n.max(2)),
@@ -291,8 +310,8 @@ fn simulate_one(o: &Oracle, design: Design, k: usize, target: f64, seeds: usize)
         judgments: summary(&reach),
         judgments_kept: summary(&kept),
         full,
-        full_ranking: order.iter().map(|&i| systems[i].clone()).collect(),
-        systems: systems_full,
+        full_ranking: whole.full_ranking.clone(),
+        systems: whole.systems.clone(),
         stopping_rule,
         versus: None,
         curve,
